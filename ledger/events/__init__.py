@@ -1,0 +1,185 @@
+"""The event vocabulary: one tagged union of frozen models per system, and the stored envelope.
+
+An event's `type` is its stored contract. Each system reads `roll.made`, `stakes.locked` and
+`harm.suffered` with its own fields, so an event is parsed with the adapter of its encounter's
+system (`parse`), known from `encounter.opened` at seq 1.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Annotated, Any, Final, get_args
+
+from pydantic import BaseModel, Field, TypeAdapter, ValidationError
+
+from ledger.errors import BadInput
+from ledger.events import fates_edge, ironsworn, l5r, ssss
+from ledger.events.base import SYSTEMS, EventBase, Name, Side, SystemKey
+from ledger.events.common import (
+    CombatantJoined,
+    CombatantLeft,
+    Common,
+    EncounterOpened,
+    EventRetracted,
+    Note,
+    RollMade,
+    SceneEnded,
+    StakesLocked,
+    TrackAdjusted,
+    TracksNoted,
+)
+
+FatesEdgeEvent = Common | fates_edge.Events
+IronswornEvent = Common | ironsworn.Events
+SsssEvent = Common | ssss.Events
+L5rEvent = Common | l5r.Events
+#: Any event of any system (for type hints; parse with `parse`).
+Event = FatesEdgeEvent | IronswornEvent | SsssEvent | L5rEvent
+
+_ADAPTERS: Final[dict[str, TypeAdapter[Any]]] = {
+    "fates-edge": TypeAdapter(Annotated[FatesEdgeEvent, Field(discriminator="type")]),
+    "ironsworn": TypeAdapter(Annotated[IronswornEvent, Field(discriminator="type")]),
+    "ssss": TypeAdapter(Annotated[SsssEvent, Field(discriminator="type")]),
+    "l5r": TypeAdapter(Annotated[L5rEvent, Field(discriminator="type")]),
+}
+
+#: Keys of an exchanged (JSON Lines) event that belong to the envelope, not the event.
+ENVELOPE_KEYS: Final = ("encounter", "seq", "id", "recorded_at", "hash", "prev_hash")
+
+
+_UNIONS: Final[dict[str, Any]] = {
+    "fates-edge": FatesEdgeEvent,
+    "ironsworn": IronswornEvent,
+    "ssss": SsssEvent,
+    "l5r": L5rEvent,
+}
+_TYPES: Final[dict[str, tuple[str, ...]]] = {
+    system: tuple(sorted(m.model_fields["type"].default for m in get_args(union)))
+    for system, union in _UNIONS.items()
+}
+
+
+def event_types(system: str) -> tuple[str, ...]:
+    """Every event type a system accepts, sorted."""
+    return _TYPES[system]
+
+
+def describe(exc: ValidationError, what: str = "event") -> str:
+    """One line naming the first thing wrong in a validation error, with the offending value."""
+    errors = exc.errors()
+    err = errors[0]
+    loc = [str(p) for p in err["loc"]]
+    # The first element of a tagged-union location is the tag itself; it says nothing new.
+    if loc and err["type"] != "union_tag_invalid" and "." in loc[0]:
+        loc = loc[1:]
+    where = ".".join(loc)
+    msg = err["msg"]
+    if err["type"] == "extra_forbidden":
+        text = f"{what} has unknown field {where!r}"
+    elif err["type"] == "missing":
+        text = f"{what} is missing field {where!r}"
+    else:
+        value = json.dumps(err.get("input"), default=str)
+        if len(value) > 60:
+            value = value[:57] + "..."
+        field = f"field {where!r}" if where else what
+        text = f"{what} {field}: {msg[0].lower()}{msg[1:]} (got {value})"
+        if not where:
+            text = f"{what}: {msg[0].lower()}{msg[1:]}"
+    more = len(errors) - 1
+    return text + (f" (and {more} more problem{'s' * (more > 1)})" if more else "")
+
+
+def parse(data: Mapping[str, Any], system: str | None) -> Event:
+    """Validate one event (envelope keys already removed) for an encounter of `system`."""
+    kind = data.get("type")
+    if not isinstance(kind, str):
+        raise BadInput("event has no 'type' (a string such as \"hit.resolved\")")
+    if kind == "encounter.opened":
+        adapter: TypeAdapter[Any] = _ADAPTERS["fates-edge"]
+    elif system is None:
+        raise BadInput(f"a {kind!r} event needs an encounter opened first")
+    else:
+        adapter = _ADAPTERS[system]
+        if kind not in event_types(system):
+            known = ", ".join(event_types(system))
+            raise BadInput(f"unknown event type {kind!r} for {system} (known: {known})")
+    try:
+        event: Event = adapter.validate_json(json.dumps(dict(data)))
+    except ValidationError as exc:
+        raise BadInput(describe(exc, f"{kind} event")) from exc
+    return event
+
+
+def body_of(event: EventBase) -> dict[str, Any]:
+    """The stored `body` of an event: its fields (defaults filled in) without `type` or nulls."""
+    dumped = event.model_dump(mode="json", exclude={"type"})
+    return {k: v for k, v in dumped.items() if v is not None}
+
+
+def type_of(event: EventBase) -> str:
+    """The stored tag of an event."""
+    tag: str = getattr(event, "type")  # noqa: B009 - every concrete event has a `type` literal
+    return tag
+
+
+class Recorded(BaseModel, frozen=True):
+    """An event as stored: the envelope (encounter, seq, id, time, chain) around the event."""
+
+    encounter: str
+    seq: int
+    id: str
+    recorded_at: str
+    prev_hash: str
+    hash: str
+    event: Annotated[Event, Field(union_mode="left_to_right")]
+
+    @property
+    def type(self) -> str:
+        """The event's type tag."""
+        return type_of(self.event)
+
+    def exchange(self) -> dict[str, Any]:
+        """The JSON Lines form: `type`, the fields, then the envelope keys."""
+        return {
+            "type": self.type,
+            **body_of(self.event),
+            "encounter": self.encounter,
+            "seq": self.seq,
+            "id": self.id,
+            "recorded_at": self.recorded_at,
+            "prev_hash": self.prev_hash,
+            "hash": self.hash,
+        }
+
+
+__all__ = [
+    "ENVELOPE_KEYS",
+    "SYSTEMS",
+    "CombatantJoined",
+    "CombatantLeft",
+    "EncounterOpened",
+    "Event",
+    "EventBase",
+    "EventRetracted",
+    "Name",
+    "Note",
+    "Recorded",
+    "RollMade",
+    "SceneEnded",
+    "Side",
+    "StakesLocked",
+    "SystemKey",
+    "TrackAdjusted",
+    "TracksNoted",
+    "body_of",
+    "describe",
+    "event_types",
+    "fates_edge",
+    "ironsworn",
+    "l5r",
+    "parse",
+    "ssss",
+    "type_of",
+]

@@ -1,0 +1,47 @@
+"""Shared building blocks of the event vocabulary: the frozen base model and constrained types."""
+
+from __future__ import annotations
+
+import unicodedata
+from typing import Annotated, Literal
+
+from pydantic import AfterValidator, BaseModel, Field
+
+SystemKey = Literal["fates-edge", "ironsworn", "ssss", "l5r"]
+SYSTEMS: tuple[SystemKey, ...] = ("fates-edge", "ironsworn", "ssss", "l5r")
+Side = Literal["player", "adversary"]
+
+#: The largest amount any event may carry; bigger numbers are typos, not table facts.
+MAX_AMOUNT = 1_000_000
+
+
+def _clean_name(value: str) -> str:
+    if not value.strip():
+        raise ValueError("must not be empty or blank")
+    if value != value.strip():
+        raise ValueError("must not start or end with spaces")
+    if any(unicodedata.category(ch).startswith("C") for ch in value):
+        raise ValueError("must not contain control characters")
+    return value
+
+
+#: A combatant, encounter or stake name: 1-80 printable characters, no edge spaces.
+Name = Annotated[str, Field(min_length=1, max_length=80), AfterValidator(_clean_name)]
+#: Free text (reasons, notes): up to 2,000 characters.
+Text = Annotated[str, Field(max_length=2000)]
+Amount = Annotated[int, Field(ge=0, le=MAX_AMOUNT)]
+Positive = Annotated[int, Field(ge=1, le=MAX_AMOUNT)]
+SignedAmount = Annotated[int, Field(ge=-MAX_AMOUNT, le=MAX_AMOUNT)]
+Seq = Annotated[int, Field(ge=1, le=2**62)]
+
+
+class EventBase(BaseModel, frozen=True, extra="forbid", strict=True):
+    """Fields every event may carry: game time (`scene`, `round`) and who recorded it (`by`)."""
+
+    scene: Annotated[int, Field(ge=0)] | Name | None = None
+    round: Annotated[int, Field(ge=0, le=MAX_AMOUNT)] | None = None
+    by: Name | None = None
+
+
+class Model(BaseModel, frozen=True, extra="forbid", strict=True):
+    """A frozen, closed value object nested inside events (stats, partial outcomes)."""

@@ -1,0 +1,110 @@
+"""Events common to all four systems (DESIGN.md section 4, 'Common to all systems')."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Literal
+
+from pydantic import JsonValue
+
+from ledger.events.base import EventBase, Name, Seq, Side, SystemKey, Text
+
+Manner = Literal["defeated", "fled", "surrendered", "bargained", "escaped", "resolved", "other"]
+
+
+class EncounterOpened(EventBase, frozen=True):
+    """Seq 1 of every encounter: its system and the full house-rule table in force."""
+
+    type: Literal["encounter.opened"] = "encounter.opened"
+    system: SystemKey
+    title: Text | None = None
+    rules: Mapping[str, JsonValue] = {}
+
+
+class CombatantJoined(EventBase, frozen=True):
+    """A combatant enters; `stats` are validated by the system's ruleset."""
+
+    type: Literal["combatant.joined"] = "combatant.joined"
+    name: Name
+    side: Side
+    stats: Mapping[str, JsonValue] = {}
+
+
+class CombatantLeft(EventBase, frozen=True):
+    """A combatant stops opposing without (or beyond) attrition."""
+
+    type: Literal["combatant.left"] = "combatant.left"
+    name: Name
+    manner: Manner
+    note: Text | None = None
+
+
+class StakesLocked(EventBase, frozen=True):
+    """Frames a roll: what the actor intends and what it costs on a failure; immutable."""
+
+    type: Literal["stakes.locked"] = "stakes.locked"
+    stake: Name
+    actor: Name
+    intent: Text | None = None
+    consequence: Text | None = None
+    target: Name | None = None
+
+
+class RollMade(EventBase, frozen=True):
+    """A roll in a system without its own dice fields; `outcome` is the table's claim."""
+
+    type: Literal["roll.made"] = "roll.made"
+    stake: Name | None = None
+    actor: Name | None = None
+    outcome: Name | None = None
+
+
+class EventRetracted(EventBase, frozen=True):
+    """Undo: removes `target` from the effective stream; retracting a retraction is a redo."""
+
+    type: Literal["event.retracted"] = "event.retracted"
+    target: Seq
+    reason: Text
+
+
+class TrackAdjusted(EventBase, frozen=True):
+    """A GM's deliberate override of one track, applied as given."""
+
+    type: Literal["track.adjusted"] = "track.adjusted"
+    target: Name
+    track: Name
+    value: JsonValue
+    reason: Text
+
+
+class TracksNoted(EventBase, frozen=True):
+    """What the table's sheet said at this point; not applied, compared by the audit."""
+
+    type: Literal["tracks.noted"] = "tracks.noted"
+    target: Name
+    values: Mapping[str, JsonValue]
+
+
+class SceneEnded(EventBase, frozen=True):
+    """The scene ends: scene-end recovery where the system has it."""
+
+    type: Literal["scene.ended"] = "scene.ended"
+
+
+class Note(EventBase, frozen=True):
+    """Free text for the record."""
+
+    type: Literal["note"] = "note"
+    text: Text
+
+
+Common = (
+    EncounterOpened
+    | CombatantJoined
+    | CombatantLeft
+    | EventRetracted
+    | TrackAdjusted
+    | TracksNoted
+    | SceneEnded
+    | Note
+)

@@ -1,0 +1,141 @@
+"""Fate's Edge events and stat blocks (rules/adversary-resolution.txt)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field, model_validator
+
+from ledger.events.base import Amount, EventBase, Model, Name, Positive, SignedAmount, Text
+from ledger.events.common import StakesLocked
+
+Armor = Literal["none", "light", "medium", "heavy"]
+Position = Literal["desperate", "controlled", "dominant"]
+Effect = Literal["limited", "standard", "great"]
+StakeSource = Literal["player", "sb_attack", "sb_move", "opportunity", "consequence"]
+Die = Annotated[int, Field(ge=1, le=10)]
+
+
+class Move(Model, frozen=True):
+    """A named adversary move: its SB cost, when it may be used, and whether it is free."""
+
+    name: Name
+    cost: Amount = 1
+    trigger: Text | None = None
+    free: bool = False
+
+
+class AdversaryStats(Model, frozen=True):
+    """An adversary's stat block; `resilience` null makes it a puzzle with a `resolution`."""
+
+    resilience: Amount | None
+    fatigue_capacity: Positive | Name | None = None
+    armor: Armor = "none"
+    harm: Amount | None = None
+    phases: tuple[Positive, ...] = ()
+    moves: tuple[Move, ...] = ()
+    pool: Amount | None = None
+    resolution: Text | None = None
+    attributes: dict[Name, Amount] = {}
+    tl: Amount | None = None
+
+    @model_validator(mode="after")
+    def _complete(self) -> AdversaryStats:
+        if self.resilience is None:
+            if not self.resolution:
+                raise ValueError("a puzzle adversary (resilience null) needs a 'resolution'")
+            return self
+        cap = self.fatigue_capacity
+        if cap is None:
+            raise ValueError("an adversary with resilience needs 'fatigue_capacity'")
+        if isinstance(cap, str) and cap not in self.attributes:
+            known = ", ".join(self.attributes) or "none"
+            raise ValueError(f"fatigue_capacity names attribute {cap!r} (attributes: {known})")
+        return self
+
+    def capacity(self) -> int:
+        """The Fatigue capacity as a number, reading a governing attribute when one is named."""
+        cap = self.fatigue_capacity
+        if isinstance(cap, str):
+            return max(1, self.attributes[cap])
+        return cap if cap is not None else 1
+
+
+class PlayerStats(Model, frozen=True):
+    """A player character: worn armor and `body`, the size of the Fatigue track."""
+
+    armor: Armor = "none"
+    body: Positive | None = None
+
+
+class Partial(Model, frozen=True):
+    """The lesser progress (or protection) a Partial grants, declared before the roll."""
+
+    harm: Amount | None = None
+    text: Text | None = None
+
+
+class FEStakesLocked(StakesLocked, frozen=True):
+    """Stakes of a Fate's Edge test: Position, DV, Effect, Harm and the Partial, fixed now."""
+
+    kind: Literal["action", "defense"] = "action"
+    opposing: Name | None = None
+    position: Position = "controlled"
+    dv: Annotated[int, Field(ge=1, le=20)] | None = None
+    effect: Effect = "standard"
+    harm: Amount | None = None
+    effect_harm: SignedAmount | None = None
+    partial: Partial | None = None
+    source: StakeSource = "player"
+    move: Name | None = None
+
+
+class FERollMade(EventBase, frozen=True):
+    """A Fate's Edge roll: the d10 faces of the pool for a locked stake."""
+
+    type: Literal["roll.made"] = "roll.made"
+    stake: Name
+    actor: Name | None = None
+    dice: Annotated[tuple[Die, ...], Field(min_length=1, max_length=40)]
+    outcome: Literal["success", "partial", "miss"] | None = None
+
+
+class HitResolved(EventBase, frozen=True):
+    """Harm lands on a target (usually an adversary) for a stake."""
+
+    type: Literal["hit.resolved"] = "hit.resolved"
+    target: Name
+    stake: Name | None = None
+    harm: Amount
+    ignore_armor: Amount | Literal["all"] = 0
+
+
+class FatigueMarked(EventBase, frozen=True):
+    """Fatigue marked directly (not through armor), with one overflow check."""
+
+    type: Literal["fatigue.marked"] = "fatigue.marked"
+    target: Name
+    amount: Positive
+    cause: Text | None = None
+
+
+class SBSpent(EventBase, frozen=True):
+    """The GM spends Story Beats."""
+
+    type: Literal["sb.spent"] = "sb.spent"
+    amount: Positive
+    purpose: Literal["attack", "move", "complication", "shape"]
+    move: Name | None = None
+    stake: Name | None = None
+
+
+class FEHarmSuffered(EventBase, frozen=True):
+    """A player suffers the consequence of a failed response."""
+
+    type: Literal["harm.suffered"] = "harm.suffered"
+    target: Name
+    stake: Name
+    harm: Amount
+
+
+Events = FEStakesLocked | FERollMade | HitResolved | FatigueMarked | SBSpent | FEHarmSuffered

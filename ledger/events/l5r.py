@@ -1,0 +1,105 @@
+"""Legend of the Five Rings 5e events and stat blocks (rules/l5r-damage.txt)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field
+
+from ledger.events.base import Amount, EventBase, Model, Name, Positive, Text
+from ledger.events.common import RollMade, StakesLocked
+
+Ring = Annotated[int, Field(ge=1, le=10)]
+
+
+class Rings(Model, frozen=True):
+    """The five rings."""
+
+    air: Ring
+    earth: Ring
+    fire: Ring
+    water: Ring
+    void: Ring
+
+
+class Resistance(Model, frozen=True):
+    """Resistance by damage type (armor and similar protection)."""
+
+    physical: Amount = 0
+    supernatural: Amount = 0
+
+
+class CharacterStats(Model, frozen=True):
+    """An L5R character: rings, and optionally endurance, Void points and resistance."""
+
+    rings: Rings
+    endurance: Positive | None = None
+    void_points: Amount | None = None
+    resistance: Resistance = Resistance()
+
+
+class DamageDealt(EventBase, frozen=True):
+    """Damage to a character: increases, then reductions (with resistance), floor 0."""
+
+    type: Literal["damage.dealt"] = "damage.dealt"
+    target: Name
+    amount: Amount
+    damage_type: Literal["physical", "supernatural"] = "physical"
+    source: Text | None = None
+    deadliness: Amount | None = None
+    increases: tuple[Amount, ...] = ()
+    reductions: tuple[Amount, ...] = ()
+    voluntary_critical: bool = False
+
+
+class CriticalResolved(EventBase, frozen=True):
+    """The severity a critical strike ended at, after any Fitness check."""
+
+    type: Literal["critical.resolved"] = "critical.resolved"
+    target: Name
+    severity: Amount
+    fitness_successes: Amount | None = None
+
+
+class FatigueRemoved(EventBase, frozen=True):
+    """Fatigue removed by rest or an effect such as Medicine."""
+
+    type: Literal["fatigue.removed"] = "fatigue.removed"
+    target: Name
+    amount: Amount
+    cause: Text | None = None
+
+
+class RestTaken(EventBase, frozen=True):
+    """A full night's rest: heals fatigue equal to twice the Water ring."""
+
+    type: Literal["rest.taken"] = "rest.taken"
+    target: Name
+
+
+class VoidSpent(EventBase, frozen=True):
+    """Void points spent."""
+
+    type: Literal["void.spent"] = "void.spent"
+    target: Name
+    amount: Positive
+
+
+class VoidGained(EventBase, frozen=True):
+    """Void points gained."""
+
+    type: Literal["void.gained"] = "void.gained"
+    target: Name
+    amount: Positive
+
+
+Events = (
+    StakesLocked
+    | RollMade
+    | DamageDealt
+    | CriticalResolved
+    | FatigueRemoved
+    | RestTaken
+    | VoidSpent
+    | VoidGained
+)

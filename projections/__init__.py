@@ -1,0 +1,1 @@
+"""Pure folds of encounter event streams: tracks, replay, diffs and the audit."""

@@ -1,0 +1,179 @@
+"""The audit: every effective event checked against the common rules and its system's rules.
+
+A rule is a function of (state before, the event, state after); whatever it must remember across
+events lives in the state, so the audit of a whole stream and the warnings of one new event are
+the same computation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any, Final
+
+from ledger import events
+from projections.core import Folder, Ruleset, State, excluded
+from projections.findings import Finding, error, info, warning
+
+#: Event types that hurt, tire or test a combatant: none of them may involve one who is gone.
+ATTRITION: Final = frozenset(
+    {
+        "hit.resolved",
+        "harm.suffered",
+        "harm.inflicted",
+        "damage.dealt",
+        "fatigue.marked",
+        "critical.resolved",
+        "roll.made",
+        "throw.made",
+    }
+)
+
+
+def _involved(before: State, event: Any) -> list[str]:
+    names = [getattr(event, role, None) for role in ("target", "actor")]
+    stake = getattr(event, "stake", None)
+    if isinstance(event, events.EventBase) and event_type(event) == "roll.made" and stake:
+        locked = before.stakes.get(stake)
+        if locked is not None:
+            lock = locked.lock
+            names += [lock.actor, lock.target, getattr(lock, "opposing", None)]
+    seen: list[str] = []
+    for name in names:
+        if isinstance(name, str) and name not in seen:
+            seen.append(name)
+    return seen
+
+
+def event_type(event: events.EventBase) -> str:
+    """The type tag of an event."""
+    return events.type_of(event)
+
+
+def common(
+    before: State, record: events.Recorded, after: State, types: Mapping[int, str]
+) -> Iterator[Finding]:
+    """The rules every system shares (DESIGN.md section 6, 'common')."""
+    seq, event = record.seq, record.event
+    kind = record.type
+    stake = getattr(event, "stake", None)
+    if kind == "roll.made" and isinstance(stake, str) and stake not in before.stakes:
+        yield error(
+            "stakes-before-roll",
+            (seq,),
+            f"roll at seq {seq} names stake {stake!r}, which was never locked; "
+            "stakes must be locked before the roll",
+        )
+    if isinstance(event, events.StakesLocked) and event.stake in before.stakes:
+        first = before.stakes[event.stake].seq
+        yield error(
+            "stakes-locked-once",
+            (first, seq),
+            f"seq {seq} locks stake {event.stake!r} again; it was locked at seq {first} "
+            "and that first lock stands",
+        )
+    if kind == "roll.made" or kind == "throw.made":
+        roll = after.roll_at(seq)
+        if roll is not None and roll.claimed is not None and roll.claimed != roll.outcome:
+            yield error(
+                "outcome-claim",
+                (seq,),
+                f"roll at seq {seq} was recorded as {roll.claimed!r}, "
+                f"but the rules give {roll.outcome!r}",
+            )
+    if kind in ATTRITION:
+        for name in _involved(before, event):
+            who = before.combatants.get(name)
+            if who is not None and not who.active:
+                yield error(
+                    "event-after-defeat",
+                    (seq,),
+                    f"seq {seq} ({kind}) involves {name!r}, who is {who.status} "
+                    "and no longer in the fight",
+                )
+    if isinstance(event, events.TracksNoted):
+        view = before.combatants[event.target].view()
+        for track, noted in event.values.items():
+            if view.get(track) != noted:
+                yield warning(
+                    "tracks-diverged",
+                    (seq,),
+                    f"the sheet at seq {seq} says {event.target!r} {track} is "
+                    f"{_show(noted)}; the ledger has {_show(view.get(track))}",
+                )
+    if isinstance(event, events.TrackAdjusted):
+        was = before.combatants[event.target].view().get(event.track)
+        yield info(
+            "manual-adjustment",
+            (seq,),
+            f"seq {seq} sets {event.target!r} {event.track} to {_show(event.value)} "
+            f"(the rules gave {_show(was)}): {event.reason}",
+        )
+    if isinstance(event, events.EventRetracted):
+        target_type = types.get(event.target, "?")
+        if target_type == "event.retracted":
+            yield info(
+                "ruling-reversed",
+                (seq, event.target),
+                f"seq {seq} redoes: it retracts the retraction at seq {event.target}: "
+                f"{event.reason}",
+            )
+        else:
+            yield info(
+                "ruling-reversed",
+                (seq, event.target),
+                f"seq {seq} retracts seq {event.target} ({target_type}): {event.reason}",
+            )
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    import json
+
+    return json.dumps(value)
+
+
+def for_event(
+    ruleset: Ruleset,
+    before: State,
+    record: events.Recorded,
+    after: State,
+    types: Mapping[int, str],
+) -> list[Finding]:
+    """Everything one folded event raises."""
+    if len(after.skipped) > len(before.skipped):
+        gone = after.skipped[-1]
+        return [
+            error(
+                "event-orphaned",
+                (record.seq,),
+                f"seq {record.seq} ({gone.type}) no longer applies: {gone.reason}",
+            )
+        ]
+    found = list(common(before, record, after, types))
+    found += ruleset.audit(before, record.seq, record.event, after)
+    return found
+
+
+def audit(registry: Mapping[str, Ruleset], records: Sequence[events.Recorded]) -> list[Finding]:
+    """All findings of an encounter's stream, in seq order."""
+    gone = excluded(records)
+    types: dict[int, str] = {}
+    folder = Folder(registry)
+    found: list[Finding] = []
+    for record in records:
+        types[record.seq] = record.type
+        if record.seq in gone:
+            continue
+        before = folder.state
+        after = folder.add(record)
+        if before is not None:
+            found += for_event(folder.ruleset, before, record, after, types)
+    return found
+
+
+def worst(findings: Iterable[Finding]) -> str | None:
+    """The highest severity among findings, or None."""
+    order = {"error": 3, "warning": 2, "info": 1}
+    top = max((order[f.severity] for f in findings), default=0)
+    return {3: "error", 2: "warning", 1: "info", 0: None}[top]

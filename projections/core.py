@@ -1,0 +1,391 @@
+"""The functional core: effective stream, fold, tracks at a seq or without events, replay, diffs.
+
+A ruleset (one module per system) supplies what the common events mean for its combatants and
+how its own events change them; this module owns everything the systems share. Nothing here does
+I/O, reads a clock or draws a random number.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel, JsonValue, SerializeAsAny
+
+from ledger import events
+from ledger.errors import BadInput, UnknownName
+from projections.findings import Finding
+
+
+class Combatant(BaseModel, frozen=True):
+    """What every system tracks of a combatant; rulesets subclass it with their tracks."""
+
+    name: str
+    side: events.Side
+    status: str = "active"
+    joined: int
+
+    @property
+    def active(self) -> bool:
+        """Still opposing: neither defeated nor gone."""
+        return self.status == "active"
+
+    def view(self) -> dict[str, Any]:
+        """The combatant's public tracks (`tracks --json`): side, status, then its tracks."""
+        return self.model_dump(mode="json", exclude={"name", "joined"})
+
+
+class Roll(BaseModel, frozen=True):
+    """An effective roll with its computed outcome; rulesets subclass it with their numbers."""
+
+    seq: int
+    stake: str | None = None
+    actor: str | None = None
+    outcome: str | None = None
+    claimed: str | None = None
+
+
+class Stake(BaseModel, frozen=True):
+    """Locked stakes: the first lock of a stake id stands."""
+
+    seq: int
+    lock: SerializeAsAny[events.StakesLocked]
+
+
+class Skipped(BaseModel, frozen=True):
+    """A stored event that no longer applies (an undo removed what it names)."""
+
+    seq: int
+    type: str
+    reason: str
+
+
+class State(BaseModel, frozen=True):
+    """The folded encounter. Rulesets subclass it; `view()` is the `tracks --json` contract."""
+
+    encounter: str
+    system: str
+    seq: int = 0
+    title: str | None = None
+    rules: Mapping[str, JsonValue] = {}
+    combatants: Mapping[str, SerializeAsAny[Combatant]] = {}
+    stakes: Mapping[str, Stake] = {}
+    rolls: tuple[SerializeAsAny[Roll], ...] = ()
+    pools: Mapping[str, int] = {}
+    skipped: tuple[Skipped, ...] = ()
+
+    def combatant(self, name: str, role: str = "combatant") -> Combatant:
+        """The named combatant, or bad input naming the known ones."""
+        try:
+            return self.combatants[name]
+        except KeyError:
+            known = ", ".join(self.combatants) or "none yet"
+            raise UnknownName(
+                f"{role} {name!r} is not in encounter {self.encounter!r} (known: {known})"
+            ) from None
+
+    def roll_at(self, seq: int) -> Roll | None:
+        """The effective roll recorded at `seq`, if any."""
+        for roll in reversed(self.rolls):
+            if roll.seq == seq:
+                return roll
+        return None
+
+    def view(self) -> dict[str, Any]:
+        """The `tracks --json` document."""
+        return {
+            "encounter": self.encounter,
+            "system": self.system,
+            "seq": self.seq,
+            "combatants": {name: c.view() for name, c in self.combatants.items()},
+            "pools": dict(self.pools),
+            "rolls": [roll.model_dump(mode="json") for roll in self.rolls],
+        }
+
+
+def replace_combatant(state: State, combatant: Combatant) -> State:
+    """The state with one combatant replaced (or added)."""
+    return state.model_copy(
+        update={"combatants": {**state.combatants, combatant.name: combatant}}
+    )
+
+
+@dataclass(frozen=True)
+class Ruleset:
+    """One system: its house-rule table and what its events do to the encounter.
+
+    `start` builds the system's initial state from the common one; `join` validates stats and
+    builds a combatant; `apply` folds the system's own events (and `roll.made`); `adjust` applies
+    a GM override; `scene_end` applies scene-end recovery; `audit` yields the findings one event
+    raises, given the states before and after it.
+    """
+
+    key: str
+    rules: type[BaseModel]
+    start: Callable[[State], State]
+    join: Callable[[State, int, events.CombatantJoined], Combatant]
+    apply: Callable[[State, int, Any], State]
+    adjust: Callable[[State, int, events.TrackAdjusted], State]
+    scene_end: Callable[[State, int], State]
+    audit: Callable[[State, int, Any, State], Iterable[Finding]]
+
+
+def pinned_rules(ruleset: Ruleset, overrides: Mapping[str, Any]) -> dict[str, Any]:
+    """The full house-rule table: the system's defaults with `overrides` applied and checked."""
+    from pydantic import ValidationError
+
+    try:
+        table = ruleset.rules.model_validate(dict(overrides))
+    except ValidationError as exc:
+        raise BadInput(events.describe(exc, f"{ruleset.key} rules")) from exc
+    return table.model_dump(mode="json")
+
+
+def open_state(ruleset: Ruleset, encounter: str, opened: events.EncounterOpened) -> State:
+    """The state right after `encounter.opened`."""
+    base = State(
+        encounter=encounter,
+        system=opened.system,
+        seq=1,
+        title=opened.title,
+        rules=pinned_rules(ruleset, opened.rules),
+    )
+    return ruleset.start(base)
+
+
+def _check_names(state: State, event: events.EventBase) -> None:
+    for role in ("target", "actor", "opposing"):
+        name = getattr(event, role, None)
+        if isinstance(name, str):
+            state.combatant(name, role)
+
+
+def step(ruleset: Ruleset, state: State, seq: int, event: events.Event) -> State:
+    """Fold one event; raises `BadInput` when it names something the state does not hold."""
+    match event:
+        case events.EncounterOpened():
+            raise BadInput(f"seq {seq}: an encounter is opened once, at seq 1")
+        case events.CombatantJoined():
+            if event.name in state.combatants:
+                raise BadInput(f"combatant {event.name!r} already joined encounter {state.encounter!r}")
+            state = replace_combatant(state, ruleset.join(state, seq, event))
+        case events.CombatantLeft():
+            left = state.combatant(event.name)
+            state = replace_combatant(state, left.model_copy(update={"status": event.manner}))
+        case events.StakesLocked():
+            _check_names(state, event)
+            if event.stake not in state.stakes:
+                stakes = {**state.stakes, event.stake: Stake(seq=seq, lock=event)}
+                state = state.model_copy(update={"stakes": stakes})
+            state = ruleset.apply(state, seq, event)
+        case events.EventRetracted():
+            pass  # the effective stream has already dropped its target
+        case events.TrackAdjusted():
+            view = state.combatant(event.target, "target").view()
+            if event.track not in view or event.track in ("side", "status"):
+                raise BadInput(_unknown_track(event.target, event.track, view))
+            state = ruleset.adjust(state, seq, event)
+        case events.TracksNoted():
+            view = state.combatant(event.target, "target").view()
+            for track in event.values:
+                if track not in view:
+                    raise BadInput(_unknown_track(event.target, track, view))
+        case events.SceneEnded():
+            state = ruleset.scene_end(state, seq)
+        case events.Note():
+            pass
+        case _:
+            _check_names(state, event)
+            state = ruleset.apply(state, seq, event)
+    return state.model_copy(update={"seq": seq})
+
+
+def _unknown_track(target: str, track: str, view: Mapping[str, Any]) -> str:
+    known = ", ".join(k for k in view if k not in ("side", "status"))
+    return f"{target!r} has no track {track!r} (tracks: {known})"
+
+
+def excluded(records: Iterable[events.Recorded], without: Iterable[int] = ()) -> frozenset[int]:
+    """Seqs that are not in the effective stream: retracted ones, and those in `without`.
+
+    A retraction is effective unless an effective retraction targets it, and it only ever
+    targets an earlier seq, so walking retractions from the newest decides each one.
+    """
+    dropped = set(without)
+    retractions = [
+        (r.seq, r.event.target)
+        for r in records
+        if isinstance(r.event, events.EventRetracted) and r.seq not in dropped
+    ]
+    out = set(dropped)
+    for seq, target in sorted(retractions, reverse=True):
+        if seq not in out:
+            out.add(target)
+    return frozenset(out)
+
+
+def effective(
+    records: Sequence[events.Recorded], at: int | None = None, without: Iterable[int] = ()
+) -> list[events.Recorded]:
+    """The events that count at `at` (default: now), less retracted ones and `without`."""
+    upto = [r for r in records if at is None or r.seq <= at]
+    gone = excluded(upto, without)
+    return [r for r in upto if r.seq not in gone]
+
+
+class Folder:
+    """Folds an effective stream one event at a time; stored events that no longer apply
+    (after an undo) are kept aside in `State.skipped` instead of stopping the fold."""
+
+    def __init__(self, registry: Mapping[str, Ruleset], state: State | None = None) -> None:
+        self._registry = registry
+        self.state = state
+
+    @property
+    def ruleset(self) -> Ruleset:
+        """The ruleset of the encounter being folded."""
+        if self.state is None:
+            raise BadInput("no encounter.opened yet")
+        return self._registry[self.state.system]
+
+    def add(self, record: events.Recorded, strict: bool = False) -> State:
+        """Fold one stored event; with `strict`, a stale reference raises instead."""
+        event = record.event
+        if self.state is None:
+            if not isinstance(event, events.EncounterOpened) or record.seq != 1:
+                raise BadInput(f"seq {record.seq}: an encounter starts with encounter.opened")
+            self.state = open_state(self._registry[event.system], record.encounter, event)
+            return self.state
+        try:
+            self.state = step(self.ruleset, self.state, record.seq, event)
+        except BadInput as exc:
+            if strict:
+                raise
+            skipped = Skipped(seq=record.seq, type=record.type, reason=str(exc))
+            self.state = self.state.model_copy(
+                update={"seq": record.seq, "skipped": (*self.state.skipped, skipped)}
+            )
+        return self.state
+
+
+def fold(
+    registry: Mapping[str, Ruleset],
+    records: Sequence[events.Recorded],
+    at: int | None = None,
+    without: Iterable[int] = (),
+) -> State:
+    """The encounter after its effective stream (at `at`, without `without`)."""
+    folder = Folder(registry)
+    for record in effective(records, at, without):
+        folder.add(record)
+    if folder.state is None:
+        raise BadInput("the stream has no encounter.opened")
+    return folder.state
+
+
+class Change(BaseModel, frozen=True):
+    """One track that differs between two states."""
+
+    combatant: str
+    track: str
+    before: JsonValue
+    after: JsonValue
+
+
+def changes(before: State | None, after: State) -> list[Change]:
+    """Tracks (and pools, under the name `pools`) that differ from `before` to `after`."""
+    old = before.view() if before is not None else {"combatants": {}, "pools": {}}
+    new = after.view()
+    out: list[Change] = []
+    for name, tracks in new["combatants"].items():
+        was = old["combatants"].get(name, {})
+        for track, value in tracks.items():
+            if track == "side":
+                continue
+            if was.get(track) != value:
+                out.append(
+                    Change(combatant=name, track=track, before=was.get(track), after=value)
+                )
+    for name, was in old["combatants"].items():
+        if name not in new["combatants"]:
+            out.append(Change(combatant=name, track="status", before=was["status"], after=None))
+    for pool, value in new["pools"].items():
+        if old["pools"].get(pool) != value:
+            out.append(
+                Change(combatant="pools", track=pool, before=old["pools"].get(pool), after=value)
+            )
+    return out
+
+
+class Step(BaseModel, frozen=True):
+    """One replay step: the effective event and the encounter after it."""
+
+    record: events.Recorded
+    state: SerializeAsAny[State]
+    changes: tuple[Change, ...]
+
+    def document(self) -> dict[str, Any]:
+        """The `replay --json` line."""
+        view = self.state.view()
+        return {
+            "seq": self.record.seq,
+            "type": self.record.type,
+            "event": events.body_of(self.record.event),
+            "combatants": view["combatants"],
+            "pools": view["pools"],
+        }
+
+
+def replay(
+    registry: Mapping[str, Ruleset],
+    records: Sequence[events.Recorded],
+    start: int | None = None,
+    end: int | None = None,
+) -> Iterator[Step]:
+    """One step per effective event in [start, end], each with the tracks after it."""
+    folder = Folder(registry)
+    previous: State | None = None
+    for record in effective(records):
+        if end is not None and record.seq > end:
+            break
+        state = folder.add(record)
+        if start is None or record.seq >= start:
+            yield Step(record=record, state=state, changes=tuple(changes(previous, state)))
+        previous = state
+
+
+# Building blocks that rulesets share.
+
+
+def adjust_track(state: State, seq: int, event: events.TrackAdjusted) -> State:
+    """Apply a GM override by rebuilding the combatant with the constructor (which validates)."""
+    from pydantic import ValidationError
+
+    combatant = state.combatant(event.target, "target")
+    data = {**combatant.model_dump(), event.track: event.value}
+    try:
+        updated = type(combatant).model_validate(data)
+    except ValidationError as exc:
+        raise BadInput(events.describe(exc, f"track {event.track!r} of {event.target!r}")) from exc
+    return replace_combatant(state, updated)
+
+
+def unchanged(state: State, seq: int) -> State:
+    """No scene-end recovery."""
+    return state
+
+
+def add_roll(state: State, roll: Roll) -> State:
+    """The state with one more effective roll."""
+    return state.model_copy(update={"rolls": (*state.rolls, roll)})
+
+
+def note_roll(state: State, seq: int, event: events.RollMade) -> State:
+    """A roll in a system whose dice the ledger does not read: the table's outcome stands."""
+    if event.actor is not None:
+        state.combatant(event.actor, "actor")
+    roll = Roll(
+        seq=seq, stake=event.stake, actor=event.actor, outcome=event.outcome, claimed=None
+    )
+    return add_roll(state, roll)

@@ -1,0 +1,232 @@
+"""Stones, Scrolls, Swords and Sorcery: Enemy Levels 0-5 and Harm slots (enemy-harm-slots.txt).
+
+Harm of level h goes in a free slot of tier h; a full (or absent) tier raises it to the next,
+upwards only, until a tier has room; an enemy who cannot hold the resulting level is defeated.
+Penalties apply once per tier that holds harm. Throws and Grit are GM-entered facts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any, Literal
+
+from pydantic import BaseModel, ValidationError
+
+from ledger import events
+from ledger.errors import BadInput
+from ledger.events import ssss as vocab
+from projections import core
+from projections.findings import Finding, error, info
+
+
+class Rules(BaseModel, frozen=True, extra="forbid"):
+    """House rules where the text is silent (NOTES.md 5.3)."""
+
+    max_per_tier: int = 3
+    top_tier_exhaustion_defeats_on_any_harm: bool = False
+    penalty_stacking: Literal["per_distinct_tier", "highest_only"] = "per_distinct_tier"
+    pc_lethal_harm_level: int = 4
+
+
+class Slot(BaseModel, frozen=True):
+    """One tier of Harm slots."""
+
+    filled: int
+    capacity: int
+
+
+class Enemy(core.Combatant, frozen=True):
+    """An enemy's Harm slots by tier, and its penalty count."""
+
+    level: int
+    slots: Mapping[str, Slot]
+    penalties: int = 0
+    tags: tuple[str, ...] = ()
+
+
+class Player(core.Combatant, frozen=True):
+    """A player: the harm levels recorded against them (after Grit), and the sheet as given."""
+
+    harm: tuple[int, ...] = ()
+    record: Mapping[str, Any] = {}
+
+
+class ThrowRoll(core.Roll, frozen=True):
+    """A Throw as entered: the attribute and the harm level it gave."""
+
+    attribute: str | None = None
+    harm_level: int | None = None
+
+
+class SsssState(core.State, frozen=True):
+    """The encounter, plus where each harm landed (for the audit)."""
+
+    placements: Mapping[int, int] = {}
+
+
+def _rules(state: core.State) -> Rules:
+    return Rules.model_validate(state.rules)
+
+
+def start(state: core.State) -> core.State:
+    """The initial state."""
+    return SsssState(**dict(state))
+
+
+def join(state: core.State, seq: int, event: events.CombatantJoined) -> core.Combatant:
+    """Validate stats and build an enemy (with its slot layout) or a player."""
+    try:
+        if event.side == "player":
+            return Player(name=event.name, side="player", joined=seq, record=dict(event.stats))
+        stats = vocab.EnemyStats.model_validate_json(_json(event.stats))
+    except ValidationError as exc:
+        raise BadInput(events.describe(exc, f"stats of {event.name!r}")) from exc
+    most = vocab.max_slots(stats.level, _rules(state).max_per_tier)
+    layout = (
+        {str(t): n for t, n in most.items()}
+        if stats.slots is None
+        else {t: n for t, n in sorted(stats.slots.items()) if n > 0}
+    )
+    slots = {tier: Slot(filled=0, capacity=n) for tier, n in layout.items()}
+    return Enemy(
+        name=event.name, side=event.side, joined=seq, level=stats.level, slots=slots,
+        tags=stats.tags,
+    )
+
+
+def _json(value: Any) -> str:
+    import json
+
+    return json.dumps(value)
+
+
+def place(enemy: Enemy, level: int, rules: Rules) -> int | None:
+    """The tier Harm of `level` lands in: the lowest tier >= level with a free slot, or None."""
+    if rules.top_tier_exhaustion_defeats_on_any_harm and enemy.slots:
+        top = max(enemy.slots, key=int)
+        if enemy.slots[top].filled >= enemy.slots[top].capacity:
+            return None
+    for tier in sorted(enemy.slots, key=int):
+        slot = enemy.slots[tier]
+        if int(tier) >= level and slot.filled < slot.capacity:
+            return int(tier)
+    return None
+
+
+def _penalties(slots: Mapping[str, Slot], rules: Rules) -> int:
+    held = [t for t, s in slots.items() if s.filled > 0]
+    if rules.penalty_stacking == "highest_only":
+        return min(1, len(held))
+    return len(held)
+
+
+def inflict(state: SsssState, seq: int, event: vocab.HarmInflicted) -> core.State:
+    """Record harm on an enemy (slots) or a player (harm list)."""
+    target = state.combatant(event.target, "target")
+    if event.throw is not None and state.roll_at(event.throw) is None:
+        raise BadInput(f"harm.inflicted names throw seq {event.throw}, which is not a throw")
+    if isinstance(target, Player):
+        return core.replace_combatant(
+            state, target.model_copy(update={"harm": (*target.harm, event.level)})
+        )
+    assert isinstance(target, Enemy)
+    rules = _rules(state)
+    tier = place(target, event.level, rules)
+    placements = {**state.placements, seq: tier or 0}
+    if tier is None:
+        hurt: core.Combatant = target.model_copy(update={"status": "defeated"})
+    else:
+        slot = target.slots[str(tier)]
+        slots = {**target.slots, str(tier): Slot(filled=slot.filled + 1, capacity=slot.capacity)}
+        hurt = target.model_copy(update={"slots": slots, "penalties": _penalties(slots, rules)})
+    state = state.model_copy(update={"placements": placements})
+    return core.replace_combatant(state, hurt)
+
+
+def grit(state: core.State, seq: int, event: vocab.GritUsed) -> core.State:
+    """Lessen (or resist) the latest recorded harm of `from_level` on a player."""
+    target = state.combatant(event.target, "target")
+    if not isinstance(target, Player):
+        raise BadInput(f"grit.used: {event.target!r} is not a player")
+    harm = list(target.harm)
+    if event.from_level not in harm:
+        raise BadInput(
+            f"grit.used: {event.target!r} has no harm of level {event.from_level} "
+            f"(recorded: {', '.join(map(str, harm)) or 'none'})"
+        )
+    at = len(harm) - 1 - harm[::-1].index(event.from_level)
+    if event.to_level == 0:
+        del harm[at]
+    else:
+        harm[at] = event.to_level
+    return core.replace_combatant(state, target.model_copy(update={"harm": tuple(harm)}))
+
+
+def apply(state: core.State, seq: int, event: Any) -> core.State:
+    """Fold an ssss event."""
+    assert isinstance(state, SsssState)
+    match event:
+        case vocab.HarmInflicted():
+            return inflict(state, seq, event)
+        case vocab.GritUsed():
+            return grit(state, seq, event)
+        case vocab.ThrowMade():
+            roll = ThrowRoll(
+                seq=seq, actor=event.actor, outcome=event.outcome,
+                attribute=event.attribute, harm_level=event.harm_level,
+            )
+            return core.add_roll(state, roll)
+        case events.RollMade():
+            return core.note_roll(state, seq, event)
+        case _:
+            return state
+
+
+def audit(before: core.State, seq: int, event: Any, after: core.State) -> Iterator[Finding]:
+    """`slot-placement` and `grit-raises-harm`."""
+    if isinstance(event, vocab.HarmInflicted) and isinstance(after, SsssState):
+        target = before.combatants[event.target]
+        if event.throw is not None:
+            throw = before.roll_at(event.throw)
+            if isinstance(throw, ThrowRoll) and throw.harm_level not in (None, event.level):
+                yield error(
+                    "slot-placement",
+                    (event.throw, seq),
+                    f"harm.inflicted at seq {seq} is level {event.level}, but the throw at seq "
+                    f"{event.throw} gave harm level {throw.harm_level}",
+                )
+        tier = after.placements.get(seq)
+        if isinstance(target, Enemy) and tier is not None:
+            if tier == 0:
+                yield info(
+                    "slot-placement",
+                    (seq,),
+                    f"harm {event.level} on {event.target!r} finds no free slot at tier "
+                    f"{event.level} or above: defeated",
+                )
+            elif tier > event.level:
+                yield info(
+                    "slot-placement",
+                    (seq,),
+                    f"harm {event.level} on {event.target!r} rises to tier {tier}: "
+                    f"no free slot at tier {event.level}",
+                )
+    if isinstance(event, vocab.GritUsed) and event.to_level > event.from_level:
+        yield error(
+            "grit-raises-harm",
+            (seq,),
+            f"grit at seq {seq} takes harm from level {event.from_level} to {event.to_level}; "
+            "Grit may only lessen or resist an injury",
+        )
+
+
+RULESET = core.Ruleset(
+    key="ssss",
+    rules=Rules,
+    start=start,
+    join=join,
+    apply=apply,
+    adjust=core.adjust_track,
+    scene_end=core.unchanged,
+    audit=audit,
+)

@@ -1,0 +1,58 @@
+"""Test helpers: build stored-looking event streams in memory, and fold or audit them."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ledger import events
+from ledger.store import GENESIS, chain_hash
+from projections import audit as audit_module
+from projections import core
+from projections.findings import Finding
+from projections.registry import RULESETS
+
+Fields = Mapping[str, Any]
+
+
+def stream(system: str, *items: Fields, rules: Fields | None = None) -> list[events.Recorded]:
+    """An encounter of `system`: `encounter.opened` at seq 1, then `items` (dicts with `type`)."""
+    opened: dict[str, Any] = {"type": "encounter.opened", "system": system}
+    if rules is not None:
+        opened["rules"] = dict(rules)
+    out: list[events.Recorded] = []
+    prev = GENESIS
+    for seq, item in enumerate([opened, *items], start=1):
+        event = events.parse(item, system)
+        kind = events.type_of(event)
+        body = events.body_of(event)
+        stamp = f"2026-01-01T00:00:{seq % 60:02d}.000000Z"
+        digest = chain_hash("test", seq, f"id-{seq}", kind, stamp, body, prev)
+        out.append(
+            events.Recorded(
+                encounter="test", seq=seq, id=f"id-{seq}", recorded_at=stamp,
+                prev_hash=prev, hash=digest, event=event,
+            )
+        )
+        prev = digest
+    return out
+
+
+def fold(records: list[events.Recorded], **kwargs: Any) -> core.State:
+    """The folded state of a stream."""
+    return core.fold(RULESETS, records, **kwargs)
+
+
+def tracks(records: list[events.Recorded], **kwargs: Any) -> dict[str, Any]:
+    """The `tracks --json` document of a stream."""
+    return fold(records, **kwargs).view()
+
+
+def audit(records: list[events.Recorded]) -> list[Finding]:
+    """All findings of a stream."""
+    return audit_module.audit(RULESETS, records)
+
+
+def rules_hit(records: list[events.Recorded]) -> list[tuple[str, tuple[int, ...]]]:
+    """(rule, seqs) of every finding that is not informational."""
+    return [(f.rule, f.seq) for f in audit(records) if f.severity != "info"]
