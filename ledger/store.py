@@ -11,7 +11,7 @@ import json
 import sqlite3
 import uuid
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final
@@ -126,7 +126,9 @@ def _load(row: Any, system: str) -> events.Recorded:
     try:
         event = events.parse({"type": type_, **data}, system)
     except BadInput as exc:
-        raise BrokenChain(f"encounter {encounter!r} seq {seq}: stored event is invalid: {exc}") from exc
+        raise BrokenChain(
+            f"encounter {encounter!r} seq {seq}: stored event is invalid: {exc}"
+        ) from exc
     return events.Recorded.model_construct(
         encounter=encounter,
         seq=seq,
@@ -173,28 +175,42 @@ class Writer:
         body_text = json.dumps(body, ensure_ascii=False, separators=(",", ":"))
         row = (self.encounter, seq, id, kind, recorded_at, body_text, prev_hash, digest)
         try:
-            self._store.conn.execute(f"INSERT INTO events ({_COLUMNS}) VALUES (?,?,?,?,?,?,?,?)", row)
+            self._store.conn.execute(
+                f"INSERT INTO events ({_COLUMNS}) VALUES (?,?,?,?,?,?,?,?)", row
+            )
         except sqlite3.IntegrityError as exc:
             raise BadInput(f"event id {id!r} is already stored") from exc
         if isinstance(event, events.EncounterOpened):
             self.head = Head(
-                encounter=self.encounter, system=event.system, title=event.title, seq=seq,
-                hash=digest, opened_at=recorded_at, updated_at=recorded_at,
+                encounter=self.encounter,
+                system=event.system,
+                title=event.title,
+                seq=seq,
+                hash=digest,
+                opened_at=recorded_at,
+                updated_at=recorded_at,
             )
         elif self.head is not None:
             self.head = self.head.model_copy(
                 update={"seq": seq, "hash": digest, "updated_at": recorded_at}
             )
         record = events.Recorded.model_construct(
-            encounter=self.encounter, seq=seq, id=id, recorded_at=recorded_at,
-            prev_hash=prev_hash, hash=digest, event=event,
+            encounter=self.encounter,
+            seq=seq,
+            id=id,
+            recorded_at=recorded_at,
+            prev_hash=prev_hash,
+            hash=digest,
+            event=event,
         )
         self.appended.append(record)
         return record
 
     def records(self, after: int = 0) -> list[events.Recorded]:
         """Stored events of this encounter after seq `after` (inside the transaction)."""
-        return self._store.records(self.encounter, after=after)
+        if self.head is None:
+            return []
+        return list(self._store.load_rows(self.encounter, self.head.system, after, self.head.seq))
 
     def known_id(self, id: str) -> events.Recorded | None:
         """The stored event with this id, in any encounter."""
@@ -209,14 +225,18 @@ class Store:
         self.clock = clock
         try:
             self.conn = sqlite3.connect(
-                str(self.path), timeout=BUSY_TIMEOUT_S, isolation_level=None,
+                str(self.path),
+                timeout=BUSY_TIMEOUT_S,
+                isolation_level=None,
                 check_same_thread=False,
             )
             self.conn.execute("PRAGMA synchronous=FULL")
             self.db = sqlite_utils.Database(self.conn)
             self._ensure_schema()
         except sqlite3.DatabaseError as exc:
-            raise StoreError(f"{self.path} is not an encounter ledger or is damaged: {exc}") from exc
+            raise StoreError(
+                f"{self.path} is not an encounter ledger or is damaged: {exc}"
+            ) from exc
 
     def _ensure_schema(self) -> None:
         names = set(self.db.table_names())
@@ -224,10 +244,9 @@ class Store:
             return
         mode = self.conn.execute("PRAGMA journal_mode").fetchone()[0]
         if mode != "wal":
-            try:
+            # Another process may hold the file; it sets WAL, and the mode is persistent.
+            with suppress(sqlite3.OperationalError):
                 self.conn.execute("PRAGMA journal_mode=WAL")
-            except sqlite3.OperationalError:
-                pass  # another process holds the file; it sets WAL (the mode is persistent)
         self.conn.execute("BEGIN IMMEDIATE")
         try:
             for statement in _SCHEMA:
@@ -242,7 +261,8 @@ class Store:
     def _rebuild_heads(self) -> None:
         rows = self.conn.execute(
             "SELECT e.encounter, e.body, e.recorded_at, h.seq, h.hash, h.recorded_at "
-            "FROM events e JOIN (SELECT encounter, MAX(seq) AS top FROM events GROUP BY encounter) t "
+            "FROM events e "
+            "JOIN (SELECT encounter, MAX(seq) AS top FROM events GROUP BY encounter) t "
             "ON e.encounter = t.encounter AND e.seq = 1 "
             "JOIN events h ON h.encounter = t.encounter AND h.seq = t.top"
         ).fetchall()
@@ -250,8 +270,15 @@ class Store:
             opened = json.loads(body)
             self.conn.execute(
                 "INSERT OR REPLACE INTO heads VALUES (?,?,?,?,?,?,?)",
-                (encounter, opened.get("system", "?"), opened.get("title"), seq, digest,
-                 opened_at, updated_at),
+                (
+                    encounter,
+                    opened.get("system", "?"),
+                    opened.get("title"),
+                    seq,
+                    digest,
+                    opened_at,
+                    updated_at,
+                ),
             )
 
     def close(self) -> None:
@@ -300,13 +327,19 @@ class Store:
         """The encounter's events in seq order, parsed lazily."""
         head = self.require(encounter)
         top = upto if upto is not None else head.seq
+        yield from self.load_rows(encounter, head.system, after, top)
+
+    def load_rows(
+        self, encounter: str, system: str, after: int, upto: int
+    ) -> Iterator[events.Recorded]:
+        """Rows after..upto of an encounter of `system`, parsed."""
         cursor = self.conn.execute(
             f"SELECT {_COLUMNS} FROM events WHERE encounter = ? AND seq > ? AND seq <= ? "
             "ORDER BY seq",
-            (encounter, after, top),
+            (encounter, after, upto),
         )
         for row in cursor:
-            yield _load(row, head.system)
+            yield _load(row, system)
 
     def by_id(self, id: str) -> events.Recorded | None:
         """The stored event with this id, if any."""
@@ -335,7 +368,9 @@ class Store:
         try:
             self.conn.execute("BEGIN IMMEDIATE")
         except sqlite3.OperationalError as exc:
-            raise Conflict(f"the ledger {self.path} stayed locked by another writer: {exc}") from exc
+            raise Conflict(
+                f"the ledger {self.path} stayed locked by another writer: {exc}"
+            ) from exc
         try:
             head = self.head(encounter)
             seq = head.seq if head else 0
@@ -387,7 +422,10 @@ class Store:
         head = self.head(encounter)
         if head is not None and (head.seq != expected_seq - 1 or head.hash != last):
             return ChainReport(
-                encounter=encounter, events=count, head=last, bad_seq=expected_seq,
+                encounter=encounter,
+                events=count,
+                head=last,
+                bad_seq=expected_seq,
                 problem=f"the last stored seq is {expected_seq - 1}, but seq {head.seq} "
                 "was acknowledged: events were removed from the end",
             )
@@ -397,6 +435,11 @@ class Store:
 def _head(row: Any) -> Head:
     encounter, system, title, seq, digest, opened_at, updated_at = row
     return Head(
-        encounter=encounter, system=system, title=title, seq=seq, hash=digest,
-        opened_at=opened_at, updated_at=updated_at,
+        encounter=encounter,
+        system=system,
+        title=title,
+        seq=seq,
+        hash=digest,
+        opened_at=opened_at,
+        updated_at=updated_at,
     )

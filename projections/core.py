@@ -106,9 +106,7 @@ class State(BaseModel, frozen=True):
 
 def replace_combatant(state: State, combatant: Combatant) -> State:
     """The state with one combatant replaced (or added)."""
-    return state.model_copy(
-        update={"combatants": {**state.combatants, combatant.name: combatant}}
-    )
+    return state.model_copy(update={"combatants": {**state.combatants, combatant.name: combatant}})
 
 
 @dataclass(frozen=True)
@@ -168,7 +166,9 @@ def step(ruleset: Ruleset, state: State, seq: int, event: events.Event) -> State
             raise BadInput(f"seq {seq}: an encounter is opened once, at seq 1")
         case events.CombatantJoined():
             if event.name in state.combatants:
-                raise BadInput(f"combatant {event.name!r} already joined encounter {state.encounter!r}")
+                raise BadInput(
+                    f"combatant {event.name!r} already joined encounter {state.encounter!r}"
+                )
             state = replace_combatant(state, ruleset.join(state, seq, event))
         case events.CombatantLeft():
             left = state.combatant(event.name)
@@ -299,14 +299,15 @@ def changes(before: State | None, after: State) -> list[Change]:
     new = after.view()
     out: list[Change] = []
     for name, tracks in new["combatants"].items():
-        was = old["combatants"].get(name, {})
+        if name not in old["combatants"]:
+            out.append(Change(combatant=name, track="status", before=None, after=tracks["status"]))
+            continue
+        was = old["combatants"][name]
         for track, value in tracks.items():
             if track == "side":
                 continue
             if was.get(track) != value:
-                out.append(
-                    Change(combatant=name, track=track, before=was.get(track), after=value)
-                )
+                out.append(Change(combatant=name, track=track, before=was.get(track), after=value))
     for name, was in old["combatants"].items():
         if name not in new["combatants"]:
             out.append(Change(combatant=name, track="status", before=was["status"], after=None))
@@ -385,7 +386,5 @@ def note_roll(state: State, seq: int, event: events.RollMade) -> State:
     """A roll in a system whose dice the ledger does not read: the table's outcome stands."""
     if event.actor is not None:
         state.combatant(event.actor, "actor")
-    roll = Roll(
-        seq=seq, stake=event.stake, actor=event.actor, outcome=event.outcome, claimed=None
-    )
+    roll = Roll(seq=seq, stake=event.stake, actor=event.actor, outcome=event.outcome, claimed=None)
     return add_roll(state, roll)

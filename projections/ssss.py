@@ -89,7 +89,11 @@ def join(state: core.State, seq: int, event: events.CombatantJoined) -> core.Com
     )
     slots = {tier: Slot(filled=0, capacity=n) for tier, n in layout.items()}
     return Enemy(
-        name=event.name, side=event.side, joined=seq, level=stats.level, slots=slots,
+        name=event.name,
+        side=event.side,
+        joined=seq,
+        level=stats.level,
+        slots=slots,
         tags=stats.tags,
     )
 
@@ -172,8 +176,11 @@ def apply(state: core.State, seq: int, event: Any) -> core.State:
             return grit(state, seq, event)
         case vocab.ThrowMade():
             roll = ThrowRoll(
-                seq=seq, actor=event.actor, outcome=event.outcome,
-                attribute=event.attribute, harm_level=event.harm_level,
+                seq=seq,
+                actor=event.actor,
+                outcome=event.outcome,
+                attribute=event.attribute,
+                harm_level=event.harm_level,
             )
             return core.add_roll(state, roll)
         case events.RollMade():

@@ -30,8 +30,13 @@ def stream(system: str, *items: Fields, rules: Fields | None = None) -> list[eve
         digest = chain_hash("test", seq, f"id-{seq}", kind, stamp, body, prev)
         out.append(
             events.Recorded(
-                encounter="test", seq=seq, id=f"id-{seq}", recorded_at=stamp,
-                prev_hash=prev, hash=digest, event=event,
+                encounter="test",
+                seq=seq,
+                id=f"id-{seq}",
+                recorded_at=stamp,
+                prev_hash=prev,
+                hash=digest,
+                event=event,
             )
         )
         prev = digest

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
@@ -36,7 +37,7 @@ class AdversaryStats(Model, frozen=True):
     moves: tuple[Move, ...] = ()
     pool: Amount | None = None
     resolution: Text | None = None
-    attributes: dict[Name, Amount] = {}
+    attributes: Mapping[Name, Amount] = {}
     tl: Amount | None = None
 
     @model_validator(mode="after")

@@ -126,4 +126,3 @@ Events = (
     | OracleRolled
     | MeterChanged
 )
-

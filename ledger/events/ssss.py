@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Annotated, Literal
 
 from pydantic import Field, JsonValue, model_validator
@@ -46,7 +47,7 @@ class EnemyStats(Model, frozen=True):
 class PlayerRecord(Model, frozen=True):
     """A player's harm record, kept as given (the texts do not define it)."""
 
-    record: dict[str, JsonValue] = {}
+    record: Mapping[str, JsonValue] = {}
 
 
 class ThrowMade(EventBase, frozen=True):

@@ -1,0 +1,478 @@
+"""The `encounter` command: a thin typer shell over `ledger.service` (parse, call, render)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated, Any, NoReturn, TypeVar
+
+import typer
+
+from ledger import render, service
+from ledger.errors import BadInput, LedgerError
+
+app = typer.Typer(
+    no_args_is_help=True,
+    add_completion=False,
+    help="Record, audit, undo and replay tabletop encounters in an append-only ledger.",
+    pretty_exceptions_enable=False,
+)
+
+T = TypeVar("T")
+
+
+class Side(StrEnum):
+    """Which side a combatant is on."""
+
+    player = "player"
+    adversary = "adversary"
+
+
+class System(StrEnum):
+    """The rule systems."""
+
+    fates_edge = "fates-edge"
+    ironsworn = "ironsworn"
+    ssss = "ssss"
+    l5r = "l5r"
+
+
+DbOption = Annotated[
+    Path,
+    typer.Option("--db", envvar="ENCOUNTER_DB", help="The ledger file.", show_default=True),
+]
+Json = Annotated[bool, typer.Option("--json", help="Machine-readable output.")]
+Strict = Annotated[
+    bool, typer.Option("--strict", help="Refuse (exit 2) an event that would add an audit error.")
+]
+Expect = Annotated[
+    int | None,
+    typer.Option("--expect", help="The seq you last saw; a stale one is a conflict (exit 3)."),
+]
+Encounter = Annotated[str, typer.Argument(help="The encounter's name.")]
+Source = Annotated[
+    str, typer.Argument(help="The encounter's name, or a .jsonl file (read, nothing written).")
+]
+
+
+@app.callback()
+def main_options(ctx: typer.Context, db: DbOption = Path(service.DEFAULT_DB)) -> None:
+    """Record, audit, undo and replay tabletop encounters in an append-only ledger."""
+    ctx.obj = db
+
+
+def fail(exc: LedgerError) -> NoReturn:
+    """Print one line on stderr and exit with the error's code."""
+    typer.echo(f"Error: {exc}", err=True)
+    raise typer.Exit(exc.exit_code)
+
+
+@contextmanager
+def opened(ctx: typer.Context) -> Iterator[service.Ledger]:
+    """The ledger file named by --db / ENCOUNTER_DB; errors become one line and an exit code."""
+    try:
+        with service.Ledger(ctx.obj) as ledger:
+            yield ledger
+    except LedgerError as exc:
+        fail(exc)
+
+
+@contextmanager
+def source(ctx: typer.Context, name: str) -> Iterator[tuple[service.Ledger, str]]:
+    """An encounter in the ledger file, or a .jsonl file read into memory."""
+    try:
+        if name.endswith(".jsonl") or (("/" in name or "\\" in name) and Path(name).exists()):
+            ledger, encounter = service.load(name)
+            with ledger:
+                yield ledger, encounter
+        else:
+            with service.Ledger(ctx.obj) as ledger:
+                yield ledger, name
+    except LedgerError as exc:
+        fail(exc)
+
+
+def emit_json(document: Any) -> None:
+    """JSON on stdout, one document."""
+    typer.echo(json.dumps(document, ensure_ascii=False))
+
+
+def show_recorded(result: service.Recorded, note: str = "") -> None:
+    """`Recorded seq N: type` with the tracks it changed and the findings it raised."""
+    for record in result.records:
+        typer.echo(f"Recorded seq {record.seq}: {record.type}{note}")
+    for line in render.change_lines(result.changes):
+        typer.echo(line)
+    for finding in result.findings:
+        typer.echo(render.finding_line(finding))
+
+
+def record_command(
+    ctx: typer.Context,
+    encounter: str,
+    fields: Mapping[str, Any],
+    strict: bool = False,
+    expect: int | None = None,
+) -> service.Recorded:
+    """Record one event dict and print what it did (the building block of friendly verbs)."""
+    with opened(ctx) as ledger:
+        try:
+            result = ledger.record(encounter, fields, strict=strict, expect=expect)
+        except LedgerError as exc:
+            fail(exc)
+    show_recorded(result)
+    return result
+
+
+def parse_value(text: str) -> Any:
+    """A command-line value: JSON when it parses as JSON, else the text itself."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return text
+
+
+def parse_pairs(pairs: list[str], what: str) -> dict[str, Any]:
+    """KEY=VALUE pairs (values parse as JSON); dotted keys nest: `rings.air=3`."""
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        key, eq, raw = pair.partition("=")
+        if not eq or not key:
+            fail(BadInput(f"{what} {pair!r} is not KEY=VALUE"))
+        node = out
+        *parents, leaf = key.split(".")
+        for part in parents:
+            child = node.setdefault(part, {})
+            if not isinstance(child, dict):
+                fail(BadInput(f"{what} {pair!r}: {part!r} is already a value"))
+            node = child
+        node[leaf] = parse_value(raw)
+    return out
+
+
+def read_json_object(path: Path, what: str) -> dict[str, Any]:
+    """A JSON object from a file, or bad input naming the file."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        fail(BadInput(f"{what}: no such file {path}"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        fail(BadInput(f"{what}: {path} is not valid JSON ({exc})"))
+    if not isinstance(data, dict):
+        fail(BadInput(f"{what}: {path} must hold a JSON object"))
+    return data
+
+
+@app.command()
+def new(
+    ctx: typer.Context,
+    name: Encounter,
+    system: Annotated[System, typer.Option("--system", help="The rule system.")],
+    title: Annotated[str | None, typer.Option("--title", help="A title for people.")] = None,
+    rules: Annotated[
+        Path | None, typer.Option("--rules", help="A JSON file of house-rule overrides.")
+    ] = None,
+) -> None:
+    """Open a new encounter, pinning its house rules."""
+    overrides = read_json_object(rules, "--rules") if rules else {}
+    with opened(ctx) as ledger:
+        result = ledger.open(name, system.value, title=title, rules=overrides)
+    typer.echo(f"Opened {name!r} ({system.value}) at seq {result.seq}.")
+
+
+@app.command()
+def add(
+    ctx: typer.Context,
+    name: Encounter,
+    combatant: Annotated[str, typer.Argument(help="The combatant's name.")],
+    side: Annotated[Side, typer.Option("--side", help="player or adversary.")],
+    stat: Annotated[
+        list[str] | None, typer.Option("--stat", help="KEY=VALUE (JSON values); repeat.")
+    ] = None,
+    from_file: Annotated[
+        Path | None, typer.Option("--from", help="A JSON file with the stat block.")
+    ] = None,
+    strict: Strict = False,
+    expect: Expect = None,
+) -> None:
+    """Add a combatant with its stat block."""
+    stats = read_json_object(from_file, "--from") if from_file else {}
+    stats.update(parse_pairs(stat or [], "--stat"))
+    fields = {"type": "combatant.joined", "name": combatant, "side": side.value, "stats": stats}
+    record_command(ctx, name, fields, strict, expect)
+
+
+@app.command()
+def record(
+    ctx: typer.Context,
+    name: Encounter,
+    type: Annotated[str, typer.Argument(help="The event type, e.g. hit.resolved.")],
+    fields: Annotated[
+        list[str] | None, typer.Argument(help="KEY=VALUE fields; values parse as JSON.")
+    ] = None,
+    strict: Strict = False,
+    expect: Expect = None,
+) -> None:
+    """Record any event by its type."""
+    data = parse_pairs(fields or [], "field")
+    if "type" in data:
+        fail(BadInput("give the type as the TYPE argument, not as a field"))
+    record_command(ctx, name, {"type": type, **data}, strict, expect)
+
+
+@app.command()
+def undo(
+    ctx: typer.Context,
+    name: Encounter,
+    seq: Annotated[
+        int | None, typer.Argument(help="The seq to retract (default: the last event).")
+    ] = None,
+    reason: Annotated[str, typer.Option("--reason", help="Why the ruling is undone.")] = "",
+    strict: Strict = False,
+    expect: Expect = None,
+) -> None:
+    """Retract a mistaken event; every later track is recomputed."""
+    if not reason.strip():
+        fail(BadInput("undo needs --reason TEXT (the ledger keeps why a ruling changed)"))
+    with opened(ctx) as ledger:
+        result = _guard(lambda: ledger.undo(name, seq, reason=reason, strict=strict, expect=expect))
+    _show_retraction(result, "undid")
+
+
+@app.command()
+def redo(
+    ctx: typer.Context,
+    name: Encounter,
+    seq: Annotated[
+        int | None,
+        typer.Argument(help="The retraction, or the event it retracted (default: the last undo)."),
+    ] = None,
+    reason: Annotated[str, typer.Option("--reason", help="Why.")] = "redo",
+    strict: Strict = False,
+    expect: Expect = None,
+) -> None:
+    """Retract a retraction: the undone event counts again."""
+    with opened(ctx) as ledger:
+        result = _guard(lambda: ledger.redo(name, seq, reason=reason, strict=strict, expect=expect))
+    _show_retraction(result, "redid")
+
+
+def _guard(call: Callable[[], T]) -> T:
+    try:
+        return call()
+    except LedgerError as exc:
+        fail(exc)
+
+
+def _show_retraction(result: service.Recorded, verb: str) -> None:
+    record = result.records[-1]
+    target = getattr(record.event, "target", "?")
+    typer.echo(f"Recorded seq {record.seq}: event.retracted ({verb} seq {target})")
+    if result.changes:
+        typer.echo("Tracks changed:")
+        for line in render.change_lines(result.changes):
+            typer.echo(line)
+    else:
+        typer.echo("No track changed.")
+    for finding in result.findings:
+        if finding.rule != "ruling-reversed":
+            typer.echo(render.finding_line(finding))
+
+
+@app.command()
+def log(ctx: typer.Context, name: Source, json_: Json = False) -> None:
+    """Every event, retractions and retracted events included."""
+    from projections.core import excluded
+
+    with source(ctx, name) as (ledger, encounter):
+        records = _guard(lambda: ledger.records(encounter))
+    if json_:
+        for record in records:
+            emit_json(record.exchange())
+        return
+    gone = excluded(records)
+    by: dict[int, int] = {}
+    for r in records:
+        target = getattr(r.event, "target", None)
+        if r.type == "event.retracted" and r.seq not in gone and isinstance(target, int):
+            by[target] = r.seq
+    render.console().print(render.log_table(records, by))
+
+
+@app.command()
+def tracks(
+    ctx: typer.Context,
+    name: Source,
+    at: Annotated[int | None, typer.Option("--at", help="The tracks right after this seq.")] = None,
+    without: Annotated[
+        list[int] | None, typer.Option("--without", help="As if this seq never happened; repeat.")
+    ] = None,
+    json_: Json = False,
+) -> None:
+    """The tracks of every combatant (now, at a seq, or without some events)."""
+    with source(ctx, name) as (ledger, encounter):
+        state = _guard(lambda: ledger.tracks(encounter, at=at, without=without or ()))
+    if json_:
+        emit_json(state.view())
+        return
+    out = render.console()
+    out.print(render.tracks_table(state))
+    pools = render.pools_line(state)
+    if pools:
+        out.print(pools)
+
+
+@app.command()
+def replay(
+    ctx: typer.Context,
+    name: Source,
+    start: Annotated[int | None, typer.Option("--from", help="First seq shown.")] = None,
+    end: Annotated[int | None, typer.Option("--to", help="Last seq folded.")] = None,
+    json_: Json = False,
+) -> None:
+    """Step through the encounter: each effective event and the tracks it changed."""
+    with source(ctx, name) as (ledger, encounter):
+        steps = _guard(lambda: list(ledger.replay(encounter, start, end)))
+    for step in steps:
+        if json_:
+            emit_json(step.document())
+            continue
+        typer.echo(f"seq {step.record.seq} {step.record.type} {render.summary(step.record.event)}")
+        for line in render.change_lines(step.changes):
+            typer.echo(line)
+
+
+@app.command()
+def audit(ctx: typer.Context, name: Source, json_: Json = False) -> None:
+    """Check the encounter against its rules; exit 1 when any finding is an error."""
+    with source(ctx, name) as (ledger, encounter):
+        findings = _guard(lambda: ledger.audit(encounter))
+    errors = sum(f.severity == "error" for f in findings)
+    if json_:
+        emit_json(
+            {"encounter": encounter, "findings": [f.model_dump(mode="json") for f in findings]}
+        )
+    elif findings:
+        render.console().print(render.findings_table(findings))
+        warnings = sum(f.severity == "warning" for f in findings)
+        notes = len(findings) - errors - warnings
+        typer.echo(f"{errors} error(s), {warnings} warning(s), {notes} note(s).")
+    else:
+        typer.echo(f"{encounter}: no findings.")
+    if errors:
+        raise typer.Exit(1)
+
+
+@app.command("list")
+def list_(ctx: typer.Context, json_: Json = False) -> None:
+    """The encounters in the ledger file."""
+    with opened(ctx) as ledger:
+        heads = ledger.encounters()
+    if json_:
+        emit_json([h.model_dump(mode="json") for h in heads])
+        return
+    if not heads:
+        typer.echo(f"No encounters in {ctx.obj}.")
+        return
+    from rich.table import Table
+
+    table = Table()
+    for column in ("encounter", "system", "title", "events", "head", "updated"):
+        table.add_column(column)
+    for h in heads:
+        table.add_row(h.encounter, h.system, h.title or "", str(h.seq), h.hash[:12], h.updated_at)
+    render.console().print(table)
+
+
+@app.command()
+def export(
+    ctx: typer.Context,
+    name: Encounter,
+    out: Annotated[Path | None, typer.Option("--out", help="Write to this file.")] = None,
+) -> None:
+    """The encounter as JSON Lines, envelope and chain included."""
+    with opened(ctx) as ledger:
+        lines = _guard(lambda: list(ledger.export(name)))
+    text = "".join(line + "\n" for line in lines)
+    if out is None:
+        sys.stdout.write(text)
+        return
+    try:
+        out.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        fail(BadInput(f"cannot write {out}: {exc.strerror}"))
+    typer.echo(f"Exported {len(lines)} events of {name!r} to {out}.", err=True)
+
+
+@app.command("import")
+def import_(
+    ctx: typer.Context,
+    file: Annotated[Path, typer.Argument(help="A JSON Lines file ('-' for stdin).")],
+    into: Annotated[
+        str | None, typer.Option("--into", help="The encounter to import into.")
+    ] = None,
+    new_ids: Annotated[
+        bool, typer.Option("--new-ids", help="Fresh ids and seqs: copy under another name.")
+    ] = False,
+) -> None:
+    """Import JSON Lines: all lines or none; events already stored are skipped."""
+    try:
+        text = sys.stdin.read() if str(file) == "-" else file.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        fail(BadInput(f"no such file: {file}"))
+    except UnicodeDecodeError as exc:
+        fail(BadInput(f"{file} is not UTF-8 text (byte {exc.start})"))
+    except OSError as exc:
+        fail(BadInput(f"cannot read {file}: {exc.strerror}"))
+    with opened(ctx) as ledger:
+        result = _guard(
+            lambda: ledger.import_lines(
+                text.splitlines(),
+                into=into,
+                new_ids=new_ids,
+                source="stdin" if str(file) == "-" else str(file),
+            )
+        )
+    typer.echo(
+        f"Imported {result.appended} events into {result.encounter!r} "
+        f"({result.already_stored} already stored); head seq {result.head}."
+    )
+
+
+@app.command()
+def verify(
+    ctx: typer.Context,
+    name: Annotated[str | None, typer.Argument(help="One encounter (default: all).")] = None,
+) -> None:
+    """Recompute the hash chains; exit 1 when one is broken."""
+    with opened(ctx) as ledger:
+        reports = _guard(lambda: ledger.verify(name))
+    broken = False
+    for r in reports:
+        if r.ok:
+            typer.echo(f"{r.encounter}: {r.events} events, chain ok, head {r.head}")
+        else:
+            broken = True
+            typer.echo(f"{r.encounter}: BROKEN at seq {r.bad_seq}: {r.problem}")
+    if not reports:
+        typer.echo(f"No encounters in {ctx.obj}.")
+    if broken:
+        raise typer.Exit(1)
+
+
+def _register_verbs() -> None:
+    from ledger import verbs
+
+    verbs.register_all(app)
+
+
+_register_verbs()
+
+
+def main() -> None:
+    """Entry point of the `encounter` console script."""
+    app()

@@ -1,0 +1,115 @@
+"""How the CLI shows things to people: rich tables and one-line summaries (no logic here)."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from ledger import events
+from projections.core import Change, State
+from projections.findings import Finding
+
+
+def console() -> Console:
+    """A console on the current stdout; width from COLUMNS (default 100) so output is stable."""
+    width = int(os.environ.get("COLUMNS", "100") or 100)
+    return Console(file=sys.stdout, width=width, highlight=False, soft_wrap=False, emoji=False)
+
+
+def value(v: Any) -> str:
+    """A track value in a table cell."""
+    if v is None:
+        return "-"
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if isinstance(v, Mapping):
+        if v and all(
+            isinstance(x, Mapping) and {"filled", "capacity"} <= set(x) for x in v.values()
+        ):
+            return " ".join(f"T{k}:{x['filled']}/{x['capacity']}" for k, x in v.items())
+        return ", ".join(f"{k}: {value(x)}" for k, x in v.items()) or "-"
+    if isinstance(v, list | tuple):
+        if v and all(isinstance(x, Mapping) and "seq" in x for x in v):
+            return ", ".join(
+                "@"
+                + str(x["seq"])
+                + "".join(f" {k} {value(y)}" for k, y in x.items() if k != "seq")
+                for x in v
+            )
+        return ", ".join(value(x) for x in v) or "-"
+    return str(v)
+
+
+def summary(event: events.EventBase) -> str:
+    """The fields of an event, compactly: `target=Ogre harm=2`."""
+    body = events.body_of(event)
+    parts = []
+    for key, v in body.items():
+        text = v if isinstance(v, str) else json.dumps(v, ensure_ascii=False, separators=(",", ":"))
+        parts.append(f"{key}={text}")
+    return " ".join(parts)
+
+
+def change_lines(changes: Sequence[Change]) -> list[str]:
+    """`  Ogre resilience: 8 -> 7` lines."""
+    return [f"  {c.combatant} {c.track}: {value(c.before)} -> {value(c.after)}" for c in changes]
+
+
+def finding_line(f: Finding) -> str:
+    """`warning [rule] seq 5: message`."""
+    seqs = ", ".join(map(str, f.seq))
+    return f"{f.severity} [{f.rule}] seq {seqs}: {f.message}"
+
+
+def tracks_table(state: State) -> Table:
+    """One row a combatant, one column a track."""
+    view = state.view()
+    columns: list[str] = []
+    for tracks in view["combatants"].values():
+        for key in tracks:
+            if key not in ("side", "status") and key not in columns:
+                columns.append(key)
+    title = f"{state.encounter} ({state.system}) at seq {state.seq}"
+    table = Table(title=title, title_justify="left")
+    for name in ("combatant", "side", "status", *columns):
+        table.add_column(name)
+    for name, tracks in view["combatants"].items():
+        row = [name, tracks["side"], tracks["status"], *(value(tracks.get(c)) for c in columns)]
+        table.add_row(*row)
+    return table
+
+
+def pools_line(state: State) -> str | None:
+    """`pools: sb 3`, or None when the system has no pools."""
+    if not state.pools:
+        return None
+    return "pools: " + ", ".join(f"{k} {v}" for k, v in state.pools.items())
+
+
+def log_table(records: Iterable[events.Recorded], retracted: Mapping[int, int]) -> Table:
+    """The stream, retractions marked."""
+    table = Table(title_justify="left")
+    for name in ("seq", "recorded_at", "type", "details"):
+        table.add_column(name)
+    for r in records:
+        details = summary(r.event)
+        if r.seq in retracted:
+            details = f"(retracted by seq {retracted[r.seq]}) {details}"
+        table.add_row(str(r.seq), r.recorded_at, r.type, details)
+    return table
+
+
+def findings_table(findings: Sequence[Finding]) -> Table:
+    """One row a finding."""
+    table = Table(title_justify="left")
+    for name in ("severity", "rule", "seq", "message"):
+        table.add_column(name)
+    for f in findings:
+        table.add_row(f.severity, f.rule, ", ".join(map(str, f.seq)), f.message)
+    return table
