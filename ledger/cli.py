@@ -320,6 +320,7 @@ def tracks(
         emit_json(state.view())
         return
     out = render.console()
+    typer.echo(f"{state.encounter} ({state.system}) at seq {state.seq}")
     out.print(render.tracks_table(state))
     pools = render.pools_line(state)
     if pools:

@@ -75,8 +75,7 @@ def tracks_table(state: State) -> Table:
         for key in tracks:
             if key not in ("side", "status") and key not in columns:
                 columns.append(key)
-    title = f"{state.encounter} ({state.system}) at seq {state.seq}"
-    table = Table(title=title, title_justify="left")
+    table = Table()
     for name in ("combatant", "side", "status", *columns):
         table.add_column(name)
     for name, tracks in view["combatants"].items():

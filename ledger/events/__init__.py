@@ -65,13 +65,13 @@ def event_types(system: str) -> tuple[str, ...]:
     return _TYPES[system]
 
 
-def describe(exc: ValidationError, what: str = "event") -> str:
+def describe(exc: ValidationError, what: str = "event", tagged: bool = False) -> str:
     """One line naming the first thing wrong in a validation error, with the offending value."""
     errors = exc.errors()
     err = errors[0]
     loc = [str(p) for p in err["loc"]]
     # The first element of a tagged-union location is the tag itself; it says nothing new.
-    if loc and err["type"] != "union_tag_invalid" and "." in loc[0]:
+    if tagged and loc and err["type"] != "union_tag_invalid":
         loc = loc[1:]
     where = ".".join(loc)
     msg = err["msg"]
@@ -108,7 +108,7 @@ def parse(data: Mapping[str, Any], system: str | None) -> Event:
     try:
         event: Event = adapter.validate_json(json.dumps(dict(data)))
     except ValidationError as exc:
-        raise BadInput(describe(exc, f"{kind} event")) from exc
+        raise BadInput(describe(exc, f"{kind} event", tagged=True)) from exc
     return event
 
 

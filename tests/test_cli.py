@@ -1,0 +1,435 @@
+"""The `encounter` command: exit codes and exact output of every command."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from freezegun import freeze_time
+from typer.testing import CliRunner
+
+from ledger import cli
+
+runner = CliRunner()
+
+
+def run(db: Path, *args: str, input: str | None = None) -> tuple[int, str, str]:
+    result = runner.invoke(cli.app, ["--db", str(db), *args], input=input)
+    return result.exit_code, result.stdout, result.stderr
+
+
+def ok(db: Path, *args: str) -> str:
+    code, out, err = run(db, *args)
+    assert (code, err) == (0, ""), out
+    return out
+
+
+@pytest.fixture
+def skirmish(db: Path) -> Path:
+    with freeze_time("2026-11-29 20:00:00"):
+        ok(db, "new", "ford", "--system", "ssss", "--title", "Bandits at the ford")
+        ok(db, "add", "ford", "Bandit", "--side", "adversary", "--stat", "level=2")
+        ok(db, "add", "ford", "Ash", "--side", "player")
+        ok(db, "record", "ford", "harm.inflicted", "target=Bandit", "level=2")
+        ok(db, "record", "ford", "harm.inflicted", "target=Bandit", "level=1")
+    return db
+
+
+def test_new_opens_an_encounter_at_seq_1(db: Path) -> None:
+    assert ok(db, "new", "ford", "--system", "ssss") == "Opened 'ford' (ssss) at seq 1.\n"
+
+
+def test_new_refuses_an_existing_name(skirmish: Path) -> None:
+    code, out, err = run(skirmish, "new", "ford", "--system", "ssss")
+    assert (code, out) == (2, "")
+    assert err == f"Error: encounter 'ford' already exists in {skirmish}\n"
+
+
+def test_new_refuses_an_unknown_system(db: Path) -> None:
+    code, _, err = run(db, "new", "ford", "--system", "gurps")
+    assert code == 2
+    assert "Invalid value for '--system'" in err
+
+
+def test_new_pins_house_rule_overrides_from_a_file(db: Path, tmp_path: Path) -> None:
+    rules = tmp_path / "house.json"
+    rules.write_text('{"penalty_stacking": "highest_only"}')
+    ok(db, "new", "ford", "--system", "ssss", "--rules", str(rules))
+    opened = json.loads(ok(db, "log", "ford", "--json").splitlines()[0])
+    assert opened["rules"] == {
+        "max_per_tier": 3,
+        "top_tier_exhaustion_defeats_on_any_harm": False,
+        "penalty_stacking": "highest_only",
+        "pc_lethal_harm_level": 4,
+    }
+
+
+def test_an_unknown_house_rule_is_bad_input(db: Path, tmp_path: Path) -> None:
+    rules = tmp_path / "house.json"
+    rules.write_text('{"penalty_stack": "highest_only"}')
+    code, _, err = run(db, "new", "ford", "--system", "ssss", "--rules", str(rules))
+    assert (code, err) == (2, "Error: ssss rules has unknown field 'penalty_stack'\n")
+    assert ok(db, "list") == f"No encounters in {db}.\n"
+
+
+def test_add_prints_the_seq_and_the_new_combatant(db: Path) -> None:
+    ok(db, "new", "ford", "--system", "ssss")
+    out = ok(db, "add", "ford", "Bandit", "--side", "adversary", "--stat", "level=1")
+    assert out == "Recorded seq 2: combatant.joined\n  Bandit status: - -> active\n"
+
+
+def test_add_reads_a_stat_block_file(db: Path, tmp_path: Path) -> None:
+    block = tmp_path / "ogre.json"
+    block.write_text('{"level": 3, "tags": ["giant"]}')
+    ok(db, "new", "ford", "--system", "ssss")
+    ok(db, "add", "ford", "Ogre", "--side", "adversary", "--from", str(block))
+    ogre = json.loads(ok(db, "tracks", "ford", "--json"))["combatants"]["Ogre"]
+    assert (ogre["level"], ogre["tags"]) == (3, ["giant"])
+
+
+def test_record_prints_the_tracks_it_changed_and_the_findings(skirmish: Path) -> None:
+    out = ok(skirmish, "record", "ford", "harm.inflicted", "target=Bandit", "level=1")
+    assert out == (
+        "Recorded seq 6: harm.inflicted\n  Bandit slots: T1:1/3 T2:1/3 -> T1:2/3 T2:1/3\n"
+    )
+    ok(skirmish, "record", "ford", "harm.inflicted", "target=Ash", "level=1")
+    out = ok(skirmish, "record", "ford", "grit.used", "target=Ash", "from_level=1", "to_level=2")
+    assert out == (
+        "Recorded seq 8: grit.used\n"
+        "  Ash harm: 1 -> 2\n"
+        "error [grit-raises-harm] seq 8: grit at seq 8 takes harm from level 1 to 2; "
+        "Grit may only lessen or resist an injury\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ["record", "ford", "harm.inflicted", "target=Nobody", "level=1"],
+            "target 'Nobody' is not in encounter 'ford' (known: Bandit, Ash)",
+        ),
+        (
+            ["record", "ford", "harm.inflicted", "target=Bandit", "level=-1"],
+            "harm.inflicted event field 'level': input should be greater than or equal to 1 (got -1)",
+        ),
+        (
+            ["record", "ford", "harm.inflicted", "target=Bandit", "level=two"],
+            "harm.inflicted event field 'level': input should be a valid integer (got \"two\")",
+        ),
+        (
+            ["record", "ford", "harm.inflicted", "target=Bandit", "level"],
+            "field 'level' is not KEY=VALUE",
+        ),
+        (
+            ["record", "ford", "hit.resolved", "target=Bandit", "harm=1"],
+            "unknown event type 'hit.resolved' for ssss (known: combatant.joined, combatant.left, "
+            "encounter.opened, event.retracted, grit.used, harm.inflicted, note, roll.made, "
+            "scene.ended, stakes.locked, throw.made, track.adjusted, tracks.noted)",
+        ),
+        (
+            ["record", "ford", "harm.inflicted", "target=Bandit", "level=1", "colour=red"],
+            "harm.inflicted event has unknown field 'colour'",
+        ),
+        (
+            ["record", "ford", "encounter.opened", "system=ssss"],
+            "encounter 'ford' is already open (ssss); encounter.opened comes once, at seq 1",
+        ),
+        (["record", "moor", "note", "text=hi"], "encounter 'moor' is not in {db} (known: ford)"),
+        (["undo", "ford", "1", "--reason", "x"], "seq 1 (encounter.opened) cannot be retracted"),
+        (["undo", "ford", "99", "--reason", "x"], "seq 99 is not in encounter 'ford' (seqs 1-5)"),
+        (["undo", "ford"], "undo needs --reason TEXT (the ledger keeps why a ruling changed)"),
+        (["redo", "ford"], "encounter 'ford' has nothing to redo"),
+        (
+            ["add", "ford", "Bandit", "--side", "player"],
+            "combatant 'Bandit' already joined encounter 'ford'",
+        ),
+        (
+            ["add", "ford", "Ogre", "--side", "adversary", "--stat", "level=9"],
+            "stats of 'Ogre' field 'level': input should be less than or equal to 5 (got 9)",
+        ),
+        (
+            ["add", "ford", "Bad\tName", "--side", "player"],
+            "combatant.joined event field 'name': value error, must not contain control "
+            'characters (got "Bad\\tName")',
+        ),
+        (["tracks", "ford", "--at", "9"], "--at 9: the encounter has seqs 1-5"),
+    ],
+)
+def test_bad_input_is_one_line_exit_2_and_appends_nothing(
+    skirmish: Path, args: list[str], message: str
+) -> None:
+    code, out, err = run(skirmish, *args)
+    assert (code, out, err) == (2, "", f"Error: {message.format(db=skirmish)}\n")
+    assert json.loads(ok(skirmish, "tracks", "ford", "--json"))["seq"] == 5
+
+
+def test_a_stale_expect_is_a_conflict_with_exit_3(skirmish: Path) -> None:
+    code, out, err = run(skirmish, "record", "ford", "note", "text=late", "--expect", "4")
+    assert (code, out) == (3, "")
+    assert err == (
+        "Error: encounter 'ford' is at seq 5, not 4: another writer appended first; "
+        "re-read and try again\n"
+    )
+    assert ok(skirmish, "record", "ford", "note", "text=ok", "--expect", "5") == (
+        "Recorded seq 6: note\n"
+    )
+
+
+def test_strict_refuses_an_event_that_breaks_a_rule(skirmish: Path) -> None:
+    ok(skirmish, "record", "ford", "harm.inflicted", "target=Ash", "level=2")
+    code, out, err = run(
+        skirmish,
+        "record",
+        "ford",
+        "grit.used",
+        "target=Ash",
+        "from_level=2",
+        "to_level=3",
+        "--strict",
+    )
+    assert (code, out) == (2, "")
+    assert err == (
+        "Error: refused (--strict): [grit-raises-harm] grit at seq 7 takes harm from level 2 "
+        "to 3; Grit may only lessen or resist an injury\n"
+    )
+    assert json.loads(ok(skirmish, "tracks", "ford", "--json"))["seq"] == 6
+
+
+def test_undo_retracts_the_last_event_and_prints_what_changed(skirmish: Path) -> None:
+    out = ok(skirmish, "undo", "ford", "--reason", "that hit was on Ash")
+    assert out == (
+        "Recorded seq 6: event.retracted (undid seq 5)\n"
+        "Tracks changed:\n"
+        "  Bandit slots: T1:1/3 T2:1/3 -> T1:0/3 T2:1/3\n"
+        "  Bandit penalties: 2 -> 1\n"
+    )
+
+
+def test_redo_takes_the_retraction_or_the_undone_seq(skirmish: Path) -> None:
+    ok(skirmish, "undo", "ford", "4", "--reason", "misread the throw")
+    out = ok(skirmish, "redo", "ford", "4")
+    assert out == (
+        "Recorded seq 7: event.retracted (redid seq 6)\n"
+        "Tracks changed:\n"
+        "  Bandit slots: T1:1/3 T2:0/3 -> T1:1/3 T2:1/3\n"
+        "  Bandit penalties: 1 -> 2\n"
+    )
+    code, _, err = run(skirmish, "undo", "ford", "7", "--reason", "again")
+    assert code == 0, err
+    code, _, err = run(skirmish, "undo", "ford", "7", "--reason", "twice")
+    assert (code, err) == (
+        2,
+        "Error: seq 7 is already retracted (by seq 8); use redo to restore it\n",
+    )
+
+
+def test_tracks_prints_a_table_of_every_combatant(skirmish: Path) -> None:
+    assert ok(skirmish, "tracks", "ford") == (
+        "ford (ssss) at seq 5\n"
+        "┏━━━━━━━━━━━┳━━━━━━━━━━━┳━━━━━━━━┳━━━━━━━┳━━━━━━━━━━━━━━━┳━━━━━━━━━━━┳━━━━━━┳━━━━━━┳━━━━━━━━┓\n"
+        "┃ combatant ┃ side      ┃ status ┃ level ┃ slots         ┃ penalties ┃ tags ┃ harm ┃ record ┃\n"
+        "┡━━━━━━━━━━━╇━━━━━━━━━━━╇━━━━━━━━╇━━━━━━━╇━━━━━━━━━━━━━━━╇━━━━━━━━━━━╇━━━━━━╇━━━━━━╇━━━━━━━━┩\n"
+        "│ Bandit    │ adversary │ active │ 2     │ T1:1/3 T2:1/3 │ 2         │ -    │ -    │ -      │\n"
+        "│ Ash       │ player    │ active │ -     │ -             │ -         │ -    │ -    │ -      │\n"
+        "└───────────┴───────────┴────────┴───────┴───────────────┴───────────┴──────┴──────┴────────┘\n"
+    )
+
+
+def test_tracks_json_has_the_contract_keys(skirmish: Path) -> None:
+    doc = json.loads(ok(skirmish, "tracks", "ford", "--json"))
+    assert list(doc) == ["encounter", "system", "seq", "combatants", "pools", "rolls"]
+    assert doc["combatants"]["Bandit"] == {
+        "side": "adversary",
+        "status": "active",
+        "level": 2,
+        "slots": {"1": {"filled": 1, "capacity": 3}, "2": {"filled": 1, "capacity": 3}},
+        "penalties": 2,
+        "tags": [],
+    }
+
+
+def test_tracks_at_and_without(skirmish: Path) -> None:
+    at = json.loads(ok(skirmish, "tracks", "ford", "--at", "4", "--json"))
+    without = json.loads(ok(skirmish, "tracks", "ford", "--without", "5", "--json"))
+    assert at["combatants"] == without["combatants"]
+    assert at["combatants"]["Bandit"]["penalties"] == 1
+
+
+def test_log_marks_retracted_events(skirmish: Path) -> None:
+    with freeze_time("2026-11-29 20:05:00"):
+        ok(skirmish, "undo", "ford", "--reason", "wrong")
+    out = ok(skirmish, "log", "ford")
+    assert (
+        "│ 5   │ 2026-11-29T20:00:00.000000Z │ harm.inflicted   │ (retracted by seq 6) target=Bandit"
+        in out
+    )
+    assert "│ 6   │ 2026-11-29T20:05:00.000000Z │ event.retracted  │ target=5 reason=wrong" in out
+
+
+def test_log_json_is_the_export_format(skirmish: Path) -> None:
+    lines = ok(skirmish, "log", "ford", "--json").splitlines()
+    assert lines == ok(skirmish, "export", "ford").splitlines()
+    assert json.loads(lines[3]) == {
+        "type": "harm.inflicted",
+        "target": "Bandit",
+        "level": 2,
+        "encounter": "ford",
+        "seq": 4,
+        "id": json.loads(lines[3])["id"],
+        "recorded_at": "2026-11-29T20:00:00.000000Z",
+        "prev_hash": json.loads(lines[2])["hash"],
+        "hash": json.loads(lines[3])["hash"],
+    }
+
+
+def test_replay_shows_each_step_and_its_changes(skirmish: Path) -> None:
+    out = ok(skirmish, "replay", "ford", "--from", "4")
+    assert out == (
+        "seq 4 harm.inflicted target=Bandit level=2\n"
+        "  Bandit slots: T1:0/3 T2:0/3 -> T1:0/3 T2:1/3\n"
+        "  Bandit penalties: 0 -> 1\n"
+        "seq 5 harm.inflicted target=Bandit level=1\n"
+        "  Bandit slots: T1:0/3 T2:1/3 -> T1:1/3 T2:1/3\n"
+        "  Bandit penalties: 1 -> 2\n"
+    )
+
+
+def test_replay_json_is_one_line_per_effective_event(skirmish: Path) -> None:
+    lines = [
+        json.loads(x) for x in ok(skirmish, "replay", "ford", "--json", "--to", "4").splitlines()
+    ]
+    assert [x["seq"] for x in lines] == [1, 2, 3, 4]
+    assert list(lines[3]) == ["seq", "type", "event", "combatants", "pools"]
+    assert lines[3]["event"] == {"target": "Bandit", "level": 2}
+    assert lines[3]["combatants"]["Bandit"]["penalties"] == 1
+
+
+def test_audit_with_no_findings_exits_0(skirmish: Path) -> None:
+    assert ok(skirmish, "audit", "ford") == "ford: no findings.\n"
+
+
+def test_audit_with_an_error_exits_1_and_points_at_the_seqs(skirmish: Path) -> None:
+    ok(skirmish, "record", "ford", "stakes.locked", "stake=ambush", "actor=Ash")
+    ok(skirmish, "record", "ford", "stakes.locked", "stake=ambush", "actor=Bandit")
+    code, out, _ = run(skirmish, "audit", "ford", "--json")
+    assert code == 1
+    assert json.loads(out) == {
+        "encounter": "ford",
+        "findings": [
+            {
+                "rule": "stakes-locked-once",
+                "severity": "error",
+                "seq": [6, 7],
+                "message": "seq 7 locks stake 'ambush' again; it was locked at seq 6 and that "
+                "first lock stands",
+            },
+        ],
+    }
+    code, out, _ = run(skirmish, "audit", "ford")
+    assert code == 1
+    assert out.endswith("1 error(s), 0 warning(s), 0 note(s).\n")
+
+
+def test_list_shows_every_encounter(skirmish: Path) -> None:
+    doc = json.loads(ok(skirmish, "list", "--json"))
+    assert [(h["encounter"], h["system"], h["title"], h["seq"]) for h in doc] == [
+        ("ford", "ssss", "Bandits at the ford", 5)
+    ]
+    assert "│ ford      │ ssss   │ Bandits at the ford │ 5      │" in ok(skirmish, "list")
+
+
+def test_export_import_verify_round_trip_into_another_file(skirmish: Path, tmp_path: Path) -> None:
+    out_file = tmp_path / "ford.jsonl"
+    code, out, err = run(skirmish, "export", "ford", "--out", str(out_file))
+    assert (code, out, err) == (0, "", f"Exported 5 events of 'ford' to {out_file}.\n")
+    other = tmp_path / "other.db"
+    assert ok(other, "import", str(out_file)) == (
+        "Imported 5 events into 'ford' (0 already stored); head seq 5.\n"
+    )
+    assert ok(other, "import", str(out_file)) == (
+        "Imported 0 events into 'ford' (5 already stored); head seq 5.\n"
+    )
+    head = json.loads(out_file.read_text().splitlines()[-1])["hash"]
+    assert ok(other, "verify") == f"ford: 5 events, chain ok, head {head}\n"
+    assert ok(other, "import", str(out_file), "--into", "rematch", "--new-ids").startswith(
+        "Imported 5 events into 'rematch'"
+    )
+
+
+def test_an_import_with_one_bad_line_appends_nothing(skirmish: Path, tmp_path: Path) -> None:
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"type": "note", "text": "fine"}\n{"type": "note", "text": 3}\n')
+    code, out, err = run(skirmish, "import", str(bad), "--into", "ford")
+    assert (code, out) == (2, "")
+    assert err == (
+        f"Error: {bad} line 2: note event field 'text': input should be a valid string (got 3)\n"
+    )
+    bad.write_text('{"type": "note", "text": "fine"}\n[1, 2]\n')
+    assert run(skirmish, "import", str(bad), "--into", "ford")[2] == (
+        f"Error: {bad} line 2: expected a JSON object, got an array\n"
+    )
+    bad.write_text('{"type": "note", "text": "fine"}\n{"type": \n')
+    assert run(skirmish, "import", str(bad), "--into", "ford")[2].startswith(
+        f"Error: {bad} line 2: malformed JSON: "
+    )
+    assert json.loads(ok(skirmish, "tracks", "ford", "--json"))["seq"] == 5
+
+
+def test_verify_exits_1_and_names_the_first_bad_seq(skirmish: Path) -> None:
+    import sqlite3
+
+    raw = sqlite3.connect(skirmish)
+    raw.execute("DROP TRIGGER events_no_update")
+    raw.execute("UPDATE events SET recorded_at = '2020-01-01T00:00:00.000000Z' WHERE seq = 4")
+    raw.commit()
+    raw.close()
+    code, out, _ = run(skirmish, "verify", "ford")
+    assert (code, out) == (1, "ford: BROKEN at seq 4: hash does not match the event's contents\n")
+
+
+def test_read_commands_accept_a_jsonl_file_and_write_nothing(
+    skirmish: Path, tmp_path: Path
+) -> None:
+    shared = tmp_path / "session.jsonl"
+    shared.write_text(ok(skirmish, "export", "ford"))
+    elsewhere = tmp_path / "untouched.db"
+    doc = json.loads(ok(elsewhere, "tracks", str(shared), "--json"))
+    assert doc["combatants"]["Bandit"]["penalties"] == 2
+    assert ok(elsewhere, "audit", str(shared)) == "ford: no findings.\n"
+    assert len(ok(elsewhere, "replay", str(shared), "--json").splitlines()) == 5
+    assert ok(elsewhere, "list") == f"No encounters in {elsewhere}.\n"
+
+
+def test_a_missing_jsonl_file_is_bad_input(db: Path) -> None:
+    code, _, err = run(db, "tracks", "nowhere.jsonl")
+    assert (code, err) == (2, "Error: no such file: nowhere.jsonl\n")
+
+
+def test_the_db_can_come_from_the_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    target = tmp_path / "env.db"
+    monkeypatch.setenv("ENCOUNTER_DB", str(target))
+    result = runner.invoke(cli.app, ["new", "ford", "--system", "ssss"])
+    assert result.exit_code == 0
+    assert target.exists()
+
+
+def test_every_command_has_help() -> None:
+    import typer.main
+
+    group = typer.main.get_command(cli.app)
+    assert hasattr(group, "commands")
+    for name, command in group.commands.items():
+        assert command.help, name
+        result = runner.invoke(cli.app, [name, "--help"])
+        assert result.exit_code == 0, name
+        assert "Usage:" in result.stdout
+
+
+def test_no_arguments_shows_help() -> None:
+    result = runner.invoke(cli.app, [])
+    assert result.exit_code in (0, 2)
+    assert "Record, audit, undo and replay" in result.stdout
