@@ -321,7 +321,8 @@ def tracks(
         return
     out = render.console()
     typer.echo(f"{state.encounter} ({state.system}) at seq {state.seq}")
-    out.print(render.tracks_table(state))
+    for table in render.tracks_tables(state):
+        out.print(table)
     pools = render.pools_line(state)
     if pools:
         out.print(pools)

@@ -17,8 +17,8 @@ from projections.findings import Finding
 
 
 def console() -> Console:
-    """A console on the current stdout; width from COLUMNS (default 100) so output is stable."""
-    width = int(os.environ.get("COLUMNS", "100") or 100)
+    """A console on the current stdout; width from COLUMNS (default 120) so output is stable."""
+    width = int(os.environ.get("COLUMNS", "120") or 120)
     return Console(file=sys.stdout, width=width, highlight=False, soft_wrap=False, emoji=False)
 
 
@@ -67,21 +67,26 @@ def finding_line(f: Finding) -> str:
     return f"{f.severity} [{f.rule}] seq {seqs}: {f.message}"
 
 
-def tracks_table(state: State) -> Table:
-    """One row a combatant, one column a track."""
+def tracks_tables(state: State) -> list[Table]:
+    """One table a side (players, then adversaries): a row a combatant, a column a track."""
     view = state.view()
-    columns: list[str] = []
-    for tracks in view["combatants"].values():
-        for key in tracks:
-            if key not in ("side", "status") and key not in columns:
-                columns.append(key)
-    table = Table()
-    for name in ("combatant", "side", "status", *columns):
-        table.add_column(name)
-    for name, tracks in view["combatants"].items():
-        row = [name, tracks["side"], tracks["status"], *(value(tracks.get(c)) for c in columns)]
-        table.add_row(*row)
-    return table
+    tables = []
+    for side in ("player", "adversary"):
+        rows = {n: t for n, t in view["combatants"].items() if t["side"] == side}
+        if not rows:
+            continue
+        columns: list[str] = []
+        for tracks in rows.values():
+            for key in tracks:
+                if key not in ("side", "status") and key not in columns:
+                    columns.append(key)
+        table = Table()
+        for name in (side, "status", *columns):
+            table.add_column(name.replace("_", " "))
+        for name, tracks in rows.items():
+            table.add_row(name, tracks["status"], *(value(tracks.get(c)) for c in columns))
+        tables.append(table)
+    return tables
 
 
 def pools_line(state: State) -> str | None:

@@ -418,9 +418,13 @@ class Ledger:
         ):
             rules = core.pinned_rules(ruleset(event.system), event.rules)
             event = event.model_copy(update={"rules": rules})
+        if stored.encounter != session.writer.encounter:
+            raise BadInput(
+                f"event id {stored.id!r} is already stored in encounter {stored.encounter!r}; "
+                "ids are global: use --new-ids to copy an encounter under another name"
+            )
         same = (
-            stored.encounter == session.writer.encounter
-            and stored.type == events.type_of(event)
+            stored.type == events.type_of(event)
             and events.body_of(stored.event) == events.body_of(event)
             and all(
                 envelope.get(k, getattr(stored, k)) == getattr(stored, k)

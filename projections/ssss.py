@@ -45,7 +45,11 @@ class Enemy(core.Combatant, frozen=True):
 
 
 class Player(core.Combatant, frozen=True):
-    """A player: the harm levels recorded against them (after Grit), and the sheet as given."""
+    """A player: the harm levels recorded against them (after Grit), and the sheet as given.
+
+    Harm at `pc_lethal_harm_level` or above defeats them; Grit that lessens every such injury
+    below that level undoes the defeat.
+    """
 
     harm: tuple[int, ...] = ()
     record: Mapping[str, Any] = {}
@@ -59,18 +63,20 @@ class ThrowRoll(core.Roll, frozen=True):
 
 
 class SsssState(core.State, frozen=True):
-    """The encounter, plus where each harm landed (for the audit)."""
+    """The encounter with its house rules read once."""
 
-    placements: Mapping[int, int] = {}
+    house: Rules = Rules()
 
 
 def _rules(state: core.State) -> Rules:
+    if isinstance(state, SsssState):
+        return state.house
     return Rules.model_validate(state.rules)
 
 
 def start(state: core.State) -> core.State:
-    """The initial state."""
-    return SsssState(**dict(state))
+    """The initial state, with the pinned house rules parsed once."""
+    return SsssState(**dict(state), house=Rules.model_validate(state.rules))
 
 
 def join(state: core.State, seq: int, event: events.CombatantJoined) -> core.Combatant:
@@ -82,11 +88,18 @@ def join(state: core.State, seq: int, event: events.CombatantJoined) -> core.Com
     except ValidationError as exc:
         raise BadInput(events.describe(exc, f"stats of {event.name!r}")) from exc
     most = vocab.max_slots(stats.level, _rules(state).max_per_tier)
-    layout = (
-        {str(t): n for t, n in most.items()}
-        if stats.slots is None
-        else {t: n for t, n in sorted(stats.slots.items()) if n > 0}
-    )
+    if stats.slots is None:
+        layout = {str(t): n for t, n in most.items()}
+    else:
+        layout = {t: n for t, n in sorted(stats.slots.items()) if n > 0}
+        # The stats model checks the text's 3 a tier; a house-rule maximum may be lower.
+        for tier, count in layout.items():
+            if count > most.get(int(tier), 0):
+                raise BadInput(
+                    f"stats of {event.name!r}: level {stats.level} allows "
+                    f"{most.get(int(tier), 0)} slot(s) at tier {tier} under the house rules, "
+                    f"not {count}"
+                )
     slots = {tier: Slot(filled=0, capacity=n) for tier, n in layout.items()}
     return Enemy(
         name=event.name,
@@ -130,20 +143,16 @@ def inflict(state: SsssState, seq: int, event: vocab.HarmInflicted) -> core.Stat
     if event.throw is not None and state.roll_at(event.throw) is None:
         raise BadInput(f"harm.inflicted names throw seq {event.throw}, which is not a throw")
     if isinstance(target, Player):
-        return core.replace_combatant(
-            state, target.model_copy(update={"harm": (*target.harm, event.level)})
-        )
+        return core.replace_combatant(state, _harmed(target, (*target.harm, event.level), state))
     assert isinstance(target, Enemy)
     rules = _rules(state)
     tier = place(target, event.level, rules)
-    placements = {**state.placements, seq: tier or 0}
     if tier is None:
         hurt: core.Combatant = target.model_copy(update={"status": "defeated"})
     else:
         slot = target.slots[str(tier)]
         slots = {**target.slots, str(tier): Slot(filled=slot.filled + 1, capacity=slot.capacity)}
         hurt = target.model_copy(update={"slots": slots, "penalties": _penalties(slots, rules)})
-    state = state.model_copy(update={"placements": placements})
     return core.replace_combatant(state, hurt)
 
 
@@ -163,7 +172,20 @@ def grit(state: core.State, seq: int, event: vocab.GritUsed) -> core.State:
         del harm[at]
     else:
         harm[at] = event.to_level
-    return core.replace_combatant(state, target.model_copy(update={"harm": tuple(harm)}))
+    return core.replace_combatant(state, _harmed(target, tuple(harm), state))
+
+
+def _harmed(player: Player, harm: tuple[int, ...], state: core.State) -> Player:
+    """The player with a new harm record: defeated while it holds lethal harm."""
+    lethal = _rules(state).pc_lethal_harm_level
+    was_lethal = any(h >= lethal for h in player.harm)
+    is_lethal = any(h >= lethal for h in harm)
+    status = player.status
+    if is_lethal and status == "active":
+        status = "defeated"
+    elif was_lethal and not is_lethal and status == "defeated":
+        status = "active"  # Grit lessened the injury that killed them
+    return player.model_copy(update={"harm": harm, "status": status})
 
 
 def apply(state: core.State, seq: int, event: Any) -> core.State:
@@ -191,7 +213,7 @@ def apply(state: core.State, seq: int, event: Any) -> core.State:
 
 def audit(before: core.State, seq: int, event: Any, after: core.State) -> Iterator[Finding]:
     """`slot-placement` and `grit-raises-harm`."""
-    if isinstance(event, vocab.HarmInflicted) and isinstance(after, SsssState):
+    if isinstance(event, vocab.HarmInflicted):
         target = before.combatants[event.target]
         if event.throw is not None:
             throw = before.roll_at(event.throw)
@@ -202,9 +224,9 @@ def audit(before: core.State, seq: int, event: Any, after: core.State) -> Iterat
                     f"harm.inflicted at seq {seq} is level {event.level}, but the throw at seq "
                     f"{event.throw} gave harm level {throw.harm_level}",
                 )
-        tier = after.placements.get(seq)
-        if isinstance(target, Enemy) and tier is not None:
-            if tier == 0:
+        if isinstance(target, Enemy) and target.active:
+            tier = place(target, event.level, _rules(before))
+            if tier is None:
                 yield info(
                     "slot-placement",
                     (seq,),
@@ -227,13 +249,23 @@ def audit(before: core.State, seq: int, event: Any, after: core.State) -> Iterat
         )
 
 
+def adjust(state: core.State, seq: int, event: events.TrackAdjusted) -> core.State:
+    """A GM override; new slots recount the penalties."""
+    state = core.adjust_track(state, seq, event)
+    target = state.combatants[event.target]
+    if isinstance(target, Enemy) and event.track == "slots":
+        penalties = _penalties(target.slots, _rules(state))
+        state = core.replace_combatant(state, target.model_copy(update={"penalties": penalties}))
+    return state
+
+
 RULESET = core.Ruleset(
     key="ssss",
     rules=Rules,
     start=start,
     join=join,
     apply=apply,
-    adjust=core.adjust_track,
+    adjust=adjust,
     scene_end=core.unchanged,
     audit=audit,
 )

@@ -14,6 +14,12 @@ from ledger import cli
 runner = CliRunner()
 
 
+@pytest.fixture(autouse=True)
+def fixed_width(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tables are laid out for 100 columns, whatever the terminal running the tests."""
+    monkeypatch.setenv("COLUMNS", "100")
+
+
 def run(db: Path, *args: str, input: str | None = None) -> tuple[int, str, str]:
     result = runner.invoke(cli.app, ["--db", str(db), *args], input=input)
     return result.exit_code, result.stdout, result.stderr
@@ -225,15 +231,19 @@ def test_redo_takes_the_retraction_or_the_undone_seq(skirmish: Path) -> None:
     )
 
 
-def test_tracks_prints_a_table_of_every_combatant(skirmish: Path) -> None:
+def test_tracks_prints_a_table_for_each_side(skirmish: Path) -> None:
     assert ok(skirmish, "tracks", "ford") == (
         "ford (ssss) at seq 5\n"
-        "┏━━━━━━━━━━━┳━━━━━━━━━━━┳━━━━━━━━┳━━━━━━━┳━━━━━━━━━━━━━━━┳━━━━━━━━━━━┳━━━━━━┳━━━━━━┳━━━━━━━━┓\n"
-        "┃ combatant ┃ side      ┃ status ┃ level ┃ slots         ┃ penalties ┃ tags ┃ harm ┃ record ┃\n"
-        "┡━━━━━━━━━━━╇━━━━━━━━━━━╇━━━━━━━━╇━━━━━━━╇━━━━━━━━━━━━━━━╇━━━━━━━━━━━╇━━━━━━╇━━━━━━╇━━━━━━━━┩\n"
-        "│ Bandit    │ adversary │ active │ 2     │ T1:1/3 T2:1/3 │ 2         │ -    │ -    │ -      │\n"
-        "│ Ash       │ player    │ active │ -     │ -             │ -         │ -    │ -    │ -      │\n"
-        "└───────────┴───────────┴────────┴───────┴───────────────┴───────────┴──────┴──────┴────────┘\n"
+        "┏━━━━━━━━┳━━━━━━━━┳━━━━━━┳━━━━━━━━┓\n"
+        "┃ player ┃ status ┃ harm ┃ record ┃\n"
+        "┡━━━━━━━━╇━━━━━━━━╇━━━━━━╇━━━━━━━━┩\n"
+        "│ Ash    │ active │ -    │ -      │\n"
+        "└────────┴────────┴──────┴────────┘\n"
+        "┏━━━━━━━━━━━┳━━━━━━━━┳━━━━━━━┳━━━━━━━━━━━━━━━┳━━━━━━━━━━━┳━━━━━━┓\n"
+        "┃ adversary ┃ status ┃ level ┃ slots         ┃ penalties ┃ tags ┃\n"
+        "┡━━━━━━━━━━━╇━━━━━━━━╇━━━━━━━╇━━━━━━━━━━━━━━━╇━━━━━━━━━━━╇━━━━━━┩\n"
+        "│ Bandit    │ active │ 2     │ T1:1/3 T2:1/3 │ 2         │ -    │\n"
+        "└───────────┴────────┴───────┴───────────────┴───────────┴──────┘\n"
     )
 
 

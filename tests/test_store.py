@@ -229,3 +229,11 @@ def test_chain_hash_matches_the_contract_formula_for_non_ascii_names() -> None:
         ensure_ascii=False,
     )
     assert digest == hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def test_importing_an_export_under_another_name_needs_new_ids(ledger: Ledger) -> None:
+    skirmish(ledger)
+    exported = list(ledger.export("skirmish"))
+    with pytest.raises(BadInput, match="ids are global: use --new-ids"):
+        ledger.import_lines(exported, into="rematch")
+    assert ledger.store.head("rematch") is None

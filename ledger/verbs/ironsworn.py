@@ -1,0 +1,149 @@
+"""Ironsworn verbs: `endure-harm` (harm.suffered), `action-roll` (roll.made), `oracle`.
+
+Dice left out on the command line are rolled here, at the edge: the ledger stores faces only.
+"""
+
+# No `from __future__ import annotations`: typer reads these annotations at registration,
+# where `cli` is a local name (imported late: ledger.cli imports this module).
+import random
+from enum import StrEnum
+from typing import Annotated, Any
+
+import typer
+
+from ledger.errors import BadInput
+
+
+class Rank(StrEnum):
+    """Challenge ranks, troublesome (1 harm) to epic (5 harm)."""
+
+    troublesome = "troublesome"
+    dangerous = "dangerous"
+    formidable = "formidable"
+    extreme = "extreme"
+    epic = "epic"
+
+
+class Stat(StrEnum):
+    """What an action roll adds: a stat or a meter."""
+
+    edge = "edge"
+    heart = "heart"
+    iron = "iron"
+    shadow = "shadow"
+    wits = "wits"
+    health = "health"
+    spirit = "spirit"
+    supply = "supply"
+
+
+def challenge_dice(text: str | None) -> list[int]:
+    """Two challenge dice from `A,B`, or rolled when not given."""
+    if text is None:
+        return [random.randint(1, 10), random.randint(1, 10)]
+    parts = text.split(",")
+    if len(parts) != 2 or not all(p.strip().isdigit() for p in parts):
+        raise BadInput(f"--challenge {text!r} is not two dice like 3,8")
+    return [int(p) for p in parts]
+
+
+def register(app: typer.Typer) -> None:
+    """Add `endure-harm`, `action-roll` and `oracle` to the app."""
+    from ledger import cli
+
+    @app.command("endure-harm")
+    def endure_harm(
+        ctx: typer.Context,
+        name: cli.Encounter,
+        target: Annotated[str, typer.Argument(help="The character who suffers the harm.")],
+        amount: Annotated[
+            int | None, typer.Option("--amount", help="The harm, as a move or asset names it.")
+        ] = None,
+        rank: Annotated[
+            Rank | None, typer.Option("--rank", help="Harm of a rank: troublesome 1 ... epic 5.")
+        ] = None,
+        foe: Annotated[
+            str | None, typer.Option("--foe", help="The attacking foe: its rank is the harm.")
+        ] = None,
+        strict: cli.Strict = False,
+        expect: cli.Expect = None,
+    ) -> None:
+        """Endure Harm: -health (amount, else rank, else the foe's rank, else 2), rest -momentum."""
+        fields: dict[str, Any] = {"type": "harm.suffered", "target": target}
+        if amount is not None:
+            fields["amount"] = amount
+        if rank is not None:
+            fields["rank"] = rank.value
+        if foe is not None:
+            fields["foe"] = foe
+        cli.record_command(ctx, name, fields, strict, expect)
+
+    @app.command("action-roll")
+    def action_roll(
+        ctx: typer.Context,
+        name: cli.Encounter,
+        actor: Annotated[str, typer.Argument(help="The character who rolls.")],
+        stat: Annotated[Stat, typer.Option("--stat", help="The stat or meter added.")],
+        move: Annotated[
+            str, typer.Option("--move", help="The move: endure_harm, or another.")
+        ] = "endure_harm",
+        die: Annotated[
+            int | None, typer.Option("--die", help="The action die (d6); rolled when left out.")
+        ] = None,
+        challenge: Annotated[
+            str | None,
+            typer.Option("--challenge", help="The challenge dice as A,B; rolled when left out."),
+        ] = None,
+        adds: Annotated[int, typer.Option("--adds", help="Adds to the action score.")] = 0,
+        outcome: Annotated[
+            str | None,
+            typer.Option("--outcome", help="The table's call (strong_hit/weak_hit/miss), checked."),
+        ] = None,
+        strict: cli.Strict = False,
+        expect: cli.Expect = None,
+    ) -> None:
+        """An action roll: d6 + stat + adds (max 10) against two d10s."""
+        try:
+            dice = challenge_dice(challenge)
+        except BadInput as exc:
+            cli.fail(exc)
+        fields: dict[str, Any] = {
+            "type": "roll.made",
+            "actor": actor,
+            "move": move,
+            "stat": stat.value,
+            "action_die": random.randint(1, 6) if die is None else die,
+            "challenge": dice,
+            "adds": adds,
+        }
+        if outcome is not None:
+            fields["outcome"] = outcome
+        result = cli.record_command(ctx, name, fields, strict, expect)
+        rolled = result.state.roll_at(result.seq)
+        if rolled is not None:
+            shown = rolled.model_dump()
+            match = ", a match" if shown.get("match") else ""
+            typer.echo(
+                f"  {actor} {move} +{stat.value}: d6 {fields['action_die']}, score "
+                f"{shown.get('score')} vs {dice[0]}, {dice[1]}: {rolled.outcome}{match}"
+            )
+
+    @app.command("oracle")
+    def oracle(
+        ctx: typer.Context,
+        name: cli.Encounter,
+        target: Annotated[str, typer.Argument(help="The character the result is for.")],
+        result: Annotated[
+            int | None, typer.Option("--roll", help="The d100 result; rolled when left out.")
+        ] = None,
+        strict: cli.Strict = False,
+        expect: cli.Expect = None,
+    ) -> None:
+        """Roll on the Endure Harm oracle (d100): face death, dying, unconscious, reeling..."""
+        fields: dict[str, Any] = {
+            "type": "oracle.rolled",
+            "target": target,
+            "table": "endure_harm",
+            "roll": random.randint(1, 100) if result is None else result,
+        }
+        cli.record_command(ctx, name, fields, strict, expect)

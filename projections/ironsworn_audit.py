@@ -1,0 +1,300 @@
+"""The Ironsworn audit rules: Endure Harm's order, stat, strong-hit choice, 0-health miss, burns.
+
+Ids (DESIGN.md section 6): `harm-before-roll`, `endure-harm-stat`, `shake-it-off-allowed`,
+`miss-at-zero-health`, `momentum-burn-allowed`; added here: `recovery-blocked` (a meter raised
+while its debility is marked) and `permanent-debility-cleared` (maimed or corrupted cleared).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from ledger import events
+from ledger.events import ironsworn as vocab
+from projections import core
+from projections import ironsworn as model
+from projections.findings import Finding, error, info, warning
+
+PERMANENT = ("maimed", "corrupted")
+
+
+def audit(before: core.State, seq: int, event: Any, after: core.State) -> Iterator[Finding]:
+    """Every Ironsworn finding one event raises."""
+    if not isinstance(before, model.IronswornState) or not isinstance(after, model.IronswornState):
+        return
+    yield from harm_before_roll(before, seq, event)
+    yield from endure_harm_stat(before, seq, event)
+    yield from shake_it_off_allowed(before, seq, event)
+    yield from miss_at_zero_health(before, seq, event, after)
+    yield from momentum_burn_allowed(before, seq, event, after)
+    yield from meters(before, seq, event)
+    yield from foe_gone(before, seq, event)
+
+
+def harm_before_roll(state: model.IronswornState, seq: int, event: Any) -> Iterator[Finding]:
+    """Endure Harm: the harm is suffered first, then the roll; each harm gets its roll."""
+    if isinstance(event, vocab.IronswornHarmSuffered):
+        pending = state.pending_harm.get(event.target)
+        if pending is not None:
+            yield warning(
+                "harm-before-roll",
+                (pending, seq),
+                f"harm at seq {pending} on {event.target!r} was never followed by its Endure "
+                f"Harm roll before the next harm at seq {seq}",
+            )
+    if isinstance(event, vocab.IronswornRollMade):
+        pending = state.pending_harm.get(event.actor)
+        if event.move == "endure_harm" and pending is None:
+            yield error(
+                "harm-before-roll",
+                (seq,),
+                f"Endure Harm roll at seq {seq} by {event.actor!r} follows no harm.suffered; "
+                "the harm is suffered first, then the roll",
+            )
+        elif event.move != "endure_harm" and pending is not None:
+            yield warning(
+                "harm-before-roll",
+                (pending, seq),
+                f"harm at seq {pending} on {event.actor!r} has no Endure Harm roll; seq {seq} "
+                f"is a {event.move} roll",
+            )
+
+
+def endure_harm_stat(state: model.IronswornState, seq: int, event: Any) -> Iterator[Finding]:
+    """Roll +health or +iron, whichever is higher, with health after the harm."""
+    if not isinstance(event, vocab.IronswornRollMade) or event.move != "endure_harm":
+        return
+    c = model.character(state, event.actor, "actor")
+    health, iron = c.health, c.value("iron")
+    best = max(health, iron)
+    if event.stat not in ("health", "iron"):
+        yield error(
+            "endure-harm-stat",
+            (seq,),
+            f"Endure Harm roll at seq {seq} uses +{event.stat}; it rolls +health ({health}) "
+            f"or +iron ({iron}), whichever is higher",
+        )
+    elif c.value(event.stat) < best:
+        yield error(
+            "endure-harm-stat",
+            (seq,),
+            f"Endure Harm roll at seq {seq} uses +{event.stat} ({c.value(event.stat)}); "
+            f"+health after the harm is {health} and +iron is {iron}: roll the higher, {best}",
+        )
+
+
+def shake_it_off_allowed(state: model.IronswornState, seq: int, event: Any) -> Iterator[Finding]:
+    """One strong-hit choice per strong hit; shake it off needs health > 0 and no wound."""
+    if not isinstance(event, vocab.ChoiceMade):
+        return
+    rules = state.house
+    name, option = event.target, event.option
+    on = state.last_roll.get(name)
+    made = state.roll_at(on) if on is not None else None
+    if on is None or not isinstance(made, model.IronswornRoll):
+        yield error(
+            "shake-it-off-allowed",
+            (seq,),
+            f"{option} at seq {seq}: {name!r} has made no roll; the choice follows a strong hit",
+        )
+        return
+    if made.move != "endure_harm":
+        yield error(
+            "shake-it-off-allowed",
+            (on, seq),
+            f"{option} at seq {seq} follows a {made.move} roll (seq {on}); "
+            "the choice belongs to an Endure Harm strong hit",
+        )
+    elif made.outcome != "strong_hit":
+        yield error(
+            "shake-it-off-allowed",
+            (on, seq),
+            f"{option} at seq {seq} follows a {made.outcome} (seq {on}); "
+            "only a strong hit gives a choice",
+        )
+    first = state.choices.get(on)
+    if first is not None:
+        yield error(
+            "shake-it-off-allowed",
+            (first, seq),
+            f"{option} at seq {seq} is a second choice on the roll at seq {on} "
+            f"(first at seq {first}); a strong hit gives one",
+        )
+    c = model.character(state, name)
+    if option == "embrace_the_pain":
+        if c.momentum >= c.max_momentum:
+            yield info(
+                "shake-it-off-allowed",
+                (seq,),
+                f"embrace the pain at seq {seq}: {name!r} is at max momentum "
+                f"{c.max_momentum}; the +1 is lost",
+            )
+        return
+    if "wounded" in c.debilities and rules.wounded_blocks_shake_it_off:
+        yield error(
+            "shake-it-off-allowed",
+            (seq,),
+            f"shake it off at seq {seq}: {name!r} is wounded and cannot increase health",
+        )
+    if rules.strong_hit_text == "move" and c.health == 0:
+        yield error(
+            "shake-it-off-allowed",
+            (seq,),
+            f"shake it off at seq {seq}: {name!r} has 0 health; it needs health greater than 0",
+        )
+    if c.health == model.METER_MAX and rules.shake_it_off_at_max_health != "allowed":
+        make = error if rules.shake_it_off_at_max_health == "disallowed" else warning
+        yield make(
+            "shake-it-off-allowed",
+            (seq,),
+            f"shake it off at seq {seq}: {name!r} is at full health {c.health}; "
+            "the +1 health is wasted",
+        )
+
+
+def _moves_on(event: Any) -> str | None:
+    """The character an event moves the story on for, past an owed 0-health miss choice."""
+    if isinstance(event, vocab.IronswornRollMade):
+        return event.actor
+    if isinstance(event, vocab.IronswornHarmSuffered | vocab.ChoiceMade | vocab.MomentumBurned):
+        return event.target
+    return None
+
+
+def miss_at_zero_health(
+    state: model.IronswornState, seq: int, event: Any, after: model.IronswornState
+) -> Iterator[Finding]:
+    """A miss at 0 health: mark wounded or maimed (if unmarked), else roll the oracle."""
+    if isinstance(event, vocab.IronswornRollMade) and after.owed.get(event.actor) == seq:
+        c = model.character(after, event.actor, "actor")
+        yield info(
+            "miss-at-zero-health",
+            (seq,),
+            f"Endure Harm miss at 0 health at seq {seq}: {event.actor!r} must "
+            + _options(c.debilities),
+        )
+    owing = [
+        (name, on)
+        for name, on in state.owed.items()
+        if isinstance(event, events.SceneEnded) or _moves_on(event) == name
+    ]
+    for name, on in owing:
+        if isinstance(event, vocab.MomentumBurned) and event.roll == on:
+            continue
+        c = model.character(state, name)
+        yield error(
+            "miss-at-zero-health",
+            (on, seq),
+            f"{name!r} missed at 0 health at seq {on}, and seq {seq} moves on before they "
+            + _options(c.debilities),
+        )
+    if isinstance(event, vocab.DebilityMarked) and event.target in state.owed:
+        c = model.character(state, event.target)
+        if event.debility in ("wounded", "maimed") and event.debility in c.debilities:
+            on = state.owed[event.target]
+            yield error(
+                "miss-at-zero-health",
+                (on, seq),
+                f"seq {seq} marks {event.debility}, already marked; after the miss at seq {on} "
+                f"{event.target!r} must " + _options(c.debilities),
+            )
+
+
+def _options(debilities: tuple[str, ...]) -> str:
+    free = [d for d in ("wounded", "maimed") if d not in debilities]
+    if not free:
+        return "roll the Endure Harm oracle (wounded and maimed are both marked)"
+    return f"mark {' or '.join(free)} or roll the Endure Harm oracle"
+
+
+def momentum_burn_allowed(
+    state: model.IronswornState, seq: int, event: Any, after: model.IronswornState
+) -> Iterator[Finding]:
+    """A burn needs positive momentum, comes right after its roll, once, and should help."""
+    if not isinstance(event, vocab.MomentumBurned):
+        return
+    was = state.roll_at(event.roll)
+    now = after.roll_at(event.roll)
+    if not isinstance(was, model.IronswornRoll) or not isinstance(now, model.IronswornRoll):
+        return
+    on, name = event.roll, event.target
+    if not state.house.burn_momentum_allowed:
+        yield error(
+            "momentum-burn-allowed",
+            (on, seq),
+            f"seq {seq} burns momentum; these house rules allow no burn",
+        )
+    if was.momentum <= 0:
+        yield error(
+            "momentum-burn-allowed",
+            (on, seq),
+            f"seq {seq} burns momentum for the roll at seq {on}, when {name!r} held "
+            f"{was.momentum}; only positive momentum can be burned",
+        )
+    first = state.burns.get(on)
+    if first is not None:
+        yield error(
+            "momentum-burn-allowed",
+            (first, seq),
+            f"seq {seq} burns momentum again for the roll at seq {on} (burned at seq {first})",
+        )
+    latest = state.last_roll.get(name, on)
+    if latest != on:
+        yield error(
+            "momentum-burn-allowed",
+            (on, latest, seq),
+            f"seq {seq} burns momentum for the roll at seq {on} after {name!r} rolled again "
+            f"at seq {latest}; a burn follows its roll",
+        )
+    acted = state.acted.get(on)
+    if acted is not None:
+        yield error(
+            "momentum-burn-allowed",
+            (on, acted, seq),
+            f"seq {seq} burns momentum for the roll at seq {on} after its outcome was acted "
+            f"on at seq {acted}",
+        )
+    if was.momentum > 0 and now.outcome == was.outcome:
+        yield warning(
+            "momentum-burn-allowed",
+            (on, seq),
+            f"seq {seq} burns momentum {was.momentum} for the roll at seq {on} (score "
+            f"{was.score} vs {was.challenge[0]}, {was.challenge[1]}): it stays a {was.outcome}; "
+            "a burn only helps when a challenge die the score did not beat is below momentum",
+        )
+
+
+def meters(state: model.IronswornState, seq: int, event: Any) -> Iterator[Finding]:
+    """A meter cannot rise while its debility is marked; banes are permanent."""
+    if isinstance(event, vocab.MeterChanged) and event.amount > 0 and event.meter in model.BLOCKS:
+        c = model.character(state, event.target)
+        debility = model.BLOCKS[event.meter]
+        if debility in c.debilities:
+            yield warning(
+                "recovery-blocked",
+                (seq,),
+                f"seq {seq} gives {event.target!r} +{event.amount} {event.meter} while "
+                f"{debility}; {event.meter} cannot increase until {debility} is cleared "
+                "(the ledger keeps it unchanged)",
+            )
+    if isinstance(event, vocab.DebilityCleared) and event.debility in PERMANENT:
+        yield warning(
+            "permanent-debility-cleared",
+            (seq,),
+            f"seq {seq} clears {event.debility} from {event.target!r}; "
+            f"{event.debility} is a permanent bane",
+        )
+
+
+def foe_gone(state: model.IronswornState, seq: int, event: Any) -> Iterator[Finding]:
+    """Harm from a foe who is no longer in the fight (`event-after-defeat`, for the `foe`)."""
+    if isinstance(event, vocab.IronswornHarmSuffered) and event.foe is not None:
+        who = state.combatants.get(event.foe)
+        if who is not None and not who.active:
+            yield error(
+                "event-after-defeat",
+                (seq,),
+                f"harm at seq {seq} comes from {event.foe!r}, who is {who.status} "
+                "and no longer in the fight",
+            )

@@ -1,0 +1,83 @@
+"""The library API that bots and VTT bridges use (and the CLI is built on)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import ledger
+from ledger import Conflict, Ledger
+
+
+def test_a_bot_records_an_encounter_and_reads_the_tracks(ledger: Ledger) -> None:
+    ledger.open("ford", "ssss", title="Bandits at the ford")
+    ledger.join("ford", "Bandit", "adversary", {"level": 1})
+    result = ledger.record("ford", {"type": "harm.inflicted", "target": "Bandit", "level": 1})
+    assert result.seq == 3
+    assert [(c.combatant, c.track) for c in result.changes] == [
+        ("Bandit", "slots"),
+        ("Bandit", "penalties"),
+    ]
+    bandit = ledger.tracks("ford").view()["combatants"]["Bandit"]
+    assert bandit["slots"] == {"1": {"filled": 1, "capacity": 3}}
+
+
+def test_undo_and_redo_through_the_api_report_the_changes(ledger: Ledger) -> None:
+    ledger.open("ford", "ssss")
+    ledger.join("ford", "Bandit", "adversary", {"level": 0})
+    ledger.record("ford", {"type": "harm.inflicted", "target": "Bandit", "level": 1})
+    ledger.record("ford", {"type": "harm.inflicted", "target": "Bandit", "level": 1})
+    assert ledger.tracks("ford").combatants["Bandit"].status == "defeated"
+    undone = ledger.undo("ford", reason="the second blow missed")
+    assert [(c.track, c.before, c.after) for c in undone.changes] == [
+        ("status", "defeated", "active")
+    ]
+    redone = ledger.redo("ford")
+    assert [(c.track, c.after) for c in redone.changes] == [("status", "defeated")]
+    assert [r.type for r in ledger.records("ford")][-2:] == ["event.retracted"] * 2
+
+
+def test_replay_audit_export_import_and_verify_through_the_api(
+    ledger: Ledger, tmp_path: Path
+) -> None:
+    ledger.open("ford", "ssss")
+    ledger.join("ford", "Bandit", "adversary", {"level": 2})
+    ledger.record("ford", {"type": "harm.inflicted", "target": "Bandit", "level": 2})
+    assert [s.record.seq for s in ledger.replay("ford")] == [1, 2, 3]
+    assert ledger.audit("ford") == []
+    lines = list(ledger.export("ford"))
+    with Ledger(tmp_path / "copy.db") as other:
+        assert other.import_lines(lines).appended == 3
+        assert other.verify("ford")[0].ok
+    assert json.loads(lines[0])["rules"]["max_per_tier"] == 3
+
+
+def test_every_error_is_a_ledger_error_with_an_exit_code(ledger: Ledger) -> None:
+    with pytest.raises(ledger_errors()) as caught:
+        ledger.record("nowhere", {"type": "note", "text": "hi"})
+    assert isinstance(caught.value, ledger_errors())
+    assert caught.value.exit_code == 2
+    ledger.open("ford", "ssss")
+    with pytest.raises(Conflict) as conflict:
+        ledger.record("ford", {"type": "note", "text": "x"}, expect=0)
+    assert conflict.value.exit_code == 3
+
+
+def ledger_errors() -> type[ledger.LedgerError]:
+    return ledger.LedgerError
+
+
+def test_a_jsonl_file_loads_into_memory_without_writing(tmp_path: Path) -> None:
+    path = tmp_path / "session.jsonl"
+    path.write_text(
+        '{"type": "encounter.opened", "system": "ssss"}\n'
+        '{"type": "combatant.joined", "name": "Bandit", "side": "adversary", '
+        '"stats": {"level": 1}}\n'
+    )
+    book, name = ledger.load(path)
+    with book:
+        assert name == "session"
+        assert list(book.tracks(name).combatants) == ["Bandit"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["session.jsonl"]
