@@ -7,7 +7,7 @@ import importlib
 import typer
 
 #: Verb modules, one per system; each has `register(app)`.
-MODULES: tuple[str, ...] = ()
+MODULES: tuple[str, ...] = ("fates_edge", "ironsworn", "l5r", "ssss")
 
 
 def register_all(app: typer.Typer) -> None:

@@ -1,0 +1,268 @@
+"""Fate's Edge verbs: `lock`, `roll`, `hit`, `fatigue`, `spend`, `suffer`.
+
+Each builds one event and records it through `cli.record_command`. Dice left out of `roll` are
+rolled here, at the edge: the ledger stores faces only, never a bare outcome.
+"""
+
+# No `from __future__ import annotations`: typer reads these annotations at registration,
+# where `cli` is a local name (imported late: ledger.cli imports this module).
+import random
+from enum import StrEnum
+from typing import Annotated, Any
+
+import typer
+
+from ledger.errors import BadInput
+from projections.fates_edge_model import FERoll, FeState
+
+
+class Kind(StrEnum):
+    """An action the player takes, or a defense against an adversary's threat."""
+
+    action = "action"
+    defense = "defense"
+
+
+class Position(StrEnum):
+    """The Position ladder."""
+
+    desperate = "desperate"
+    controlled = "controlled"
+    dominant = "dominant"
+
+
+class Effect(StrEnum):
+    """Effect levels."""
+
+    limited = "limited"
+    standard = "standard"
+    great = "great"
+
+
+class Source(StrEnum):
+    """What put the test on the table (and what it cost the GM)."""
+
+    player = "player"
+    sb_attack = "sb_attack"
+    sb_move = "sb_move"
+    opportunity = "opportunity"
+    consequence = "consequence"
+
+
+class Purpose(StrEnum):
+    """What an SB spend buys."""
+
+    attack = "attack"
+    move = "move"
+    complication = "complication"
+    shape = "shape"
+
+
+def parse_dice(text: str | None, pool: int | None) -> list[int]:
+    """d10 faces from `6,7,1`, or `pool` dice rolled when no faces are given."""
+    if text is None:
+        if pool is None or pool < 1:
+            raise BadInput("roll needs --dice FACES (e.g. 6,7,1) or --pool N to roll N d10s")
+        return [random.randint(1, 10) for _ in range(pool)]
+    parts = [p.strip() for p in text.split(",")]
+    if not all(p.isdigit() for p in parts):
+        raise BadInput(f"--dice {text!r} is not d10 faces like 6,7,1")
+    return [int(p) for p in parts]
+
+
+def _set(fields: dict[str, Any], **values: Any) -> dict[str, Any]:
+    """`fields` with the values that were given (None means left out)."""
+    return {**fields, **{k: v for k, v in values.items() if v is not None}}
+
+
+def register(app: typer.Typer) -> None:
+    """Add the Fate's Edge verbs to the app."""
+    from ledger import cli
+
+    Stake = Annotated[str, typer.Argument(help="The stake id naming this test.")]
+    Target = Annotated[str, typer.Argument(help="Who takes it.")]
+
+    @app.command("lock")
+    def lock(
+        ctx: typer.Context,
+        name: cli.Encounter,
+        stake: Stake,
+        actor: Annotated[str, typer.Option("--actor", help="The player who rolls.")],
+        against: Annotated[
+            str | None, typer.Option("--against", help="The opposing adversary.")
+        ] = None,
+        target: Annotated[str | None, typer.Option("--target", help="Whom a hit lands on.")] = None,
+        kind: Annotated[Kind, typer.Option("--kind", help="action or defense.")] = Kind.action,
+        position: Annotated[
+            Position, typer.Option("--position", help="The locked Position.")
+        ] = Position.controlled,
+        dv: Annotated[int | None, typer.Option("--dv", help="DV (default: the rules').")] = None,
+        effect: Annotated[Effect, typer.Option("--effect", help="Effect.")] = Effect.standard,
+        harm: Annotated[int | None, typer.Option("--harm", help="Harm on a success.")] = None,
+        effect_harm: Annotated[
+            int | None, typer.Option("--effect-harm", help="Damage change from Effect.")
+        ] = None,
+        consequence_harm: Annotated[
+            int | None, typer.Option("--consequence-harm", help="Harm if the response fails.")
+        ] = None,
+        partial_harm: Annotated[
+            int | None, typer.Option("--partial-harm", help="Harm a Partial deals (or lets in).")
+        ] = None,
+        partial: Annotated[
+            str | None, typer.Option("--partial", help="The lesser progress or protection.")
+        ] = None,
+        source: Annotated[
+            Source, typer.Option("--source", help="What put the test on the table.")
+        ] = Source.player,
+        move: Annotated[str | None, typer.Option("--move", help="The adversary's move.")] = None,
+        intent: Annotated[str | None, typer.Option("--intent", help="What is attempted.")] = None,
+        consequence: Annotated[
+            str | None, typer.Option("--consequence", help="What a failure costs.")
+        ] = None,
+        strict: cli.Strict = False,
+        expect: cli.Expect = None,
+    ) -> None:
+        """Lock the stakes of a test: Position, DV, Effect, Harm and consequence, before rolling."""
+        lesser = _set({}, harm=partial_harm, text=partial)
+        fields = _set(
+            {"type": "stakes.locked", "stake": stake, "actor": actor, "kind": kind.value},
+            opposing=against,
+            target=target,
+            position=position.value,
+            dv=dv,
+            effect=effect.value,
+            harm=harm,
+            effect_harm=effect_harm,
+            consequence_harm=consequence_harm,
+            partial=lesser or None,
+            source=source.value,
+            move=move,
+            intent=intent,
+            consequence=consequence,
+        )
+        result = cli.record_command(ctx, name, fields, strict, expect)
+        state = result.state
+        if isinstance(state, FeState) and stake in state.lock_fatigue:
+            marked = state.lock_fatigue[stake]
+            typer.echo(
+                f"  {against} has Fatigue {marked}: Position steps up {marked} (max dominant)"
+            )
+
+    @app.command("roll")
+    def roll(
+        ctx: typer.Context,
+        name: cli.Encounter,
+        stake: Stake,
+        dice: Annotated[
+            str | None, typer.Option("--dice", help="The d10 faces, e.g. 6,7,1.")
+        ] = None,
+        pool: Annotated[
+            int | None, typer.Option("--pool", help="Roll this many d10s when --dice is left out.")
+        ] = None,
+        actor: Annotated[str | None, typer.Option("--actor", help="Who rolls.")] = None,
+        claim: Annotated[
+            str | None, typer.Option("--outcome", help="The table's call, checked by the audit.")
+        ] = None,
+        strict: cli.Strict = False,
+        expect: cli.Expect = None,
+    ) -> None:
+        """Roll (or record the faces of) a locked test: successes, SB and outcome."""
+        try:
+            faces = parse_dice(dice, pool)
+        except BadInput as exc:
+            cli.fail(exc)
+        fields = _set(
+            {"type": "roll.made", "stake": stake, "dice": faces}, actor=actor, outcome=claim
+        )
+        result = cli.record_command(ctx, name, fields, strict, expect)
+        rolled = result.state.roll_at(result.seq)
+        if isinstance(rolled, FERoll):
+            shown = ", ".join(map(str, faces))
+            typer.echo(
+                f"  {stake}: {shown} = {rolled.successes} successes vs DV {rolled.dv}: "
+                f"{rolled.outcome}, {rolled.sb} SB (Position {rolled.effective_position})"
+            )
+
+    @app.command("hit")
+    def hit(
+        ctx: typer.Context,
+        name: cli.Encounter,
+        target: Target,
+        harm: Annotated[int, typer.Argument(help="Incoming Harm, bonuses included.")],
+        stake: Annotated[str | None, typer.Option("--stake", help="The stake it resolves.")] = None,
+        ignore_armor: Annotated[
+            str | None, typer.Option("--ignore-armor", help="Armor points ignored, or 'all'.")
+        ] = None,
+        strict: cli.Strict = False,
+        expect: cli.Expect = None,
+    ) -> None:
+        """A damaging hit: armor conversion, Resilience, Fatigue, one overflow check."""
+        ignore: int | str | None = ignore_armor
+        if ignore_armor is not None and ignore_armor != "all":
+            if not ignore_armor.isdigit():
+                cli.fail(BadInput(f"--ignore-armor {ignore_armor!r} is a number or 'all'"))
+            ignore = int(ignore_armor)
+        fields = _set(
+            {"type": "hit.resolved", "target": target, "harm": harm},
+            stake=stake,
+            ignore_armor=ignore,
+        )
+        result = cli.record_command(ctx, name, fields, strict, expect)
+        state = result.state
+        if isinstance(state, FeState) and result.seq in state.hits:
+            done = state.hits[result.seq]
+            typer.echo(
+                f"  {done.armor} armor: Harm {done.incoming} -> {done.remaining} Harm + "
+                f"{done.converted} Fatigue"
+                + (", old Fatigue cleared" if done.cleared else "")
+                + (", overflow" if done.overflow else "")
+            )
+
+    @app.command("fatigue")
+    def fatigue(
+        ctx: typer.Context,
+        name: cli.Encounter,
+        target: Target,
+        amount: Annotated[int, typer.Argument(help="Fatigue marked.")],
+        cause: Annotated[str | None, typer.Option("--cause", help="Why.")] = None,
+        strict: cli.Strict = False,
+        expect: cli.Expect = None,
+    ) -> None:
+        """Mark Fatigue directly, with one overflow check."""
+        fields = _set({"type": "fatigue.marked", "target": target, "amount": amount}, cause=cause)
+        cli.record_command(ctx, name, fields, strict, expect)
+
+    @app.command("spend")
+    def spend(
+        ctx: typer.Context,
+        name: cli.Encounter,
+        amount: Annotated[int, typer.Argument(help="SB spent.")],
+        purpose: Annotated[Purpose, typer.Option("--for", help="What the SB buy.")],
+        move: Annotated[str | None, typer.Option("--move", help="The named move.")] = None,
+        stake: Annotated[
+            str | None, typer.Option("--stake", help="The stake it buys or shapes.")
+        ] = None,
+        strict: cli.Strict = False,
+        expect: cli.Expect = None,
+    ) -> None:
+        """The GM spends Story Beats from the pool."""
+        fields = _set(
+            {"type": "sb.spent", "amount": amount, "purpose": purpose.value},
+            move=move,
+            stake=stake,
+        )
+        cli.record_command(ctx, name, fields, strict, expect)
+
+    @app.command("suffer")
+    def suffer(
+        ctx: typer.Context,
+        name: cli.Encounter,
+        target: Target,
+        harm: Annotated[int, typer.Argument(help="The Harm of the consequence.")],
+        stake: Annotated[str, typer.Option("--stake", help="The failed response's stake.")],
+        strict: cli.Strict = False,
+        expect: cli.Expect = None,
+    ) -> None:
+        """A player suffers the consequence of a failed response (armor, Harm, Fatigue)."""
+        fields = {"type": "harm.suffered", "target": target, "stake": stake, "harm": harm}
+        cli.record_command(ctx, name, fields, strict, expect)

@@ -1,0 +1,66 @@
+"""L5R verbs: `damage`, a `damage.dealt` event from positional amounts and options."""
+
+# No `from __future__ import annotations`: typer reads these annotations at registration,
+# where `cli` is a local name (imported late: ledger.cli imports this module).
+from enum import StrEnum
+from typing import Annotated, Any
+
+import typer
+
+
+class DamageType(StrEnum):
+    """The damage types of l5r-damage.txt."""
+
+    physical = "physical"
+    supernatural = "supernatural"
+
+
+def register(app: typer.Typer) -> None:
+    """Add `damage` to the app."""
+    from ledger import cli
+
+    @app.command()
+    def damage(
+        ctx: typer.Context,
+        name: cli.Encounter,
+        target: Annotated[str, typer.Argument(help="Who takes the damage.")],
+        amount: Annotated[int, typer.Argument(help="The damage dealt, before changes.")],
+        damage_type: Annotated[
+            DamageType, typer.Option("--type", help="The damage type (picks the resistance).")
+        ] = DamageType.physical,
+        deadliness: Annotated[
+            int | None,
+            typer.Option("--deadliness", help="The source's deadliness (needed for a critical)."),
+        ] = None,
+        increase: Annotated[
+            list[int] | None, typer.Option("--increase", help="A damage increase; repeat.")
+        ] = None,
+        reduction: Annotated[
+            list[int] | None,
+            typer.Option("--reduction", help="A reduction besides resistance; repeat."),
+        ] = None,
+        void_critical: Annotated[
+            bool,
+            typer.Option("--void-critical", help="Spend 1 Void point to take a critical strike."),
+        ] = False,
+        source: Annotated[
+            str | None, typer.Option("--source", help="The weapon, power or phenomenon.")
+        ] = None,
+        strict: cli.Strict = False,
+        expect: cli.Expect = None,
+    ) -> None:
+        """Deal damage: increases, then reductions and resistance; fatigue or a critical strike."""
+        fields: dict[str, Any] = {
+            "type": "damage.dealt",
+            "target": target,
+            "amount": amount,
+            "damage_type": damage_type.value,
+            "increases": increase or [],
+            "reductions": reduction or [],
+            "voluntary_critical": void_critical,
+        }
+        if deadliness is not None:
+            fields["deadliness"] = deadliness
+        if source is not None:
+            fields["source"] = source
+        cli.record_command(ctx, name, fields, strict, expect)

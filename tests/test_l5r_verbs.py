@@ -1,0 +1,100 @@
+"""The `damage` verb: a `damage.dealt` event from the command line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from ledger import cli
+
+runner = CliRunner()
+RINGS = 'rings={"air": 2, "earth": 2, "fire": 2, "water": 3, "void": 3}'
+
+
+def run(db: Path, *args: str) -> tuple[int, str, str]:
+    result = runner.invoke(cli.app, ["--db", str(db), *args])
+    return result.exit_code, result.stdout, result.stderr
+
+
+def duel(db: Path) -> Path:
+    """An l5r encounter with Akodo (endurance 8, 2 Void points, physical resistance 2)."""
+    assert run(db, "new", "duel", "--system", "l5r")[0] == 0
+    add = ["add", "duel", "Akodo", "--side", "player", "--stat", "resistance.physical=2", "--stat"]
+    code, _, err = run(db, *add, RINGS)
+    assert (code, err) == (0, "")
+    return db
+
+
+def last_event(db: Path) -> dict[str, object]:
+    code, out, _ = run(db, "log", "duel", "--json")
+    assert code == 0
+    event: dict[str, object] = json.loads(out.splitlines()[-1])
+    return event
+
+
+def test_damage_records_increases_reductions_and_prints_the_fatigue(tmp_path: Path) -> None:
+    db = duel(tmp_path / "e.db")
+    verb = "damage duel Akodo 4 --increase 2 --increase 1 --reduction 1 --deadliness 5"
+    code, out, err = run(db, *verb.split(), "--source", "katana")
+    assert (code, err) == (0, "")
+    assert out == "Recorded seq 3: damage.dealt\n  Akodo fatigue: 0 -> 4\n"
+    event = last_event(db)
+    assert {k: event[k] for k in ("amount", "increases", "reductions", "deadliness")} == {
+        "amount": 4,
+        "increases": [2, 1],
+        "reductions": [1],
+        "deadliness": 5,
+    }
+    assert (event["damage_type"], event["voluntary_critical"], event["source"]) == (
+        "physical",
+        False,
+        "katana",
+    )
+
+
+def test_supernatural_damage_ignores_physical_resistance(tmp_path: Path) -> None:
+    db = duel(tmp_path / "e.db")
+    code, out, _ = run(db, "damage", "duel", "Akodo", "3", "--type", "supernatural")
+    assert (code, out) == (0, "Recorded seq 3: damage.dealt\n  Akodo fatigue: 0 -> 3\n")
+
+
+def test_a_void_critical_spends_a_void_point(tmp_path: Path) -> None:
+    db = duel(tmp_path / "e.db")
+    code, out, _ = run(db, "damage", "duel", "Akodo", "5", "--deadliness", "6", "--void-critical")
+    assert code == 0
+    assert "Akodo void_points: 2 -> 1" in out
+
+
+def test_a_critical_strike_without_deadliness_is_refused_with_exit_2(tmp_path: Path) -> None:
+    db = duel(tmp_path / "e.db")
+    code, out, err = run(db, "damage", "duel", "Akodo", "5", "--void-critical")
+    assert (code, out) == (2, "")
+    assert err == (
+        "Error: damage.dealt: 3 damage to 'Akodo' becomes a critical strike (a voluntary "
+        "critical), and a critical strike needs the source's deadliness: give deadliness\n"
+    )
+
+
+def test_strict_refuses_a_void_critical_that_is_not_allowed(tmp_path: Path) -> None:
+    db = duel(tmp_path / "e.db")
+    assert run(db, "damage", "duel", "Akodo", "11")[0] == 0
+    code, _, err = run(
+        db, "damage", "duel", "Akodo", "3", "--deadliness", "5", "--void-critical", "--strict"
+    )
+    assert code == 2
+    assert "void-critical-not-allowed" in err
+
+
+def test_damage_to_an_unknown_target_is_bad_input(tmp_path: Path) -> None:
+    db = duel(tmp_path / "e.db")
+    code, _, err = run(db, "damage", "duel", "Nobody", "3")
+    assert code == 2
+    assert err.startswith("Error: target 'Nobody' is not in encounter 'duel'")
+
+
+def test_the_damage_verb_has_help(tmp_path: Path) -> None:
+    code, out, _ = run(tmp_path / "e.db", "damage", "--help")
+    assert code == 0
+    assert "--void-critical" in out
