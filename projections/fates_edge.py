@@ -1,43 +1,360 @@
-"""PLACEHOLDER ruleset for fates-edge: being replaced by the full ruleset (not done)."""
+"""Fate's Edge: adversary Resilience, Fatigue and armor, and player-facing tests.
+
+A damaging hit converts its first 3 Harm through the armor column (after any ignored steps),
+subtracts the remaining Harm from Resilience (clearing Fatigue if any remains), adds the converted
+Fatigue, then checks overflow once. Resilience 0 ends a phase or defeats. Rolls count d10
+successes against the locked DV; each 1 gives the GM a Story Beat.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Mapping
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import ValidationError
+from pydantic_core import to_json
 
 from ledger import events
-from projections import core
-from projections.findings import Finding
+from ledger.errors import BadInput
+from ledger.events import fates_edge as vocab
+from projections import core, fates_edge_audit
+from projections.fates_edge_model import (
+    Adversary,
+    FERoll,
+    FeState,
+    Hit,
+    Player,
+    Rules,
+    after_a_hit,
+    attack_cost,
+    convert,
+    lowered,
+    move_of,
+    spend_owner,
+    stepped,
+)
 
 
-class Rules(BaseModel, frozen=True, extra="forbid"):
-    """No house rules yet."""
+def start(state: core.State) -> core.State:
+    """The initial state, with the pinned rules read once."""
+    base = {**dict(state), "pools": {"sb": 0}}
+    return FeState(**base, table=Rules.model_validate(state.rules))
 
 
 def join(state: core.State, seq: int, event: events.CombatantJoined) -> core.Combatant:
-    """A combatant with no tracks."""
-    return core.Combatant(name=event.name, side=event.side, joined=seq)
+    """Validate a stat block and build the adversary or player."""
+    what = f"stats of {event.name!r}"
+    try:
+        if event.side == "player":
+            player = vocab.PlayerStats.model_validate_json(to_json(event.stats))
+            fatigue = 0 if player.body is not None else None
+            return Player(
+                name=event.name,
+                side="player",
+                joined=seq,
+                armor=player.armor,
+                body=player.body,
+                fatigue=fatigue,
+            )
+        stats = vocab.AdversaryStats.model_validate_json(to_json(event.stats))
+    except ValidationError as exc:
+        raise BadInput(events.describe(exc, what)) from exc
+    capacity = stats.capacity() if stats.fatigue_capacity is not None else None
+    return Adversary(
+        name=event.name,
+        side="adversary",
+        joined=seq,
+        resilience=stats.resilience,
+        fatigue_capacity=capacity,
+        armor=stats.armor,
+        stats=stats,
+    )
+
+
+def wound(
+    adv: Adversary,
+    seq: int,
+    incoming: int,
+    armor: vocab.Armor,
+    remaining: int,
+    converted: int,
+    carry: bool,
+) -> tuple[Adversary, Hit]:
+    """Remaining Harm off Resilience (clearing Fatigue), then Fatigue, one overflow, phases."""
+    before = (adv.resilience, adv.fatigue)
+    if adv.resilience is None:  # a puzzle: attrition does not touch it
+        hit = Hit(
+            seq=seq, target=adv.name, incoming=incoming, armor=armor, before=before, after=before
+        )
+        return adv, hit
+    cap = adv.fatigue_capacity or 1
+    listed = (adv.stats.resilience or 0, *adv.stats.phases)
+    res, fat, phase, overflow = adv.resilience - remaining, adv.fatigue, adv.phase, 0
+    cleared = remaining > 0 and fat > 0
+    fat = 0 if remaining > 0 else fat
+    pending = converted
+    while True:
+        if res > 0:
+            fat, pending = fat + pending, 0
+            if fat >= cap and not overflow:  # once per hit: excess Fatigue is discarded
+                res, fat, overflow = res - 1, 0, 1
+        if res > 0 or phase >= len(listed):
+            break
+        excess = -res
+        phase += 1
+        res, fat = listed[phase - 1] - (excess if carry else 0), 0
+        pending = pending if carry else 0
+    res = max(res, 0)
+    status = "defeated" if res == 0 and adv.active else adv.status
+    after = adv.model_copy(
+        update={"resilience": res, "fatigue": fat, "phase": phase, "status": status}
+    )
+    hit = Hit(
+        seq=seq,
+        target=adv.name,
+        incoming=incoming,
+        armor=armor,
+        remaining=remaining,
+        converted=converted,
+        before=before,
+        after=(res, fat),
+        cleared=cleared,
+        overflow=overflow,
+        phase=(adv.phase, phase),
+        defeated=res == 0,
+    )
+    return after, hit
+
+
+def hurt(
+    player: Player,
+    rules: Rules,
+    seq: int,
+    incoming: int,
+    armor: vocab.Armor,
+    remaining: int,
+    converted: int,
+) -> tuple[Player, Hit]:
+    """The SRD player procedure: Harm clears Fatigue and raises the Harm level; then overflow."""
+    harm, fat, overflow = player.harm + remaining, player.fatigue, 0
+    cleared = remaining > 0 and bool(fat)
+    if fat is not None and player.body is not None:
+        fat = (0 if remaining > 0 else fat) + converted
+        while fat >= player.body and (overflow == 0 or rules.player_overflow_may_loop):
+            harm, overflow = harm + 1, overflow + 1
+            fat = fat - player.body if rules.player_overflow_may_loop else 0
+    dead = harm > rules.player_dead_above_harm
+    status = "defeated" if dead and player.active else player.status
+    after = player.model_copy(update={"harm": harm, "fatigue": fat, "status": status})
+    hit = Hit(
+        seq=seq,
+        target=player.name,
+        incoming=incoming,
+        armor=armor,
+        remaining=remaining,
+        converted=converted,
+        before=(player.harm, player.fatigue),
+        after=(harm, fat),
+        cleared=cleared,
+        overflow=overflow,
+        defeated=dead,
+    )
+    return after, hit
+
+
+def _carries(state: FeState, adv: Adversary) -> bool:
+    """Whether excess damage crosses phases: the adversary's own rules, else the encounter's."""
+    own = adv.stats.carry_excess
+    return state.table.phase_excess_carries if own is None else own
+
+
+def _landed(state: FeState, who: core.Combatant, hit: Hit) -> FeState:
+    state = state.model_copy(update={"last_hit": hit})
+    new = core.replace_combatant(state, who)
+    assert isinstance(new, FeState)
+    return new
+
+
+def damage(state: FeState, seq: int, target: core.Combatant, harm: int, ignore: Any) -> FeState:
+    """Harm through armor onto an adversary (or a player, by the player procedure)."""
+    if not isinstance(target, Adversary | Player):
+        raise BadInput(f"{target.name!r} has no Fate's Edge tracks")
+    armor = lowered(target.armor, ignore)
+    remaining, converted = convert(state.table, armor, harm)
+    if isinstance(target, Player):
+        after, hit = hurt(target, state.table, seq, harm, armor, remaining, converted)
+        return _landed(state, after, hit)
+    wounded, hit = wound(target, seq, harm, armor, remaining, converted, _carries(state, target))
+    return _landed(state, wounded, hit)
+
+
+def _charge(charges: Mapping[str, int], stake: str | None, seq: int) -> dict[str, int]:
+    if stake is None or stake in charges:
+        return dict(charges)
+    return {**charges, stake: seq}
+
+
+def hit_resolved(state: FeState, seq: int, event: vocab.HitResolved) -> FeState:
+    """A damaging hit on its target."""
+    target = state.combatant(event.target, "target")
+    state = damage(state, seq, target, event.harm, event.ignore_armor)
+    key = "harm_charged" if isinstance(target, Player) else "hit_charged"
+    return state.model_copy(update={key: _charge(getattr(state, key), event.stake, seq)})
+
+
+def harm_suffered(state: FeState, seq: int, event: vocab.FEHarmSuffered) -> FeState:
+    """A player suffers the consequence of a failed response."""
+    target = state.combatant(event.target, "target")
+    if not isinstance(target, Player):
+        raise BadInput(
+            f"harm.suffered: {event.target!r} is an adversary; adversaries have no Harm-level "
+            "track (record a hit.resolved)"
+        )
+    state = damage(state, seq, target, event.harm, 0)
+    lock = state.lock(event.stake)
+    by = state.opposing(lock) if lock is not None else None
+    last = {**state.last_hit_by, by.name: seq} if by is not None else state.last_hit_by
+    charged = _charge(state.harm_charged, event.stake, seq)
+    return state.model_copy(update={"harm_charged": charged, "last_hit_by": last})
+
+
+def fatigue_marked(state: FeState, seq: int, event: vocab.FatigueMarked) -> FeState:
+    """Fatigue marked directly: one overflow check for the event."""
+    target = state.combatant(event.target, "target")
+    if isinstance(target, Adversary):
+        wounded, hit = wound(target, seq, 0, "none", 0, event.amount, _carries(state, target))
+        return _landed(state, wounded, hit)
+    if not isinstance(target, Player) or target.fatigue is None:
+        raise BadInput(f"{event.target!r} has no Fatigue track (a player needs 'body' in stats)")
+    after, hit = hurt(target, state.table, seq, 0, "none", 0, event.amount)
+    return _landed(state, after, hit)
+
+
+def stakes_locked(state: FeState, seq: int, event: vocab.FEStakesLocked) -> FeState:
+    """Snapshot the opposing adversary's Fatigue; claim an SB spent ahead for this attack."""
+    if state.stakes[event.stake].seq != seq:
+        return state  # a second lock of the id: the first stands
+    update: dict[str, Any] = {}
+    opposing = state.opposing(event)
+    actor = state.combatants[event.actor]
+    if opposing is not None and isinstance(actor, Player):
+        update["lock_fatigue"] = {**state.lock_fatigue, event.stake: opposing.fatigue}
+    if attack_cost(state, event) > 0 and event.stake not in state.paid:
+        want = "move" if event.source == "sb_move" else "attack"
+        for spend in state.credits:
+            used = state.spends[spend]
+            if used.purpose == want and used.move in (None, event.move):
+                update["paid"] = {**state.paid, event.stake: (spend,)}
+                update["credits"] = tuple(s for s in state.credits if s != spend)
+                break
+    return state.model_copy(update=update)
+
+
+def successes(dice: tuple[int, ...]) -> int:
+    """6-9 is one success, 10 is two."""
+    return sum(2 if d == 10 else 1 if d >= 6 else 0 for d in dice)
+
+
+def roll_made(state: FeState, seq: int, event: vocab.FERollMade) -> FeState:
+    """Count successes against the locked DV; each 1 adds an SB to the GM's pool."""
+    lock = state.lock(event.stake)
+    dv = lock.dv if lock is not None and lock.dv is not None else state.table.dv_default
+    hits = successes(event.dice)
+    outcome = "success" if hits >= dv else "partial" if hits > 0 else "miss"
+    position = None
+    if lock is not None:
+        position = stepped(state.table, lock.position, state.lock_fatigue.get(event.stake, 0))
+    sb = event.dice.count(1)
+    roll = FERoll(
+        seq=seq,
+        stake=event.stake,
+        actor=event.actor or (lock.actor if lock else None),
+        outcome=outcome,
+        claimed=event.outcome,
+        successes=hits,
+        sb=sb,
+        dv=dv,
+        effective_position=position,
+    )
+    rolled = state.rolled if event.stake in state.rolled else {**state.rolled, event.stake: roll}
+    pools = {**state.pools, "sb": state.pools.get("sb", 0) + sb}
+    state = state.model_copy(update={"pools": pools, "rolled": rolled})
+    added = core.add_roll(state, roll)
+    assert isinstance(added, FeState)
+    return added
+
+
+def sb_spent(state: FeState, seq: int, event: vocab.SBSpent) -> FeState:
+    """Spend from the pool (never below 0); remember what the spend pays for."""
+    update: dict[str, Any] = {
+        "pools": {**state.pools, "sb": max(0, state.pools.get("sb", 0) - event.amount)},
+        "spends": {**state.spends, seq: event},
+    }
+    owner = spend_owner(state, event)
+    if event.purpose == "move" and after_a_hit(move_of(owner, event.move)):
+        if owner is not None:
+            hit = (
+                state.harm_charged.get(event.stake, 0)
+                if event.stake
+                else state.last_hit_by.get(owner.name, 0)
+            )
+            update["triggered"] = {**state.triggered, owner.name: hit}
+    elif event.purpose in ("attack", "move"):
+        if event.stake is not None:
+            update["paid"] = {**state.paid, event.stake: (*state.paid.get(event.stake, ()), seq)}
+        else:
+            update["credits"] = (*state.credits, seq)
+    return state.model_copy(update=update)
 
 
 def apply(state: core.State, seq: int, event: Any) -> core.State:
-    """Nothing yet."""
-    return state
+    """Fold a Fate's Edge event."""
+    assert isinstance(state, FeState)
+    match event:
+        case vocab.FEStakesLocked():
+            return stakes_locked(state, seq, event)
+        case vocab.FERollMade():
+            return roll_made(state, seq, event)
+        case vocab.HitResolved():
+            return hit_resolved(state, seq, event)
+        case vocab.FEHarmSuffered():
+            return harm_suffered(state, seq, event)
+        case vocab.FatigueMarked():
+            return fatigue_marked(state, seq, event)
+        case vocab.SBSpent():
+            return sb_spent(state, seq, event)
+        case _:
+            return state
 
 
-def audit(before: core.State, seq: int, event: Any, after: core.State) -> Iterator[Finding]:
-    """Nothing yet."""
-    return iter(())
+def adjust(state: core.State, seq: int, event: events.TrackAdjusted) -> core.State:
+    """A GM override of one track; Resilience set to 0 ends the phase (or defeats)."""
+    combatant = state.combatant(event.target, "target")
+    try:
+        updated = type(combatant).model_validate({**dict(combatant), event.track: event.value})
+    except ValidationError as exc:
+        raise BadInput(events.describe(exc, f"track {event.track!r} of {event.target!r}")) from exc
+    if isinstance(updated, Adversary) and updated.resilience == 0 and updated.active:
+        updated, _ = wound(updated, seq, 0, "none", 0, 0, False)
+    return core.replace_combatant(state, updated)
+
+
+def scene_end(state: core.State, seq: int) -> core.State:
+    """Unspent SB carry over up to the pinned maximum."""
+    assert isinstance(state, FeState)
+    most = state.table.sb_carry_over_max
+    held = state.pools.get("sb", 0)
+    kept = held if most is None else min(held, most)
+    return state.model_copy(update={"pools": {**state.pools, "sb": kept}})
 
 
 RULESET = core.Ruleset(
     key="fates-edge",
     rules=Rules,
-    start=lambda s: s,
+    start=start,
     join=join,
     apply=apply,
-    adjust=core.adjust_track,
-    scene_end=core.unchanged,
-    audit=audit,
+    adjust=adjust,
+    scene_end=scene_end,
+    audit=fates_edge_audit.audit,
 )

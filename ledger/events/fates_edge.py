@@ -24,6 +24,8 @@ class Move(Model, frozen=True):
     cost: Amount = 1
     trigger: Text | None = None
     free: bool = False
+    #: The move expressly bypasses a defense (its Harm lands without a failed response).
+    unavoidable: bool = False
 
 
 class AdversaryStats(Model, frozen=True):
@@ -39,6 +41,8 @@ class AdversaryStats(Model, frozen=True):
     resolution: Text | None = None
     attributes: Mapping[Name, Amount] = {}
     tl: Amount | None = None
+    #: Its rules say excess damage crosses into the next phase (None: the encounter's rule).
+    carry_excess: bool | None = None
 
     @model_validator(mode="after")
     def _complete(self) -> AdversaryStats:
@@ -86,6 +90,8 @@ class FEStakesLocked(StakesLocked, frozen=True):
     effect: Effect = "standard"
     harm: Amount | None = None
     effect_harm: SignedAmount | None = None
+    #: The Harm the named consequence deals the actor if the response fails.
+    consequence_harm: Amount | None = None
     partial: Partial | None = None
     source: StakeSource = "player"
     move: Name | None = None

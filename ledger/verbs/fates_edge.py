@@ -13,7 +13,7 @@ from typing import Annotated, Any
 import typer
 
 from ledger.errors import BadInput
-from projections.fates_edge_model import FERoll, FeState
+from projections.fates_edge_model import FERoll, FeState, stepped
 
 
 class Kind(StrEnum):
@@ -144,9 +144,9 @@ def register(app: typer.Typer) -> None:
         state = result.state
         if isinstance(state, FeState) and stake in state.lock_fatigue:
             marked = state.lock_fatigue[stake]
-            typer.echo(
-                f"  {against} has Fatigue {marked}: Position steps up {marked} (max dominant)"
-            )
+            locked = state.lock(stake)
+            steps = stepped(state.table, locked.position, marked) if locked else None
+            typer.echo(f"  effective Position {steps} ({against} has Fatigue {marked})")
 
     @app.command("roll")
     def roll(
@@ -179,7 +179,8 @@ def register(app: typer.Typer) -> None:
         if isinstance(rolled, FERoll):
             shown = ", ".join(map(str, faces))
             typer.echo(
-                f"  {stake}: {shown} = {rolled.successes} successes vs DV {rolled.dv}: "
+                f"  {stake}: {shown} = {rolled.successes} success{'es' * (rolled.successes != 1)}"
+                f" vs DV {rolled.dv}: "
                 f"{rolled.outcome}, {rolled.sb} SB (Position {rolled.effective_position})"
             )
 
@@ -209,8 +210,8 @@ def register(app: typer.Typer) -> None:
         )
         result = cli.record_command(ctx, name, fields, strict, expect)
         state = result.state
-        if isinstance(state, FeState) and result.seq in state.hits:
-            done = state.hits[result.seq]
+        done = state.last_hit if isinstance(state, FeState) else None
+        if done is not None and done.seq == result.seq:
             typer.echo(
                 f"  {done.armor} armor: Harm {done.incoming} -> {done.remaining} Harm + "
                 f"{done.converted} Fatigue"

@@ -1,0 +1,419 @@
+"""Fate's Edge audit rules: what a hit, harm, roll, lock or SB spend may do (DESIGN.md 6).
+
+Each check reads the states before and after one event; what it must remember (charges, SB
+provenance, payments, Fatigue snapshots) the fold keeps in `FeState`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from ledger import events
+from ledger.events import fates_edge as vocab
+from projections import core
+from projections.fates_edge_model import (
+    Adversary,
+    FERoll,
+    FeState,
+    Player,
+    after_a_hit,
+    attack_cost,
+    move_of,
+    spend_owner,
+)
+from projections.findings import Finding, error, info, warning
+
+
+def _seqs(*seqs: int | None) -> tuple[int, ...]:
+    return tuple(sorted({s for s in seqs if s is not None}))
+
+
+def _tally(roll: FERoll) -> str:
+    return f"{roll.successes} success{'es' * (roll.successes != 1)} vs DV {roll.dv}"
+
+
+def locked(state: FeState, seq: int, lock: vocab.FEStakesLocked) -> Iterator[Finding]:
+    """Player-facing framing, DV, what bought the attack, and outgoing Harm."""
+    rules = state.table
+    opposing = state.opposing(lock)
+    if isinstance(state.combatants[lock.actor], Adversary):
+        yield warning(
+            "npc-does-not-roll",
+            (seq,),
+            f"stakes {lock.stake!r} at seq {seq} make adversary {lock.actor!r} the actor; "
+            "adversaries take no initiative turn and roll nothing: frame the player's response",
+        )
+    if (
+        opposing is not None
+        and lock.dv is not None
+        and lock.dv not in (rules.dv_default, rules.dv_hard)
+    ):
+        yield warning(
+            "dv-default",
+            (seq,),
+            f"stakes {lock.stake!r} at seq {seq} set DV {lock.dv} against {opposing.name!r}; "
+            f"NPC opposition is normally DV {rules.dv_default}, or {rules.dv_hard} for hard "
+            "resistance (a printed pool is not a DV)",
+        )
+    move = move_of(opposing, lock.move)
+    who = opposing.name if opposing is not None else "no adversary"
+    if lock.source == "sb_move":
+        if move is None:
+            moves = ", ".join(m.name for m in opposing.stats.moves) if opposing else ""
+            yield error(
+                "move-cost",
+                (seq,),
+                f"stakes {lock.stake!r} at seq {seq} frame a move {lock.move!r} that {who!r} "
+                f"does not list (moves: {moves or 'none'}); a named move has a printed cost",
+            )
+        elif after_a_hit(move):
+            yield error(
+                "move-trigger",
+                (seq,),
+                f"stakes {lock.stake!r} at seq {seq} use {move.name!r} (trigger: {move.trigger!r}) "
+                f"as a new attack; its {move.cost} SB buys its effect after a hit, "
+                "not a second attack",
+            )
+    if lock.source == "opportunity" and (move is None or not move.free):
+        yield warning(
+            "npc-attack-needs-sb",
+            (seq,),
+            f"stakes {lock.stake!r} at seq {seq} call an opportunity attack by {who!r} that "
+            "names no expressly free move; only an expressly free opportunity attack is free, "
+            f"a new attack costs {rules.ordinary_attack_sb_cost} SB",
+        )
+    printed = opposing.stats.harm if opposing is not None else None
+    declared = lock.consequence_harm
+    if (
+        opposing is not None
+        and opposing.fatigue > 0
+        and printed is not None
+        and (declared is not None and declared > printed)
+    ):
+        yield error(
+            "fatigue-no-outgoing-harm",
+            (seq,),
+            f"stakes {lock.stake!r} at seq {seq} announce Harm {declared} from {opposing.name!r}, "
+            f"whose printed Harm is {printed}, while it has Fatigue {opposing.fatigue}; "
+            "Fatigue never increases an adversary's outgoing Harm",
+        )
+
+
+def rolled(state: FeState, seq: int, event: vocab.FERollMade) -> Iterator[Finding]:
+    """No NPC rolls; a new attack was bought with SB before the response was rolled."""
+    if isinstance(state.combatants.get(event.actor or ""), Adversary):
+        yield warning(
+            "npc-does-not-roll",
+            (seq,),
+            f"roll at seq {seq} is made by adversary {event.actor!r}; a printed NPC pool is a "
+            "competence reference, not a second roll: the player's test is the opposed test",
+        )
+    lock = state.lock(event.stake)
+    if lock is None or event.stake in state.rolled:
+        return
+    cost, paid = attack_cost(state, lock), state.paid_for(event.stake)
+    first = state.stakes[event.stake].seq
+    paying = state.paid.get(event.stake, ())
+    if cost > 0 and paid == 0:
+        yield error(
+            "npc-attack-needs-sb",
+            (first, seq),
+            f"the attack framed by stakes {lock.stake!r} (seq {first}, source {lock.source}) "
+            f"was rolled at seq {seq} with no SB spent for it; a new attack costs {cost} SB "
+            "(the harm of a failed response is a consequence, not a new attack)",
+        )
+    elif paid < cost and any(state.spends[s].stake is not None for s in paying):
+        # a spend claimed ahead (no stake) was checked against the cost when it was made
+        move = move_of(state.opposing(lock), lock.move)
+        what = f"{move.name!r} has a printed cost of" if move else "a new attack costs"
+        yield error(
+            "move-cost" if move else "npc-attack-needs-sb",
+            _seqs(first, *paying, seq),
+            f"the attack framed by stakes {lock.stake!r} (seq {first}) was paid {paid} SB "
+            f"before its roll at seq {seq}; {what} {cost} SB",
+        )
+
+
+def hit_on_adversary(state: FeState, seq: int, hit: vocab.HitResolved) -> Iterator[Finding]:
+    """A hit needs a success (or its declared Partial) and the Harm declared before the roll."""
+    target = state.combatants[hit.target]
+    if isinstance(target, Adversary) and target.puzzle:
+        yield info(
+            "puzzle-needs-resolution",
+            (seq,),
+            f"hit {hit.harm} Harm on puzzle adversary {hit.target!r} at seq {seq} changes no "
+            f"track; it still requires its stated Resolution: {target.stats.resolution}",
+        )
+    lock = state.lock(hit.stake)
+    if hit.stake is None or lock is None:
+        name = f"stake {hit.stake!r}, which was never locked" if hit.stake else "no stake"
+        make = error if hit.stake else warning
+        yield make(
+            "hit-without-success",
+            (seq,),
+            f"hit {hit.harm} Harm on {hit.target!r} at seq {seq} names {name}; "
+            "a damaging hit follows a successful roll on locked stakes",
+        )
+        return
+    first = state.stakes[hit.stake].seq
+    if hit.stake in state.hit_charged:
+        charged = state.hit_charged[hit.stake]
+        yield error(
+            "consequence-charged-once",
+            (charged, seq),
+            f"hit {hit.harm} Harm on {hit.target!r} at seq {seq} charges stakes {hit.stake!r} "
+            f"again (already charged at seq {charged}); never charge damage twice for one "
+            "consequence",
+        )
+    roll = state.roll_of(hit.stake)
+    if roll is None or roll.outcome == "miss":
+        what = "was never rolled" if roll is None else f"missed at seq {roll.seq} ({_tally(roll)})"
+        yield error(
+            "hit-without-success",
+            _seqs(first, roll.seq if roll else None, seq),
+            f"hit {hit.harm} Harm on {hit.target!r} at seq {seq} for stakes {hit.stake!r}, "
+            f"which {what}; a Miss makes no progress",
+        )
+        return
+    seqs = (first, roll.seq, seq)
+    if lock.kind == "defense" and lock.harm is None:
+        yield error(
+            "no-retaliation",
+            seqs,
+            f"hit {hit.harm} Harm on {hit.target!r} at seq {seq} for the defense {hit.stake!r} "
+            f"({roll.outcome} at seq {roll.seq}); a successful defense avoids the hit but deals "
+            "no weapon Harm unless that was the declared action (no Harm declared)",
+        )
+        return
+    if roll.outcome == "partial":
+        lesser = lock.partial.harm if lock.partial is not None else None
+        if lesser is None or hit.harm > lesser:
+            was = "no lesser Harm" if lesser is None else f"{lesser} Harm"
+            yield error(
+                "partial-is-lesser",
+                seqs,
+                f"hit {hit.harm} Harm on a Partial ({_tally(roll)}, seq {roll.seq}) whose "
+                f"declared lesser progress was {was}; a Partial grants the stated lesser "
+                "progress, not full weapon damage",
+            )
+        return
+    if lock.harm is None:
+        yield error(
+            "effect-declared-before-roll",
+            seqs,
+            f"hit {hit.harm} Harm on {hit.target!r} at seq {seq} for stakes {hit.stake!r}, "
+            f"which declared no Harm when locked at seq {first}; state the Harm before the roll",
+        )
+    elif hit.harm > lock.harm + (lock.effect_harm or 0):
+        yield error(
+            "effect-declared-before-roll",
+            seqs,
+            f"hit {hit.harm} Harm at seq {seq}, but stakes {hit.stake!r} (seq {first}) declared "
+            f"Harm {lock.harm} (+{lock.effect_harm or 0} from {lock.effect} Effect); Effect "
+            "does not secretly multiply Harm: a change must be stated before the roll",
+        )
+
+
+def harm_on_player(
+    state: FeState, seq: int, target: str, harm: int, stake: str | None
+) -> Iterator[Finding]:
+    """Harm lands only through a failed response, once, within what was announced."""
+    lock = state.lock(stake)
+    if stake is None or lock is None:
+        name = f"stake {stake!r}, which was never locked" if stake else "no stake"
+        yield (error if stake else warning)(
+            "hit-without-success",
+            (seq,),
+            f"harm {harm} on {target!r} at seq {seq} names {name}; harm is the consequence "
+            "of a failed response to announced stakes",
+        )
+        return
+    first = state.stakes[stake].seq
+    if stake in state.harm_charged:
+        charged = state.harm_charged[stake]
+        yield error(
+            "consequence-charged-once",
+            (charged, seq),
+            f"harm {harm} on {target!r} at seq {seq} charges the consequence of stakes "
+            f"{stake!r} again (already charged at seq {charged}); never charge damage twice "
+            "for one consequence",
+        )
+    opposing = state.opposing(lock)
+    move = move_of(opposing, lock.move)
+    bypass = move is not None and move.unavoidable
+    roll = state.roll_of(stake)
+    if not bypass and (roll is None or roll.outcome == "success"):
+        if roll is not None and lock.kind == "defense":
+            yield error(
+                "defense-avoids-hit",
+                (first, roll.seq, seq),
+                f"harm {harm} on {target!r} at seq {seq} though the defense {stake!r} succeeded "
+                f"at seq {roll.seq} ({_tally(roll)}); a successful defense avoids the "
+                "threatened hit, and a paid move does not bypass it unless it says so",
+            )
+        else:
+            what = "was never rolled" if roll is None else f"succeeded at seq {roll.seq}"
+            yield error(
+                "hit-without-success",
+                _seqs(first, roll.seq if roll else None, seq),
+                f"harm {harm} on {target!r} at seq {seq} for stakes {stake!r}, which {what}; "
+                "harm follows a failed response",
+            )
+        return
+    printed = opposing.stats.harm if opposing is not None else None
+    announced = lock.consequence_harm if lock.consequence_harm is not None else printed
+    tired = opposing is not None and max(state.lock_fatigue.get(stake, 0), opposing.fatigue) > 0
+    seqs = _seqs(first, roll.seq if roll else None, seq)
+    if (
+        tired
+        and printed is not None
+        and harm > printed
+        and announced is not None
+        and (harm > announced)
+    ):
+        assert opposing is not None
+        yield error(
+            "fatigue-no-outgoing-harm",
+            seqs,
+            f"harm {harm} on {target!r} at seq {seq} from {opposing.name!r}, whose printed Harm "
+            f"is {printed} (Fatigue {opposing.fatigue}); Fatigue never increases outgoing Harm",
+        )
+    elif roll is not None and roll.outcome == "partial":
+        lesser = lock.partial.harm if lock.partial is not None else None
+        if lesser is None or harm > lesser:
+            was = "none" if lesser is None else f"{lesser} Harm"
+            yield error(
+                "partial-is-lesser",
+                seqs,
+                f"harm {harm} on {target!r} on a Partial ({_tally(roll)}, seq {roll.seq}) "
+                f"whose lesser protection agreed before the roll was {was}",
+            )
+    elif announced is not None and harm > announced:
+        yield error(
+            "effect-declared-before-roll",
+            seqs,
+            f"harm {harm} on {target!r} at seq {seq}, but the consequence announced with "
+            f"stakes {stake!r} (seq {first}) was Harm {announced}; the consequence is fixed "
+            "before the roll",
+        )
+
+
+def spent(state: FeState, seq: int, spend: vocab.SBSpent) -> Iterator[Finding]:
+    """The pool covers it; it changes no framed roll; a move's cost and trigger hold."""
+    pool = state.pools.get("sb", 0)
+    if spend.amount > pool:
+        yield error(
+            "sb-overspent",
+            (seq,),
+            f"seq {seq} spends {spend.amount} SB with {pool} in the GM's pool",
+        )
+    owner = spend_owner(state, spend)
+    move = move_of(owner, spend.move)
+    lock = state.lock(spend.stake)
+    roll = state.roll_of(spend.stake) if spend.stake is not None else None
+    if lock is not None and spend.stake is not None:
+        first = state.stakes[spend.stake].seq
+        fallout = spend.purpose == "complication" or after_a_hit(move)
+        paid_attack = spend.purpose in ("attack", "move") and attack_cost(state, lock) > 0
+        if spend.purpose == "shape" or (paid_attack and roll is not None and not fallout):
+            if roll is not None and roll.sb > 0:
+                why = (
+                    f"its roll at seq {roll.seq} generated {roll.sb} SB, which "
+                    "cannot change that roll's Position, DV, success or damage"
+                )
+            elif roll is not None:
+                why = f"it was already rolled at seq {roll.seq}; SB cannot change a resolved roll"
+            else:
+                why = "earlier SB may shape a test only before its stakes are locked"
+            yield error(
+                "sb-not-retroactive",
+                _seqs(first, roll.seq if roll else None, seq),
+                f"seq {seq} spends {spend.amount} SB ({spend.purpose}) on stakes "
+                f"{spend.stake!r}, locked at seq {first}; {why}",
+            )
+    if spend.purpose == "move":
+        yield from _move(state, seq, spend, owner, move)
+
+
+def _move(
+    state: FeState,
+    seq: int,
+    spend: vocab.SBSpent,
+    owner: Adversary | None,
+    move: vocab.Move | None,
+) -> Iterator[Finding]:
+    if move is None or owner is None:
+        yield error(
+            "move-cost",
+            (seq,),
+            f"seq {seq} spends {spend.amount} SB on move {spend.move!r}, which no adversary "
+            "lists; a named move is paid at its printed cost",
+        )
+        return
+    if move.free:
+        yield warning(
+            "move-cost",
+            (seq,),
+            f"seq {seq} spends {spend.amount} SB on {owner.name!r}'s {move.name!r}, which is "
+            "expressly free",
+        )
+    elif spend.amount != move.cost and (spend.stake is None or after_a_hit(move)):
+        # spends naming an attack's stake are summed against the cost at its roll
+        yield error(
+            "move-cost",
+            (seq,),
+            f"seq {seq} pays {spend.amount} SB for {owner.name!r}'s {move.name!r}, whose printed "
+            f"cost is {move.cost} SB",
+        )
+    if after_a_hit(move):
+        hit = (
+            state.harm_charged.get(spend.stake)
+            if spend.stake
+            else state.last_hit_by.get(owner.name)
+        )
+        if hit is None or state.triggered.get(owner.name) == hit:
+            after = "" if hit is None else f" since the hit at seq {hit}, already used"
+            yield error(
+                "move-trigger",
+                _seqs(hit, seq),
+                f"seq {seq} buys {move.name!r} (trigger: {move.trigger!r}) with no hit by "
+                f"{owner.name!r} to follow{after}; its SB buys the effect after a hit, "
+                "not a second attack",
+            )
+
+
+def left(state: FeState, seq: int, event: events.CombatantLeft) -> Iterator[Finding]:
+    """A puzzle adversary ends by its Resolution, not by being worn down."""
+    who = state.combatants[event.name]
+    if isinstance(who, Adversary) and who.puzzle and event.manner == "defeated":
+        yield warning(
+            "puzzle-needs-resolution",
+            (seq,),
+            f"puzzle adversary {event.name!r} leaves at seq {seq} as defeated; with no "
+            f"Resilience it requires its stated Resolution ({who.stats.resolution}): record "
+            "manner 'resolved' (or a bargain, escape or surrender)",
+        )
+
+
+def audit(before: core.State, seq: int, event: Any, after: core.State) -> Iterator[Finding]:
+    """The Fate's Edge rules one event raises."""
+    if not isinstance(before, FeState):
+        return
+    match event:
+        case vocab.FEStakesLocked() if event.stake not in before.stakes:
+            yield from locked(before, seq, event)
+        case vocab.FERollMade():
+            yield from rolled(before, seq, event)
+        case vocab.HitResolved() if isinstance(before.combatants[event.target], Player):
+            yield from harm_on_player(before, seq, event.target, event.harm, event.stake)
+        case vocab.HitResolved():
+            yield from hit_on_adversary(before, seq, event)
+        case vocab.FEHarmSuffered():
+            yield from harm_on_player(before, seq, event.target, event.harm, event.stake)
+        case vocab.SBSpent():
+            yield from spent(before, seq, event)
+        case events.CombatantLeft():
+            yield from left(before, seq, event)
+        case _:
+            pass

@@ -1,0 +1,236 @@
+"""Fate's Edge data: the pinned house-rule table, the armor arithmetic, combatants and state.
+
+The fold (`projections.fates_edge`) and the audit (`projections.fates_edge_audit`) share these
+models; the arithmetic here is the order the rules text gives for a damaging hit.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Annotated, Final
+
+from pydantic import AfterValidator, BaseModel, Field, model_validator
+
+from ledger.events import fates_edge as vocab
+from projections import core
+
+#: Armor categories from none to heavy; ignoring a point of Armor steps one to the left.
+ARMOR_ORDER: Final[tuple[vocab.Armor, ...]] = ("none", "light", "medium", "heavy")
+_CELL: Final = re.compile(r"^(?:H(?P<h>\d+))?\+?(?:F(?P<f>\d+))?$")
+
+
+def _cell(text: str) -> str:
+    match = _CELL.match(text)
+    if not text or match is None:
+        raise ValueError(f"an armor cell reads like 'F1', 'H1+F1' or 'H2' (got {text!r})")
+    return text
+
+
+#: One cell of the Armor Conversion Table: remaining Harm and converted Fatigue, e.g. "H1+F1".
+Cell = Annotated[str, AfterValidator(_cell)]
+Column = tuple[Cell, Cell, Cell]
+
+
+def cell_values(text: str) -> tuple[int, int]:
+    """(remaining Harm, converted Fatigue) of a table cell such as "H2+F1"."""
+    match = _CELL.match(text)
+    assert match is not None  # validated when the rules table was read
+    return int(match["h"] or 0), int(match["f"] or 0)
+
+
+class ArmorTable(BaseModel, frozen=True, extra="forbid"):
+    """Harm 1, 2, 3 per armored category (None converts nothing: the rules text says so)."""
+
+    light: Column = ("F1", "H1+F1", "H2+F1")
+    medium: Column = ("F1", "F1", "H2+F1")
+    heavy: Column = ("F1", "F1", "F2")
+
+
+class Rules(BaseModel, frozen=True, extra="forbid"):
+    """House rules where adversary-resolution.txt is silent (NOTES.md 1.7 and 5.1)."""
+
+    armor_table: ArmorTable = ArmorTable()
+    armor_table_source: str = (
+        "Fate's Edge SRD 2026-07-10; Light H1 and H2 pinned by the rules text; "
+        "Medium H3 and Light H1 contested in public sources"
+    )
+    min_fatigue_per_armored_hit: int = Field(default=1, ge=0)
+    position_ladder: tuple[vocab.Position, ...] = ("desperate", "controlled", "dominant")
+    dv_default: int = Field(default=3, ge=1)
+    dv_hard: int = Field(default=4, ge=1)
+    ordinary_attack_sb_cost: int = Field(default=1, ge=0)
+    phase_excess_carries: bool = False
+    player_overflow_may_loop: bool = False
+    player_dead_above_harm: int = Field(default=3, ge=0)
+    sb_carry_over_max: int | None = Field(default=4, ge=0)
+
+    @model_validator(mode="after")
+    def _ladder(self) -> Rules:
+        if sorted(self.position_ladder) != sorted(("desperate", "controlled", "dominant")):
+            raise ValueError("position_ladder orders desperate, controlled and dominant, once each")
+        return self
+
+    def column(self, armor: vocab.Armor) -> Column:
+        """The conversion column of an armored category."""
+        column: Column = getattr(self.armor_table, armor)
+        return column
+
+
+def lowered(armor: vocab.Armor, ignore: int | str) -> vocab.Armor:
+    """The armor category after ignoring `ignore` points (each one category lower; `all`: none)."""
+    if ignore == "all":
+        return "none"
+    assert isinstance(ignore, int)
+    return ARMOR_ORDER[max(0, ARMOR_ORDER.index(armor) - ignore)]
+
+
+def convert(rules: Rules, armor: vocab.Armor, harm: int) -> tuple[int, int]:
+    """(remaining Harm, converted Fatigue): the first 3 by the column, the excess stays Harm."""
+    if harm <= 0:
+        return 0, 0
+    if armor == "none":
+        return harm, 0
+    left, fatigue = cell_values(rules.column(armor)[min(harm, 3) - 1])
+    return left + max(0, harm - 3), max(fatigue, rules.min_fatigue_per_armored_hit)
+
+
+def stepped(rules: Rules, position: vocab.Position, steps: int) -> vocab.Position:
+    """`position` moved `steps` rungs up the ladder, capped at the top (excess is lost)."""
+    ladder = rules.position_ladder
+    return ladder[min(len(ladder) - 1, ladder.index(position) + steps)]
+
+
+class Adversary(core.Combatant, frozen=True):
+    """An adversary: Resilience and Fatigue (no Boons, no Harm-level track), armor, phase."""
+
+    resilience: int | None = Field(ge=0)
+    fatigue: int = Field(default=0, ge=0)
+    fatigue_capacity: int | None = None
+    armor: vocab.Armor = "none"
+    phase: int = Field(default=1, ge=1)
+    stats: vocab.AdversaryStats = Field(exclude=True)
+
+    @property
+    def puzzle(self) -> bool:
+        """No Resilience: only its stated Resolution ends it."""
+        return self.resilience is None
+
+
+class Player(core.Combatant, frozen=True):
+    """A player character: Harm level, Fatigue (tracked when `body` is given), armor."""
+
+    harm: int = Field(default=0, ge=0)
+    fatigue: int | None = Field(default=None, ge=0)
+    armor: vocab.Armor = "none"
+    body: int | None = None
+
+
+class FERoll(core.Roll, frozen=True):
+    """A roll's computed numbers: successes, SB generated, the DV and effective Position."""
+
+    successes: int
+    sb: int
+    dv: int
+    effective_position: vocab.Position | None = None
+
+
+class Hit(BaseModel, frozen=True):
+    """Every intermediate value of one hit (or Fatigue event) on a combatant."""
+
+    seq: int
+    target: str
+    incoming: int
+    armor: vocab.Armor = "none"
+    remaining: int = 0
+    converted: int = 0
+    before: tuple[int | None, int | None]
+    after: tuple[int | None, int | None]
+    cleared: bool = False
+    overflow: int = 0
+    phase: tuple[int, int] = (1, 1)
+    defeated: bool = False
+
+
+class FeState(core.State, frozen=True):
+    """The encounter plus what the audit must remember: snapshots, charges, SB provenance."""
+
+    table: Rules = Field(default_factory=Rules, exclude=True)
+    #: stake -> Fatigue marked on its opposing adversary when the stakes were locked
+    lock_fatigue: Mapping[str, int] = {}
+    #: stake -> its (first) roll, with the SB that roll generated (provenance of the pool)
+    rolled: Mapping[str, FERoll] = {}
+    #: stake -> seq of the hit on an adversary / harm on a player that charged it
+    hit_charged: Mapping[str, int] = {}
+    harm_charged: Mapping[str, int] = {}
+    #: spend seq -> the spend; stake -> spends paying for it; spends not yet claimed by a stake
+    spends: Mapping[int, vocab.SBSpent] = {}
+    paid: Mapping[str, tuple[int, ...]] = {}
+    credits: tuple[int, ...] = ()
+    #: the arithmetic of the latest hit or Fatigue event
+    last_hit: Hit | None = None
+    #: adversary -> seq of the last harm it landed on a player; and the one an after-hit move used
+    last_hit_by: Mapping[str, int] = {}
+    triggered: Mapping[str, int] = {}
+
+    def roll_of(self, stake: str) -> FERoll | None:
+        """The roll that resolved a stake, if it was rolled."""
+        return self.rolled.get(stake)
+
+    def lock(self, stake: str | None) -> vocab.FEStakesLocked | None:
+        """The stakes locked under an id (the first lock), if any."""
+        found = self.stakes.get(stake) if stake is not None else None
+        lock = found.lock if found is not None else None
+        return lock if isinstance(lock, vocab.FEStakesLocked) else None
+
+    def adversary(self, name: str | None) -> Adversary | None:
+        """The named combatant when it is an adversary."""
+        found = self.combatants.get(name) if name is not None else None
+        return found if isinstance(found, Adversary) else None
+
+    def opposing(self, lock: vocab.FEStakesLocked) -> Adversary | None:
+        """The adversary a test is against: `opposing`, else an adversary `target` or actor."""
+        for name in (lock.opposing, lock.target, lock.actor):
+            found = self.adversary(name)
+            if found is not None:
+                return found
+        return None
+
+    def paid_for(self, stake: str) -> int:
+        """SB spent to introduce the attack a stake frames."""
+        return sum(self.spends[s].amount for s in self.paid.get(stake, ()))
+
+
+def move_of(adversary: Adversary | None, name: str | None) -> vocab.Move | None:
+    """An adversary's named move, if it lists one by that name."""
+    if adversary is None or name is None:
+        return None
+    return next((m for m in adversary.stats.moves if m.name == name), None)
+
+
+def after_a_hit(move: vocab.Move | None) -> bool:
+    """The move's trigger is a hit (e.g. Poisoned Cut): it buys an effect, not an attack."""
+    trigger = (move.trigger or "").lower() if move is not None else ""
+    return "after a hit" in trigger or "on a hit" in trigger
+
+
+def attack_cost(state: FeState, lock: vocab.FEStakesLocked) -> int:
+    """The SB a test's attack must have been bought with: 0 for a consequence or opportunity."""
+    if lock.source == "sb_move":
+        move = move_of(state.opposing(lock), lock.move)
+        return move.cost if move is not None else state.table.ordinary_attack_sb_cost
+    if lock.source == "sb_attack" or (lock.source == "player" and lock.kind == "defense"):
+        return state.table.ordinary_attack_sb_cost
+    return 0
+
+
+def spend_owner(state: FeState, event: vocab.SBSpent) -> Adversary | None:
+    """The adversary whose move (or attack) an SB spend buys."""
+    lock = state.lock(event.stake)
+    opposing = state.opposing(lock) if lock is not None else None
+    if event.move is None or move_of(opposing, event.move) is not None:
+        return opposing
+    for c in state.combatants.values():
+        if isinstance(c, Adversary) and c.active and move_of(c, event.move) is not None:
+            return c
+    return opposing

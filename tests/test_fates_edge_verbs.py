@@ -1,0 +1,169 @@
+"""Fate's Edge verbs: `lock`, `roll`, `hit`, `fatigue`, `spend`, `suffer` from the command line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from ledger import cli
+
+runner = CliRunner()
+BLADE = ["--stat", "resilience=8", "--stat", "fatigue_capacity=3", "--stat", 'armor="light"']
+
+
+def run(db: Path, *args: str) -> tuple[int, str, str]:
+    result = runner.invoke(cli.app, ["--db", str(db), *args])
+    return result.exit_code, result.stdout, result.stderr
+
+
+def duel(tmp_path: Path) -> Path:
+    """A Fate's Edge duel: Ash (Light, Body 3) against the Silken Blade (R 8, cap 3, Light)."""
+    db = tmp_path / "e.db"
+    assert run(db, "new", "duel", "--system", "fates-edge")[0] == 0
+    ash = ["add", "duel", "Ash", "--side", "player", "--stat", 'armor="light"', "--stat", "body=3"]
+    assert run(db, *ash)[0] == 0
+    assert run(db, "add", "duel", "Silken Blade", "--side", "adversary", *BLADE)[0] == 0
+    return db
+
+
+def last_event(db: Path) -> dict[str, object]:
+    code, out, _ = run(db, "log", "duel", "--json")
+    assert code == 0
+    event: dict[str, object] = json.loads(out.splitlines()[-1])
+    return event
+
+
+def attack(db: Path, stake: str = "cut", harm: int = 2) -> None:
+    args = [
+        "lock",
+        "duel",
+        stake,
+        "--actor",
+        "Ash",
+        "--against",
+        "Silken Blade",
+        "--harm",
+        str(harm),
+    ]
+    assert run(db, *args, "--target", "Silken Blade", "--dv", "3")[0] == 0
+
+
+def test_lock_records_the_stakes_and_prints_the_effective_position(tmp_path: Path) -> None:
+    db = duel(tmp_path)
+    assert run(db, "fatigue", "duel", "Silken Blade", "1")[0] == 0
+    args = ["lock", "duel", "cut", "--actor", "Ash", "--against", "Silken Blade", "--harm", "2"]
+    code, out, err = run(db, *args, "--partial-harm", "1", "--partial", "she gives ground")
+    assert (code, err) == (0, "")
+    assert out == (
+        "Recorded seq 5: stakes.locked\n"
+        "  effective Position dominant (Silken Blade has Fatigue 1)\n"
+    )
+    event = last_event(db)
+    assert (event["harm"], event["partial"], event["position"]) == (
+        2,
+        {"harm": 1, "text": "she gives ground"},
+        "controlled",
+    )
+
+
+def test_roll_with_faces_prints_successes_sb_and_outcome(tmp_path: Path) -> None:
+    db = duel(tmp_path)
+    attack(db)
+    code, out, _ = run(db, "roll", "duel", "cut", "--dice", "10,7,1")
+    assert code == 0
+    assert out == (
+        "Recorded seq 5: roll.made\n  pools sb: 0 -> 1\n"
+        "  cut: 10, 7, 1 = 3 successes vs DV 3: success, 1 SB (Position controlled)\n"
+    )
+
+
+def test_roll_without_faces_rolls_the_pool_and_records_the_faces(tmp_path: Path) -> None:
+    db = duel(tmp_path)
+    attack(db)
+    code, out, _ = run(db, "roll", "duel", "cut", "--pool", "5")
+    assert code == 0
+    dice = last_event(db)["dice"]
+    assert isinstance(dice, list) and len(dice) == 5 and all(1 <= d <= 10 for d in dice)
+    assert f"cut: {', '.join(map(str, dice))} = " in out
+
+
+def test_roll_with_neither_faces_nor_pool_is_bad_input(tmp_path: Path) -> None:
+    db = duel(tmp_path)
+    attack(db)
+    code, out, err = run(db, "roll", "duel", "cut")
+    assert (code, out) == (2, "")
+    assert err == "Error: roll needs --dice FACES (e.g. 6,7,1) or --pool N to roll N d10s\n"
+
+
+def test_hit_prints_the_tracks_and_the_armor_arithmetic(tmp_path: Path) -> None:
+    db = duel(tmp_path)
+    attack(db)
+    assert run(db, "roll", "duel", "cut", "--dice", "10,7")[0] == 0
+    code, out, _ = run(db, "hit", "duel", "Silken Blade", "2", "--stake", "cut")
+    assert code == 0
+    assert out == (
+        "Recorded seq 6: hit.resolved\n"
+        "  Silken Blade resilience: 8 -> 7\n"
+        "  Silken Blade fatigue: 0 -> 1\n"
+        "  light armor: Harm 2 -> 1 Harm + 1 Fatigue\n"
+    )
+
+
+def test_a_backstab_hit_ignores_armor(tmp_path: Path) -> None:
+    db = duel(tmp_path)
+    attack(db, harm=3)
+    assert run(db, "roll", "duel", "cut", "--dice", "10,7")[0] == 0
+    code, out, _ = run(
+        db, "hit", "duel", "Silken Blade", "3", "--stake", "cut", "--ignore-armor", "1"
+    )
+    assert "Silken Blade resilience: 8 -> 5\n  none armor: Harm 3 -> 3 Harm + 0 Fatigue\n" in out
+    assert last_event(db)["ignore_armor"] == 1
+    code, _, err = run(db, "hit", "duel", "Silken Blade", "3", "--ignore-armor", "lots")
+    assert (code, err) == (2, "Error: --ignore-armor 'lots' is a number or 'all'\n")
+
+
+def test_fatigue_overflows_once(tmp_path: Path) -> None:
+    db = duel(tmp_path)
+    code, out, _ = run(db, "fatigue", "duel", "Silken Blade", "4", "--cause", "poison")
+    assert (code, out) == (
+        0,
+        "Recorded seq 4: fatigue.marked\n  Silken Blade resilience: 8 -> 7\n",
+    )
+
+
+def test_spend_flags_sb_that_change_their_own_roll(tmp_path: Path) -> None:
+    db = duel(tmp_path)
+    attack(db)
+    assert run(db, "roll", "duel", "cut", "--dice", "10,7,1")[0] == 0
+    code, out, _ = run(db, "spend", "duel", "1", "--for", "shape", "--stake", "cut")
+    assert code == 0
+    assert out.startswith(
+        "Recorded seq 6: sb.spent\n  pools sb: 1 -> 0\nerror [sb-not-retroactive]"
+    )
+
+
+def test_strict_spend_beyond_the_pool_is_refused(tmp_path: Path) -> None:
+    db = duel(tmp_path)
+    code, out, err = run(db, "spend", "duel", "2", "--for", "complication", "--strict")
+    assert (code, out) == (2, "")
+    assert "sb-overspent" in err
+
+
+def test_suffer_applies_the_player_procedure(tmp_path: Path) -> None:
+    db = duel(tmp_path)
+    lock = ["lock", "duel", "stab", "--actor", "Ash", "--against", "Silken Blade"]
+    assert run(db, *lock, "--kind", "defense", "--source", "consequence")[0] == 0
+    assert run(db, "roll", "duel", "stab", "--dice", "2,3")[0] == 0
+    code, out, _ = run(db, "suffer", "duel", "Ash", "2", "--stake", "stab")
+    assert (code, out) == (
+        0,
+        "Recorded seq 6: harm.suffered\n  Ash harm: 0 -> 1\n  Ash fatigue: 0 -> 1\n",
+    )
+
+
+def test_every_fates_edge_verb_has_help() -> None:
+    for verb in ("lock", "roll", "hit", "fatigue", "spend", "suffer"):
+        result = runner.invoke(cli.app, [verb, "--help"])
+        assert result.exit_code == 0 and "Usage" in result.stdout
