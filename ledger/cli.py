@@ -105,6 +105,9 @@ def show_recorded(result: service.Recorded, note: str = "") -> None:
     """`Recorded seq N: type` with the tracks it changed and the findings it raised."""
     for record in result.records:
         typer.echo(f"Recorded seq {record.seq}: {record.type}{note}")
+        rolled = render.roll_line(result.state, record.seq)
+        if rolled:
+            typer.echo(rolled)
     for line in render.change_lines(result.changes):
         typer.echo(line)
     for finding in result.findings:
@@ -162,6 +165,8 @@ def read_json_object(path: Path, what: str) -> dict[str, Any]:
         fail(BadInput(f"{what}: no such file {path}"))
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         fail(BadInput(f"{what}: {path} is not valid JSON ({exc})"))
+    except OSError as exc:
+        fail(BadInput(f"{what}: cannot read {path}: {exc.strerror}"))
     if not isinstance(data, dict):
         fail(BadInput(f"{what}: {path} must hold a JSON object"))
     return data
@@ -344,6 +349,9 @@ def replay(
             emit_json(step.document())
             continue
         typer.echo(f"seq {step.record.seq} {step.record.type} {render.summary(step.record.event)}")
+        rolled = render.roll_line(step.state, step.record.seq)
+        if rolled:
+            typer.echo(rolled)
         for line in render.change_lines(step.changes):
             typer.echo(line)
 

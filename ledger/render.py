@@ -56,6 +56,16 @@ def summary(event: events.EventBase) -> str:
     return " ".join(parts)
 
 
+def roll_line(state: State, seq: int) -> str | None:
+    """`  roll: partial (successes 2, sb 1, ...)` for the roll recorded at `seq`, if any."""
+    roll = state.roll_at(seq)
+    if roll is None or roll.outcome is None:
+        return None
+    shown = roll.model_dump(mode="json", exclude={"seq", "stake", "actor", "outcome", "claimed"})
+    details = ", ".join(f"{k} {value(v)}" for k, v in shown.items())
+    return f"  roll: {roll.outcome}" + (f" ({details})" if details else "")
+
+
 def change_lines(changes: Sequence[Change]) -> list[str]:
     """`  Ogre resilience: 8 -> 7` lines."""
     return [f"  {c.combatant} {c.track}: {value(c.before)} -> {value(c.after)}" for c in changes]
