@@ -9,7 +9,15 @@ The library API, which the `encounter` command is built on:
                     {"resilience": 8, "fatigue_capacity": 3, "armor": "light"})
         ledger.record("duel", {"type": "hit.resolved", "target": "Silken Blade", "harm": 2})
         ledger.tracks("duel").view()
+
+The service (and the rulesets behind it) load on first use, so `import ledger.cli` and
+`import ledger.events` stay cheap.
 """
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 from ledger.errors import (
     BadInput,
@@ -20,7 +28,11 @@ from ledger.errors import (
     StoreError,
     UnknownName,
 )
-from ledger.service import DEFAULT_DB, Imported, Ledger, Recorded, load, parse_lines
+
+if TYPE_CHECKING:
+    from ledger.service import DEFAULT_DB, Imported, Ledger, Recorded, load, parse_lines
+
+_LAZY = {"DEFAULT_DB", "Imported", "Ledger", "Recorded", "load", "parse_lines"}
 
 __all__ = [
     "DEFAULT_DB",
@@ -37,3 +49,9 @@ __all__ = [
     "load",
     "parse_lines",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        return getattr(importlib.import_module("ledger.service"), name)
+    raise AttributeError(f"module 'ledger' has no attribute {name!r}")

@@ -101,11 +101,11 @@ def emit_json(document: Any) -> None:
     typer.echo(json.dumps(document, ensure_ascii=False))
 
 
-def show_recorded(result: service.Recorded, note: str = "") -> None:
+def show_recorded(result: service.Recorded, note: str = "", show_roll: bool = True) -> None:
     """`Recorded seq N: type` with the tracks it changed and the findings it raised."""
     for record in result.records:
         typer.echo(f"Recorded seq {record.seq}: {record.type}{note}")
-        rolled = render.roll_line(result.state, record.seq)
+        rolled = render.roll_line(result.state, record.seq) if show_roll else None
         if rolled:
             typer.echo(rolled)
     for line in render.change_lines(result.changes):
@@ -120,14 +120,16 @@ def record_command(
     fields: Mapping[str, Any],
     strict: bool = False,
     expect: int | None = None,
+    show_roll: bool = True,
 ) -> service.Recorded:
-    """Record one event dict and print what it did (the building block of friendly verbs)."""
+    """Record one event dict and print what it did (the building block of friendly verbs);
+    a verb that prints a roll in its own words passes `show_roll=False`."""
     with opened(ctx) as ledger:
         try:
             result = ledger.record(encounter, fields, strict=strict, expect=expect)
         except LedgerError as exc:
             fail(exc)
-    show_recorded(result)
+    show_recorded(result, show_roll=show_roll)
     return result
 
 

@@ -57,13 +57,11 @@ def summary(event: events.EventBase) -> str:
 
 
 def roll_line(state: State, seq: int) -> str | None:
-    """`  roll: partial (successes 2, sb 1, ...)` for the roll recorded at `seq`, if any."""
+    """`  roll: ...` for the roll recorded at `seq`, in its system's words, if any."""
     roll = state.roll_at(seq)
     if roll is None or roll.outcome is None:
         return None
-    shown = roll.model_dump(mode="json", exclude={"seq", "stake", "actor", "outcome", "claimed"})
-    details = ", ".join(f"{k} {value(v)}" for k, v in shown.items())
-    return f"  roll: {roll.outcome}" + (f" ({details})" if details else "")
+    return f"  roll: {roll.describe()}"
 
 
 def change_lines(changes: Sequence[Change]) -> list[str]:

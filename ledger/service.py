@@ -3,27 +3,34 @@
 Every write runs inside one store transaction: read the head, fold to it, validate the new events
 against that state, compute the findings they raise, append. Bad input raises before anything is
 appended; a broken rule is appended and reported (or refused with `strict`).
+
+Reads stream the stored rows through one fold (a long encounter is never held as a list), and a
+write refolds only from the last checkpoint before what an undo or redo changes.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+import math
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from pydantic import BaseModel, SerializeAsAny
 
 from ledger import events
 from ledger.errors import BadInput, RuleRefused, UnknownName
-from ledger.store import ChainReport, Head, Store, Writer, now_utc
+from ledger.store import ChainReport, Head, Store, Writer, now_utc, recorded
 from projections import audit as audit_rules
 from projections import core
 from projections.findings import Finding
 from projections.registry import RULESETS, ruleset
 
 DEFAULT_DB = "encounters.db"
+#: A write keeps the folded state every this many seqs, so an undo refolds at most this many
+#: events before what it changes (instead of the whole encounter).
+CHECKPOINT_EVERY: Final = 256
 
 
 class Recorded(BaseModel, frozen=True):
@@ -49,6 +56,17 @@ class Imported(BaseModel, frozen=True):
     head: int
 
 
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"number {text} is too large")
+    return value
+
+
+def _no_constant(text: str) -> Any:
+    raise ValueError(f"{text} is not a JSON value")
+
+
 def parse_lines(lines: Iterable[str], source: str = "input") -> list[dict[str, Any]]:
     """JSON Lines into objects; blank lines are skipped, anything else must be a JSON object."""
     out: list[dict[str, Any]] = []
@@ -56,11 +74,13 @@ def parse_lines(lines: Iterable[str], source: str = "input") -> list[dict[str, A
         if not line.strip():
             continue
         try:
-            data = json.loads(line)
+            data = json.loads(line, parse_float=_finite, parse_constant=_no_constant)
         except json.JSONDecodeError as exc:
             raise BadInput(f"{source} line {number}: malformed JSON: {exc.msg}") from exc
         except RecursionError as exc:
             raise BadInput(f"{source} line {number}: JSON nested too deeply") from exc
+        except ValueError as exc:
+            raise BadInput(f"{source} line {number}: {exc}") from exc
         if not isinstance(data, dict):
             raise BadInput(f"{source} line {number}: expected a JSON object, got {_kind(data)}")
         out.append(data)
@@ -73,33 +93,102 @@ def _kind(value: Any) -> str:
     )
 
 
+Checkpoint = tuple[int, core.State]
+
+
+class _Folded:
+    """An encounter folded to its head: the state, the retractions and the seqs they exclude,
+    and checkpoints (the state after every CHECKPOINT_EVERY-th seq) to refold from."""
+
+    def __init__(
+        self,
+        seq: int,
+        hash: str,
+        state: core.State | None,
+        retractions: list[events.Recorded],
+        gone: frozenset[int],
+        checkpoints: list[Checkpoint],
+    ) -> None:
+        self.seq = seq
+        self.hash = hash
+        self.state = state
+        self.retractions = retractions
+        self.gone = gone
+        self.checkpoints = checkpoints
+
+
+def _fold_forward(
+    records: Iterable[events.Recorded],
+    gone: frozenset[int],
+    state: core.State | None,
+    checkpoints: list[Checkpoint] | None = None,
+) -> core.State | None:
+    """Fold `records` (skipping `gone`) on top of `state`, keeping checkpoints on the way."""
+    folder = core.Folder(RULESETS, state)
+    for record in records:
+        if record.seq not in gone:
+            folder.add(record)
+        if checkpoints is not None and record.seq % CHECKPOINT_EVERY == 0:
+            assert folder.state is not None
+            checkpoints.append((record.seq, folder.state))
+    return folder.state
+
+
 class _Session:
-    """The state of one encounter inside a write transaction, kept at the writer's head."""
+    """The state of one encounter inside a write transaction, kept at the writer's head.
+
+    The encounter is folded on first need: re-importing events that are all stored already
+    never folds at all.
+    """
 
     def __init__(self, ledger: Ledger, writer: Writer) -> None:
         self.writer = writer
-        self.records: list[events.Recorded] | None = None
-        self.state = ledger._state_at_head(writer)
         self._ledger = ledger
+        self._ready = False
+        self.state: core.State | None = None
+        self.retractions: list[events.Recorded] = []
+        self.gone: frozenset[int] = frozenset()
+        self.checkpoints: list[Checkpoint] = []
 
-    def all_records(self) -> list[events.Recorded]:
-        if self.records is None:
-            self.records = self.writer.records() if self.writer.seq else []
-        return self.records
+    def ready(self) -> _Session:
+        """Fold to the writer's head (once)."""
+        if not self._ready:
+            folded = self._ledger._folded_at_head(self.writer)
+            self.state = folded.state
+            # Copies: the cached lists must not see what a transaction that may roll back adds.
+            self.retractions = list(folded.retractions)
+            self.gone = folded.gone
+            self.checkpoints = list(folded.checkpoints)
+            self._ready = True
+        return self
 
     def system(self) -> str | None:
-        return self.state.system if self.state else None
+        return self.writer.system
+
+    def folded(self) -> _Folded | None:
+        """What the ledger may cache once the transaction commits (None: nothing was folded)."""
+        if not self._ready:
+            return None
+        return _Folded(
+            self.writer.seq,
+            self.writer.hash,
+            self.state,
+            self.retractions,
+            self.gone,
+            self.checkpoints,
+        )
 
     def admit(
         self,
         event: events.Event,
         *,
         strict: bool,
+        audit: bool = True,
         id: str | None = None,
         recorded_at: str | None = None,
     ) -> tuple[events.Recorded, list[Finding]]:
         """Validate one event against the head state, append it, and return its findings."""
-        before = self.state
+        before = self.ready().state
         seq = self.writer.seq + 1
         if isinstance(event, events.EncounterOpened):
             if before is not None:
@@ -114,26 +203,18 @@ class _Session:
         if isinstance(event, events.EventRetracted):
             assert before is not None
             return self._retract(event, before, strict=strict, id=id, recorded_at=recorded_at)
-        probe = events.Recorded.model_construct(
-            encounter=self.writer.encounter,
-            seq=seq,
-            id=id or "",
-            recorded_at="",
-            prev_hash="",
-            hash="",
-            event=event,
-        )
+        probe = recorded(self.writer.encounter, seq, id or "", "", "", "", event)
         folder = core.Folder(RULESETS, before)
         after = folder.add(probe, strict=True)
         found: list[Finding] = []
-        if before is not None:
+        if before is not None and (audit or strict):
             found = audit_rules.for_event(folder.ruleset, before, probe, after, {})
             if strict and any(f.severity == "error" for f in found):
                 raise RuleRefused(_refusal(found))
         record = self.writer.append(event, id=id, recorded_at=recorded_at)
-        if self.records is not None:
-            self.records.append(record)
         self.state = after
+        if record.seq % CHECKPOINT_EVERY == 0:
+            self.checkpoints.append((record.seq, after))
         return record, found
 
     def _retract(
@@ -145,38 +226,50 @@ class _Session:
         id: str | None,
         recorded_at: str | None,
     ) -> tuple[events.Recorded, list[Finding]]:
-        records = self.all_records()
-        target = event.target
-        if target > len(records):
+        target, top = event.target, self.writer.seq
+        if target > top:
             raise UnknownName(
-                f"seq {target} is not in encounter {self.writer.encounter!r} "
-                f"(seqs 1-{len(records)})"
+                f"seq {target} is not in encounter {self.writer.encounter!r} (seqs 1-{top})"
             )
         if target == 1:
             raise BadInput("seq 1 (encounter.opened) cannot be retracted")
-        gone = core.excluded(records)
-        if target in gone:
-            by = _retracted_by(records, target, gone)
+        if target in self.gone:
+            by = _retracted_by(self.retractions, target, self.gone)
             raise BadInput(
                 f"seq {target} is already retracted (by seq {by}); use redo to restore it"
             )
         record = self.writer.append(event, id=id, recorded_at=recorded_at)
-        records.append(record)
-        after = core.fold(RULESETS, records)
+        retractions = [*self.retractions, record]
+        gone = core.excluded(retractions)
+        # Everything before the first seq whose standing changed folds as it did: refold from
+        # the last checkpoint before it.
+        fork = min(gone ^ self.gone)
+        checkpoints = [c for c in self.checkpoints if c[0] < fork]
+        start, state = checkpoints[-1] if checkpoints else (0, None)
+        types: dict[int, str] = {}
+
+        def remember_target(records: Iterator[events.Recorded]) -> Iterator[events.Recorded]:
+            for r in records:
+                if r.seq == target:
+                    types[target] = r.type
+                yield r
+
+        after = _fold_forward(remember_target(self.writer.records(start)), gone, state, checkpoints)
+        assert after is not None
         if strict and len(after.skipped) > len(before.skipped):
             lost = after.skipped[-1]
             raise RuleRefused(
                 f"refused (--strict): retracting seq {target} leaves seq {lost.seq} "
                 f"({lost.type}) orphaned: {lost.reason}"
             )
-        types = {target: records[target - 1].type}
         found = audit_rules.for_event(RULESETS[before.system], before, record, after, types)
-        self.state = after
+        self.state, self.retractions, self.gone = after, retractions, gone
+        self.checkpoints = checkpoints
         return record, found
 
 
-def _retracted_by(records: Sequence[events.Recorded], target: int, gone: frozenset[int]) -> int:
-    for r in reversed(records):
+def _retracted_by(retractions: Sequence[events.Recorded], target: int, gone: frozenset[int]) -> int:
+    for r in reversed(retractions):
         if (
             isinstance(r.event, events.EventRetracted)
             and r.event.target == target
@@ -203,7 +296,7 @@ class Ledger:
 
     def __init__(self, path: str | Path = DEFAULT_DB, clock: Any = now_utc) -> None:
         self.store = Store(path, clock=clock)
-        self._cache: dict[str, tuple[int, str, core.State]] = {}
+        self._cache: dict[str, _Folded] = {}
 
     def close(self) -> None:
         """Close the file."""
@@ -266,21 +359,12 @@ class Ledger:
         _opening: bool = False,
     ) -> Recorded:
         """Append one event (a dict with `type`, or an event model) after validating it."""
-        with self.store.writing(encounter, expect) as writer:
-            if writer.head is None and not _opening:
-                self.store.require(encounter)
-            session = _Session(self, writer)
-            parsed = self._parse(event, session.system())
-            before = session.state
-            record, found = session.admit(parsed, strict=strict)
-            after = session.state
-            assert after is not None
-        self._remember(encounter, writer, after)
-        return Recorded(
-            records=(record,),
-            findings=tuple(found),
-            changes=tuple(core.changes(before, after)) if before is not None else (),
-            state=after,
+        return self._write(
+            encounter,
+            lambda session: self._parse(event, session.system()),
+            strict=strict,
+            expect=expect,
+            opening=_opening,
         )
 
     def undo(
@@ -293,21 +377,24 @@ class Ledger:
         expect: int | None = None,
     ) -> Recorded:
         """Retract `seq` (default: the last effective event that is not a retraction)."""
-        records = self.store.records(encounter)
-        if seq is None:
-            gone = core.excluded(records)
-            candidates = [
-                r.seq
-                for r in records
-                if r.seq > 1
-                and r.seq not in gone
-                and not isinstance(r.event, events.EventRetracted)
-            ]
-            if not candidates:
-                raise BadInput(f"encounter {encounter!r} has nothing to undo")
-            seq = candidates[-1]
-        fields = {"type": "event.retracted", "target": seq, "reason": reason}
-        return self.record(encounter, fields, strict=strict, expect=expect)
+
+        def retraction(session: _Session) -> events.Event:
+            target = seq
+            if target is None:
+                target = next(
+                    (
+                        s
+                        for s, kind in session.writer.seqs_from_head()
+                        if s > 1 and s not in session.gone and kind != "event.retracted"
+                    ),
+                    None,
+                )
+                if target is None:
+                    raise BadInput(f"encounter {encounter!r} has nothing to undo")
+            fields = {"type": "event.retracted", "target": target, "reason": reason}
+            return self._parse(fields, session.system())
+
+        return self._write(encounter, retraction, strict=strict, expect=expect)
 
     def redo(
         self,
@@ -319,28 +406,55 @@ class Ledger:
         expect: int | None = None,
     ) -> Recorded:
         """Retract a retraction: `seq` is the retraction or the event it retracted."""
-        records = self.store.records(encounter)
-        gone = core.excluded(records)
-        live = [
-            r for r in records if isinstance(r.event, events.EventRetracted) and r.seq not in gone
-        ]
-        if seq is None:
-            if not live:
-                raise BadInput(f"encounter {encounter!r} has nothing to redo")
-            target = live[-1].seq
-        elif any(r.seq == seq for r in live):
-            target = seq
-        else:
-            match = [
-                r.seq
-                for r in live
-                if isinstance(r.event, events.EventRetracted) and r.event.target == seq
-            ]
-            if not match:
-                raise BadInput(f"seq {seq} is not an undone event nor an effective retraction")
-            target = match[-1]
-        fields = {"type": "event.retracted", "target": target, "reason": reason}
-        return self.record(encounter, fields, strict=strict, expect=expect)
+
+        def retraction(session: _Session) -> events.Event:
+            live = [r for r in session.retractions if r.seq not in session.gone]
+            if seq is None:
+                if not live:
+                    raise BadInput(f"encounter {encounter!r} has nothing to redo")
+                target = live[-1].seq
+            elif any(r.seq == seq for r in live):
+                target = seq
+            else:
+                match = [
+                    r.seq
+                    for r in live
+                    if isinstance(r.event, events.EventRetracted) and r.event.target == seq
+                ]
+                if not match:
+                    raise BadInput(f"seq {seq} is not an undone event nor an effective retraction")
+                target = match[-1]
+            fields = {"type": "event.retracted", "target": target, "reason": reason}
+            return self._parse(fields, session.system())
+
+        return self._write(encounter, retraction, strict=strict, expect=expect)
+
+    def _write(
+        self,
+        encounter: str,
+        build: Callable[[_Session], events.Event],
+        *,
+        strict: bool,
+        expect: int | None,
+        opening: bool = False,
+    ) -> Recorded:
+        """One event, built from the session at the head, validated and appended atomically."""
+        with self.store.writing(encounter, expect) as writer:
+            if writer.system is None and not opening:
+                self.store.require(encounter)
+            session = _Session(self, writer).ready()
+            parsed = build(session)
+            before = session.state
+            record, found = session.admit(parsed, strict=strict)
+            after = session.state
+            assert after is not None
+        self._remember(encounter, session)
+        return Recorded(
+            records=(record,),
+            findings=tuple(found),
+            changes=tuple(core.changes(before, after)) if before is not None else (),
+            state=after,
+        )
 
     def import_lines(
         self,
@@ -366,23 +480,26 @@ class Ledger:
         appended = already = 0
         with self.store.writing(into) as writer:
             session = _Session(self, writer)
-            if new_ids and writer.head is not None:
+            if new_ids and writer.system is not None:
                 raise BadInput(
                     f"encounter {into!r} already exists; --new-ids copies into a new name"
                 )
+            given = [] if new_ids else [i["id"] for i in items if isinstance(i.get("id"), str)]
+            stored = writer.stored_ids(given)
             for number, item in enumerate(items, start=1):
                 where = f"{source} line {number}"
                 try:
-                    done = self._import_one(session, item, new_ids)
+                    done = self._import_one(session, item, new_ids, stored)
                 except BadInput as exc:
                     raise type(exc)(f"{where}: {exc}") from exc
                 appended += done
                 already += 1 - done
-        if session.state is not None:
-            self._remember(into, writer, session.state)
+        self._remember(into, session)
         return Imported(encounter=into, appended=appended, already_stored=already, head=writer.seq)
 
-    def _import_one(self, session: _Session, item: dict[str, Any], new_ids: bool) -> int:
+    def _import_one(
+        self, session: _Session, item: dict[str, Any], new_ids: bool, stored: set[str]
+    ) -> int:
         envelope: dict[str, Any] = {k: item.pop(k) for k in events.ENVELOPE_KEYS if k in item}
         if new_ids:
             for key in ("id", "seq", "hash", "prev_hash"):
@@ -392,9 +509,11 @@ class Ledger:
         if id_ is not None:
             if not isinstance(id_, str) or not id_.strip() or len(id_) > 100:
                 raise BadInput("'id' must be a non-empty string of at most 100 characters")
-            stored = session.writer.known_id(id_)
-            if stored is not None:
-                return self._same_as_stored(stored, event, envelope, session)
+            known = session.writer.appended_with(id_) or (
+                session.writer.known_id(id_) if id_ in stored else None
+            )
+            if known is not None:
+                return self._same_as_stored(known, event, envelope, session)
         seq = envelope.get("seq")
         if seq is not None and seq != session.writer.seq + 1:
             raise BadInput(
@@ -403,7 +522,7 @@ class Ledger:
         recorded_at = envelope.get("recorded_at")
         if recorded_at is not None:
             _check_time(recorded_at)
-        record, _ = session.admit(event, strict=False, id=id_, recorded_at=recorded_at)
+        record, _ = session.admit(event, strict=False, audit=False, id=id_, recorded_at=recorded_at)
         for key in ("prev_hash", "hash"):
             if key in envelope and envelope[key] != getattr(record, key):
                 raise BadInput(f"{key!r} does not match the recomputed chain at seq {record.seq}")
@@ -442,17 +561,36 @@ class Ledger:
             return events.parse({"type": events.type_of(event), **events.body_of(event)}, system)
         return events.parse(event, system)
 
-    def _state_at_head(self, writer: Writer) -> core.State | None:
-        if writer.head is None:
-            return None
-        cached = self._cache.get(writer.encounter)
-        if cached and cached[0] == writer.head.seq and cached[1] == writer.head.hash:
-            return cached[2]
-        return core.fold(RULESETS, writer.records())
+    def _remember(self, encounter: str, session: _Session) -> None:
+        folded = session.folded()
+        if folded is not None and folded.state is not None:
+            self._cache[encounter] = folded
 
-    def _remember(self, encounter: str, writer: Writer, state: core.State) -> None:
-        if writer.head is not None:
-            self._cache[encounter] = (writer.head.seq, writer.head.hash, state)
+    def _folded_at_head(self, writer: Writer) -> _Folded:
+        """The encounter folded to the writer's head: from the cache when it is still the head,
+        caught up from it when only new events (no retraction) came since, else folded anew."""
+        if writer.system is None:
+            return _Folded(0, writer.hash, None, [], frozenset(), [])
+        cached = self._cache.get(writer.encounter)
+        if cached is not None and cached.seq <= writer.seq:
+            if cached.seq == writer.seq and cached.hash == writer.hash:
+                return cached
+            newer = list(writer.records(cached.seq))
+            if (
+                newer
+                and (newer[0].seq, newer[0].prev_hash) == (cached.seq + 1, cached.hash)
+                and not any(isinstance(r.event, events.EventRetracted) for r in newer)
+            ):
+                checkpoints = list(cached.checkpoints)
+                state = _fold_forward(newer, cached.gone, cached.state, checkpoints)
+                return _Folded(
+                    writer.seq, writer.hash, state, cached.retractions, cached.gone, checkpoints
+                )
+        retractions = writer.retractions()
+        gone = core.excluded(retractions)
+        checkpoints = []
+        state = _fold_forward(writer.records(), gone, None, checkpoints)
+        return _Folded(writer.seq, writer.hash, state, retractions, gone, checkpoints)
 
     # Reads.
 
@@ -464,25 +602,76 @@ class Ledger:
         """The encounter's whole stream, retractions and retracted events included."""
         return self.store.records(encounter)
 
+    def _stream(
+        self, encounter: str, at: int | None = None, without: Iterable[int] = ()
+    ) -> tuple[Head, frozenset[int], list[events.Recorded], Iterator[events.Recorded]]:
+        """The head, the seqs that do not count, the retractions, and the rows up to `at`."""
+        head = self.store.require(encounter)
+        top = head.seq if at is None else at
+        retractions = self.store.retractions(encounter, head.system, top)
+        gone = core.excluded(retractions, without)
+        return head, gone, retractions, self.store.load_rows(encounter, head.system, 0, top)
+
     def tracks(
         self, encounter: str, at: int | None = None, without: Iterable[int] = ()
     ) -> core.State:
         """The tracks now, at a past seq, or as they would be without some events."""
-        records = self.store.records(encounter)
-        _check_seqs(records, [at] if at is not None else [], "--at")
-        _check_seqs(records, list(without), "--without")
-        return core.fold(RULESETS, records, at=at, without=without)
+        without = list(without)
+        head = self.store.require(encounter)
+        _check_seqs(head.seq, [at] if at is not None else [], "--at")
+        _check_seqs(head.seq, without, "--without")
+        cached = self._cache.get(encounter)
+        if (
+            at is None
+            and not without
+            and cached is not None
+            and cached.state is not None
+            and (cached.seq, cached.hash) == (head.seq, head.hash)
+        ):
+            return cached.state
+        _, gone, _, rows = self._stream(encounter, at, without)
+        state = _fold_forward(rows, gone, None)
+        if state is None:
+            raise BadInput("the stream has no encounter.opened")
+        return state
 
     def replay(
         self, encounter: str, start: int | None = None, end: int | None = None
     ) -> Iterator[core.Step]:
         """One step per effective event, with the tracks after it."""
-        records = self.store.records(encounter)
-        return core.replay(RULESETS, records, start, end)
+        _, gone, _, rows = self._stream(encounter)
+        folder = core.Folder(RULESETS)
+        previous: core.State | None = None
+        for record in rows:
+            if end is not None and record.seq > end:
+                break
+            if record.seq in gone:
+                continue
+            state = folder.add(record)
+            if start is None or record.seq >= start:
+                changes = tuple(core.changes(previous, state))
+                yield core.Step(record=record, state=state, changes=changes)
+            previous = state
 
     def audit(self, encounter: str) -> list[Finding]:
-        """Every finding of the encounter, in seq order."""
-        return audit_rules.audit(RULESETS, self.store.records(encounter))
+        """Every finding of the encounter, in seq order (the audit driver, streaming)."""
+        _, gone, retractions, rows = self._stream(encounter)
+        targets = {
+            r.event.target for r in retractions if isinstance(r.event, events.EventRetracted)
+        }
+        types: dict[int, str] = {}
+        folder = core.Folder(RULESETS)
+        found: list[Finding] = []
+        for record in rows:
+            if record.seq in targets:
+                types[record.seq] = record.type
+            if record.seq in gone:
+                continue
+            before = folder.state
+            after = folder.add(record)
+            if before is not None:
+                found += audit_rules.for_event(folder.ruleset, before, record, after, types)
+        return found
 
     def export(self, encounter: str) -> Iterator[str]:
         """The encounter as JSON Lines (one event a line, envelope included)."""
@@ -536,8 +725,7 @@ def _check_time(value: Any) -> None:
         raise BadInput(f"'recorded_at' {value!r} has no time zone (use UTC, ending in Z)")
 
 
-def _check_seqs(records: Sequence[events.Recorded], seqs: Sequence[int], option: str) -> None:
-    top = len(records)
+def _check_seqs(top: int, seqs: Sequence[int], option: str) -> None:
     for seq in seqs:
         if not 1 <= seq <= top:
             raise UnknownName(f"{option} {seq}: the encounter has seqs 1-{top}")

@@ -8,15 +8,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import sqlite3
-import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager, suppress
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final
 
-import sqlite_utils
 from pydantic import BaseModel
 
 from ledger import events
@@ -65,6 +64,13 @@ def timestamp(moment: datetime) -> str:
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
+_CANONICAL: Final = json.JSONEncoder(
+    sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+)
+_STORED: Final = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+_quote: Callable[[str], str] = json.encoder.encode_basestring
+
+
 def chain_hash(
     encounter: str,
     seq: int,
@@ -75,17 +81,29 @@ def chain_hash(
     prev_hash: str,
 ) -> str:
     """The contract hash: SHA-256 of the sorted, whitespace-free UTF-8 JSON of the envelope."""
-    document = {
-        "encounter": encounter,
-        "seq": seq,
-        "id": id,
-        "type": type,
-        "recorded_at": recorded_at,
-        "body": body,
-        "prev_hash": prev_hash,
-    }
-    text = json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return _digest(encounter, seq, id, type, recorded_at, _CANONICAL.encode(body), prev_hash)
+
+
+def _digest(
+    encounter: str, seq: int, id: str, type: str, recorded_at: str, body: str, prev_hash: str
+) -> str:
+    # The same text as json.dumps(document, sort_keys=True, separators=(",", ":"),
+    # ensure_ascii=False), spelled out: hashing is on every append, import and verify.
+    text = (
+        f'{{"body":{body},"encounter":{_quote(encounter)},"id":{_quote(id)},'
+        f'"prev_hash":{_quote(prev_hash)},"recorded_at":{_quote(recorded_at)},'
+        f'"seq":{int(seq)},"type":{_quote(type)}}}'
+    )
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def new_id() -> str:
+    """A random (version 4) UUID as text."""
+    raw = bytearray(os.urandom(16))
+    raw[6] = (raw[6] & 0x0F) | 0x40
+    raw[8] = (raw[8] & 0x3F) | 0x80
+    h = raw.hex()
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
 
 class Head(BaseModel, frozen=True):
@@ -115,47 +133,99 @@ class ChainReport(BaseModel, frozen=True):
         return self.bad_seq is None
 
 
+_RECORDED_FIELDS: Final = frozenset(
+    ("encounter", "seq", "id", "recorded_at", "prev_hash", "hash", "event")
+)
+
+
+def recorded(
+    encounter: str,
+    seq: int,
+    id: str,
+    recorded_at: str,
+    prev_hash: str,
+    hash: str,
+    event: events.Event,
+) -> events.Recorded:
+    """A `Recorded` from values already validated (what `model_construct` does, faster).
+
+    Every row read and every event appended becomes one of these, so the generic
+    `model_construct` (which walks the fields and their defaults) is too slow here.
+    """
+    record = object.__new__(events.Recorded)
+    object.__setattr__(
+        record,
+        "__dict__",
+        {
+            "encounter": encounter,
+            "seq": seq,
+            "id": id,
+            "recorded_at": recorded_at,
+            "prev_hash": prev_hash,
+            "hash": hash,
+            "event": event,
+        },
+    )
+    object.__setattr__(record, "__pydantic_fields_set__", set(_RECORDED_FIELDS))
+    object.__setattr__(record, "__pydantic_extra__", None)
+    object.__setattr__(record, "__pydantic_private__", None)
+    return record
+
+
 def _load(row: Any, system: str) -> events.Recorded:
     encounter, seq, id_, type_, recorded_at, body, prev_hash, hash_ = row
+    if not isinstance(body, str) or not isinstance(type_, str):
+        raise BrokenChain(f"encounter {encounter!r} seq {seq}: stored row is not text")
     try:
-        data = json.loads(body)
-    except json.JSONDecodeError as exc:
-        raise BrokenChain(f"encounter {encounter!r} seq {seq}: body is not JSON") from exc
-    if not isinstance(data, dict):
-        raise BrokenChain(f"encounter {encounter!r} seq {seq}: body is not an object")
-    try:
-        event = events.parse({"type": type_, **data}, system)
+        event = events.parse_stored(type_, body, system)
     except BadInput as exc:
         raise BrokenChain(
             f"encounter {encounter!r} seq {seq}: stored event is invalid: {exc}"
         ) from exc
-    return events.Recorded.model_construct(
-        encounter=encounter,
-        seq=seq,
-        id=id_,
-        recorded_at=recorded_at,
-        prev_hash=prev_hash,
-        hash=hash_,
-        event=event,
-    )
+    return recorded(encounter, seq, id_, recorded_at, prev_hash, hash_, event)
 
 
 _COLUMNS: Final = "encounter, seq, id, type, recorded_at, body, prev_hash, hash"
+_INSERT: Final = f"INSERT INTO events ({_COLUMNS}) VALUES (?,?,?,?,?,?,?,?)"
+#: Rows appended in one transaction are inserted together, at most this many at a time.
+_BATCH: Final = 2000
 
 
 class Writer:
-    """Appends inside one `BEGIN IMMEDIATE` transaction; see `Store.writing`."""
+    """Appends inside one `BEGIN IMMEDIATE` transaction; see `Store.writing`.
+
+    Rows are buffered and inserted in batches (`flush`); every read through the writer flushes
+    first, so it always sees what it appended.
+    """
 
     def __init__(self, store: Store, encounter: str, head: Head | None) -> None:
         self._store = store
         self.encounter = encounter
-        self.head = head
+        self.opened = head
+        self.seq = head.seq if head else 0
+        self.hash = head.hash if head else GENESIS
+        self.system: str | None = head.system if head else None
         self.appended: list[events.Recorded] = []
+        self._rows: list[tuple[Any, ...]] = []
+        self._pending: dict[str, events.Recorded] = {}
+        self._stamp: str | None = None
 
     @property
-    def seq(self) -> int:
-        """The last seq of the encounter, counting what this writer appended."""
-        return self.head.seq if self.head else 0
+    def head(self) -> Head | None:
+        """The encounter's head, counting what this writer appended (None: not opened yet)."""
+        if self.opened is None:
+            return None
+        if not self.appended:
+            return self.opened
+        return self.opened.model_copy(
+            update={"seq": self.seq, "hash": self.hash, "updated_at": self.appended[-1].recorded_at}
+        )
+
+    def now(self) -> str:
+        """The time this transaction records at (one clock reading for the whole batch)."""
+        if self._stamp is None:
+            self._stamp = timestamp(self._store.clock())
+        return self._stamp
 
     def append(
         self,
@@ -166,22 +236,27 @@ class Writer:
     ) -> events.Recorded:
         """Append one event at the next seq, chaining its hash to the head."""
         seq = self.seq + 1
-        prev_hash = self.head.hash if self.head else GENESIS
-        id = id or str(uuid.uuid4())
-        recorded_at = recorded_at or timestamp(self._store.clock())
+        prev_hash = self.hash
+        if id is None:
+            id = new_id()
+        elif id in self._pending:
+            raise BadInput(f"event id {id!r} is already stored")
+        if recorded_at is None:
+            recorded_at = self.now()
         kind = events.type_of(event)
         body = events.body_of(event)
-        digest = chain_hash(self.encounter, seq, id, kind, recorded_at, body, prev_hash)
-        body_text = json.dumps(body, ensure_ascii=False, separators=(",", ":"))
-        row = (self.encounter, seq, id, kind, recorded_at, body_text, prev_hash, digest)
         try:
-            self._store.conn.execute(
-                f"INSERT INTO events ({_COLUMNS}) VALUES (?,?,?,?,?,?,?,?)", row
+            digest = _digest(
+                self.encounter, seq, id, kind, recorded_at, _CANONICAL.encode(body), prev_hash
             )
-        except sqlite3.IntegrityError as exc:
-            raise BadInput(f"event id {id!r} is already stored") from exc
+            body_text = _STORED.encode(body)
+        except ValueError as exc:  # NaN or infinity: not JSON
+            raise BadInput(f"{kind} event holds a number that JSON cannot carry: {exc}") from exc
+        row = (self.encounter, seq, id, kind, recorded_at, body_text, prev_hash, digest)
+        self._rows.append(row)
         if isinstance(event, events.EncounterOpened):
-            self.head = Head(
+            self.system = event.system
+            self.opened = Head(
                 encounter=self.encounter,
                 system=event.system,
                 title=event.title,
@@ -190,31 +265,56 @@ class Writer:
                 opened_at=recorded_at,
                 updated_at=recorded_at,
             )
-        elif self.head is not None:
-            self.head = self.head.model_copy(
-                update={"seq": seq, "hash": digest, "updated_at": recorded_at}
-            )
-        record = events.Recorded.model_construct(
-            encounter=self.encounter,
-            seq=seq,
-            id=id,
-            recorded_at=recorded_at,
-            prev_hash=prev_hash,
-            hash=digest,
-            event=event,
-        )
+        record = recorded(self.encounter, seq, id, recorded_at, prev_hash, digest, event)
+        self.seq, self.hash = seq, digest
         self.appended.append(record)
+        self._pending[id] = record
+        if len(self._rows) >= _BATCH:
+            self.flush()
         return record
 
-    def records(self, after: int = 0) -> list[events.Recorded]:
-        """Stored events of this encounter after seq `after` (inside the transaction)."""
-        if self.head is None:
+    def flush(self) -> None:
+        """Insert the buffered rows (still inside the transaction)."""
+        if not self._rows:
+            return
+        rows, self._rows = self._rows, []
+        try:
+            self._store.conn.executemany(_INSERT, rows)
+        except sqlite3.IntegrityError as exc:
+            raise BadInput(f"an event id in this batch is already stored: {exc}") from exc
+
+    def records(self, after: int = 0) -> Iterator[events.Recorded]:
+        """Stored events of this encounter after seq `after`, appended ones included, in order."""
+        if self.system is None:
+            return iter(())
+        self.flush()
+        return self._store.load_rows(self.encounter, self.system, after, self.seq)
+
+    def retractions(self) -> list[events.Recorded]:
+        """The encounter's `event.retracted` events, appended ones included."""
+        if self.system is None:
             return []
-        return list(self._store.load_rows(self.encounter, self.head.system, after, self.head.seq))
+        self.flush()
+        return self._store.retractions(self.encounter, self.system, self.seq)
+
+    def appended_with(self, id: str) -> events.Recorded | None:
+        """The event this writer appended with this id, if any."""
+        return self._pending.get(id)
 
     def known_id(self, id: str) -> events.Recorded | None:
-        """The stored event with this id, in any encounter."""
-        return self._store.by_id(id)
+        """The event with this id, in any encounter, appended by this writer or stored before."""
+        return self._pending.get(id) or self._store.by_id(id)
+
+    def stored_ids(self, ids: Iterable[str]) -> set[str]:
+        """Which of these ids are already stored (before this writer)."""
+        return self._store.stored_ids(ids)
+
+    def seqs_from_head(self) -> Iterator[tuple[int, str]]:
+        """(seq, type) of the encounter's events, newest first."""
+        if self.system is None:
+            return iter(())
+        self.flush()
+        return self._store.seqs_from_head(self.encounter, self.seq)
 
 
 class Store:
@@ -231,15 +331,27 @@ class Store:
                 check_same_thread=False,
             )
             self.conn.execute("PRAGMA synchronous=FULL")
-            self.db = sqlite_utils.Database(self.conn)
             self._ensure_schema()
         except sqlite3.DatabaseError as exc:
             raise StoreError(
                 f"{self.path} is not an encounter ledger or is damaged: {exc}"
             ) from exc
 
+    @property
+    def db(self) -> Any:
+        """The file as a `sqlite_utils.Database` (imported on first use: it is slow to load)."""
+        import sqlite_utils
+
+        return sqlite_utils.Database(self.conn)
+
     def _ensure_schema(self) -> None:
-        names = set(self.db.table_names())
+        names = {
+            row[0]
+            for row in self.conn.execute(
+                "SELECT name FROM sqlite_master "
+                "WHERE type = 'table' AND name IN ('events', 'heads')"
+            )
+        }
         if {"events", "heads"} <= names:
             return
         mode = self.conn.execute("PRAGMA journal_mode").fetchone()[0]
@@ -327,12 +439,12 @@ class Store:
         """The encounter's events in seq order, parsed lazily."""
         head = self.require(encounter)
         top = upto if upto is not None else head.seq
-        yield from self.load_rows(encounter, head.system, after, top)
+        return self.load_rows(encounter, head.system, after, top)
 
     def load_rows(
         self, encounter: str, system: str, after: int, upto: int
     ) -> Iterator[events.Recorded]:
-        """Rows after..upto of an encounter of `system`, parsed."""
+        """Rows after..upto of an encounter of `system`, parsed one at a time (streaming)."""
         cursor = self.conn.execute(
             f"SELECT {_COLUMNS} FROM events WHERE encounter = ? AND seq > ? AND seq <= ? "
             "ORDER BY seq",
@@ -341,6 +453,31 @@ class Store:
         for row in cursor:
             yield _load(row, system)
 
+    def retractions(
+        self, encounter: str, system: str, upto: int | None = None
+    ) -> list[events.Recorded]:
+        """The encounter's `event.retracted` events up to seq `upto` (an index serves them)."""
+        rows = self.conn.execute(
+            f"SELECT {_COLUMNS} FROM events WHERE encounter = ? AND type = 'event.retracted' "
+            "AND seq <= ? ORDER BY seq",
+            (encounter, upto if upto is not None else 2**62),
+        )
+        return [_load(row, system) for row in rows]
+
+    def seqs_from_head(self, encounter: str, upto: int) -> Iterator[tuple[int, str]]:
+        """(seq, type) of the encounter's events at or below `upto`, newest first."""
+        yield from self.conn.execute(
+            "SELECT seq, type FROM events WHERE encounter = ? AND seq <= ? ORDER BY seq DESC",
+            (encounter, upto),
+        )
+
+    def type_at(self, encounter: str, seq: int) -> str | None:
+        """The type of the event at `seq`, if stored."""
+        row = self.conn.execute(
+            "SELECT type FROM events WHERE encounter = ? AND seq = ?", (encounter, seq)
+        ).fetchone()
+        return str(row[0]) if row else None
+
     def by_id(self, id: str) -> events.Recorded | None:
         """The stored event with this id, if any."""
         row = self.conn.execute(f"SELECT {_COLUMNS} FROM events WHERE id = ?", (id,)).fetchone()
@@ -348,6 +485,19 @@ class Store:
             return None
         head = self.require(row[0])
         return _load(row, head.system)
+
+    def stored_ids(self, ids: Iterable[str]) -> set[str]:
+        """Which of `ids` are stored, in any encounter."""
+        wanted = list(dict.fromkeys(ids))
+        found: set[str] = set()
+        for start in range(0, len(wanted), 500):
+            chunk = wanted[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            found.update(
+                row[0]
+                for row in self.conn.execute(f"SELECT id FROM events WHERE id IN ({marks})", chunk)
+            )
+        return found
 
     def raw_rows(self, encounter: str) -> Iterator[tuple[Any, ...]]:
         """Stored rows as they are, for verification and export."""
@@ -381,8 +531,9 @@ class Store:
                 )
             writer = Writer(self, encounter, head)
             yield writer
-            if writer.head is not None and writer.appended:
-                h = writer.head
+            writer.flush()
+            h = writer.head
+            if h is not None and writer.appended:
                 self.conn.execute(
                     "INSERT OR REPLACE INTO heads VALUES (?,?,?,?,?,?,?)",
                     (h.encounter, h.system, h.title, h.seq, h.hash, h.opened_at, h.updated_at),
@@ -393,30 +544,24 @@ class Store:
             raise
 
     def verify(self, encounter: str) -> ChainReport:
-        """Recompute one encounter's chain; name the first seq that does not verify."""
+        """Recompute one encounter's chain; name the first seq that does not verify.
+
+        Any change to a stored row shows: a gap or a reordering in the seqs, a `prev_hash` that
+        is not the previous row's hash, a hash that does not match the row's contents, or a body
+        that is not the exact text the ledger writes for its contents.
+        """
         expected_seq, prev, count, last = 1, GENESIS, 0, None
-        for encounter_, seq, id_, type_, recorded_at, body, prev_hash, digest in self.raw_rows(
-            encounter
-        ):
+        for row in self.raw_rows(encounter):
             count += 1
-            problem = None
-            if seq != expected_seq:
-                problem = f"seq {expected_seq} is missing (next stored is {seq})"
-                seq = expected_seq
-            elif prev_hash != prev:
-                problem = "prev_hash does not match the previous event's hash"
-            else:
-                try:
-                    parsed = json.loads(body)
-                except (json.JSONDecodeError, TypeError):
-                    problem = "body is not valid JSON"
-                else:
-                    recomputed = chain_hash(encounter_, seq, id_, type_, recorded_at, parsed, prev)
-                    if recomputed != digest:
-                        problem = "hash does not match the event's contents"
+            seq, digest = row[1], row[7]
+            problem = _row_problem(expected_seq, prev, *row)
             if problem:
                 return ChainReport(
-                    encounter=encounter, events=count, head=last, bad_seq=seq, problem=problem
+                    encounter=encounter,
+                    events=count,
+                    head=last,
+                    bad_seq=expected_seq,
+                    problem=problem,
                 )
             expected_seq, prev, last = seq + 1, digest, digest
         head = self.head(encounter)
@@ -430,6 +575,39 @@ class Store:
                 "was acknowledged: events were removed from the end",
             )
         return ChainReport(encounter=encounter, events=count, head=last)
+
+
+def _row_problem(
+    expected_seq: int,
+    prev: str,
+    encounter: Any,
+    seq: Any,
+    id: Any,
+    type: Any,
+    recorded_at: Any,
+    body: Any,
+    prev_hash: Any,
+    digest: Any,
+) -> str | None:
+    """What is wrong with one stored row, given the seq and hash the chain expects."""
+    if seq != expected_seq:
+        return f"seq {expected_seq} is missing (next stored is {seq})"
+    if prev_hash != prev:
+        return "prev_hash does not match the previous event's hash"
+    texts = (encounter, id, type, recorded_at, body, digest)
+    if not all(isinstance(t, str) for t in texts):
+        return "a column holds a value that is not text"
+    try:
+        parsed = json.loads(body)
+        canonical = _CANONICAL.encode(parsed)
+        exact = _STORED.encode(parsed) == body
+    except (ValueError, RecursionError):
+        return "body is not valid JSON"
+    if _digest(encounter, seq, id, type, recorded_at, canonical, prev) != digest:
+        return "hash does not match the event's contents"
+    if not exact:
+        return "body is not the text the ledger wrote for it"
+    return None
 
 
 def _head(row: Any) -> Head:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 from pydantic import BaseModel, JsonValue, SerializeAsAny
@@ -16,6 +17,7 @@ from pydantic import BaseModel, JsonValue, SerializeAsAny
 from ledger import events
 from ledger.errors import BadInput, UnknownName
 from projections.findings import Finding
+from projections.log import Log
 
 
 class Combatant(BaseModel, frozen=True):
@@ -45,6 +47,18 @@ class Roll(BaseModel, frozen=True):
     outcome: str | None = None
     claimed: str | None = None
 
+    def describe(self) -> str:
+        """The computed outcome and its numbers, for people: `success (successes 3, sb 1)`."""
+        shown = self.model_dump(exclude={"seq", "stake", "actor", "outcome", "claimed"})
+        details = ", ".join(f"{k} {_plain(v)}" for k, v in shown.items())
+        return f"{self.outcome}" + (f" ({details})" if details else "")
+
+
+def _plain(value: Any) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return str(value)
+
 
 class Stake(BaseModel, frozen=True):
     """Locked stakes: the first lock of a stake id stands."""
@@ -71,7 +85,7 @@ class State(BaseModel, frozen=True):
     rules: Mapping[str, JsonValue] = {}
     combatants: Mapping[str, SerializeAsAny[Combatant]] = {}
     stakes: Mapping[str, Stake] = {}
-    rolls: tuple[SerializeAsAny[Roll], ...] = ()
+    rolls: Log[SerializeAsAny[Roll]] = Log()
     pools: Mapping[str, int] = {}
     skipped: tuple[Skipped, ...] = ()
 
@@ -152,9 +166,15 @@ def open_state(ruleset: Ruleset, encounter: str, opened: events.EncounterOpened)
     return ruleset.start(base)
 
 
+@cache
+def _roles(kind: type[events.EventBase]) -> tuple[str, ...]:
+    # Which of the naming fields an event type has (asking each event is slow on a long fold).
+    return tuple(r for r in ("target", "actor", "opposing") if r in kind.model_fields)
+
+
 def _check_names(state: State, event: events.EventBase) -> None:
-    for role in ("target", "actor", "opposing"):
-        name = getattr(event, role, None)
+    for role in _roles(type(event)):
+        name = getattr(event, role)
         if isinstance(name, str):
             state.combatant(name, role)
 
@@ -293,28 +313,38 @@ class Change(BaseModel, frozen=True):
     after: JsonValue
 
 
+def _tracks(state: State | None) -> tuple[Mapping[str, Combatant], Mapping[str, int]]:
+    if state is None:
+        return {}, {}
+    return state.combatants, state.pools
+
+
 def changes(before: State | None, after: State) -> list[Change]:
     """Tracks (and pools, under the name `pools`) that differ from `before` to `after`."""
-    old = before.view() if before is not None else {"combatants": {}, "pools": {}}
-    new = after.view()
+    # Only combatants the fold replaced can differ (an untouched one is the same object), and
+    # rolls are not tracks: this runs on every replay step, so it must not grow with the stream.
+    old, old_pools = _tracks(before)
+    new, new_pools = _tracks(after)
     out: list[Change] = []
-    for name, tracks in new["combatants"].items():
-        if name not in old["combatants"]:
-            out.append(Change(combatant=name, track="status", before=None, after=tracks["status"]))
+    for name, combatant in new.items():
+        if name not in old:
+            out.append(Change(combatant=name, track="status", before=None, after=combatant.status))
             continue
-        was = old["combatants"][name]
+        if old[name] is combatant:
+            continue
+        was, tracks = old[name].view(), combatant.view()
         for track, value in tracks.items():
             if track == "side":
                 continue
             if was.get(track) != value:
                 out.append(Change(combatant=name, track=track, before=was.get(track), after=value))
-    for name, was in old["combatants"].items():
-        if name not in new["combatants"]:
-            out.append(Change(combatant=name, track="status", before=was["status"], after=None))
-    for pool, value in new["pools"].items():
-        if old["pools"].get(pool) != value:
+    for name, gone in old.items():
+        if name not in new:
+            out.append(Change(combatant=name, track="status", before=gone.status, after=None))
+    for pool, value in new_pools.items():
+        if old_pools.get(pool) != value:
             out.append(
-                Change(combatant="pools", track=pool, before=old["pools"].get(pool), after=value)
+                Change(combatant="pools", track=pool, before=old_pools.get(pool), after=value)
             )
     return out
 
@@ -328,13 +358,12 @@ class Step(BaseModel, frozen=True):
 
     def document(self) -> dict[str, Any]:
         """The `replay --json` line."""
-        view = self.state.view()
         return {
             "seq": self.record.seq,
             "type": self.record.type,
             "event": events.body_of(self.record.event),
-            "combatants": view["combatants"],
-            "pools": view["pools"],
+            "combatants": {name: c.view() for name, c in self.state.combatants.items()},
+            "pools": dict(self.state.pools),
         }
 
 
@@ -364,7 +393,8 @@ def adjust_track(state: State, seq: int, event: events.TrackAdjusted) -> State:
     from pydantic import ValidationError
 
     combatant = state.combatant(event.target, "target")
-    data = {**combatant.model_dump(), event.track: event.value}
+    # dict(), not model_dump(): fields kept out of the view (`exclude=True`) must survive.
+    data = {**dict(combatant), event.track: event.value}
     try:
         updated = type(combatant).model_validate(data)
     except ValidationError as exc:
@@ -379,7 +409,7 @@ def unchanged(state: State, seq: int) -> State:
 
 def add_roll(state: State, roll: Roll) -> State:
     """The state with one more effective roll."""
-    return state.model_copy(update={"rolls": (*state.rolls, roll)})
+    return state.model_copy(update={"rolls": Log.of(state.rolls).appended(roll)})
 
 
 def note_roll(state: State, seq: int, event: events.RollMade) -> State:

@@ -134,6 +134,14 @@ class FERoll(core.Roll, frozen=True):
     dv: int
     effective_position: vocab.Position | None = None
 
+    def describe(self) -> str:
+        """`3 successes vs DV 3: success, 1 SB (Position controlled)`."""
+        plural = "es" * (self.successes != 1)
+        where = f" (Position {self.effective_position})" if self.effective_position else ""
+        return (
+            f"{self.successes} success{plural} vs DV {self.dv}: {self.outcome}, {self.sb} SB{where}"
+        )
+
 
 class Hit(BaseModel, frozen=True):
     """Every intermediate value of one hit (or Fatigue event) on a combatant."""

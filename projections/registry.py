@@ -2,15 +2,39 @@
 
 from __future__ import annotations
 
+import importlib
+from collections.abc import Iterator, Mapping
 from typing import Final
 
 from ledger.errors import BadInput
-from projections import fates_edge, ironsworn, l5r, ssss
 from projections.core import Ruleset
 
-RULESETS: Final[dict[str, Ruleset]] = {
-    r.key: r for r in (fates_edge.RULESET, ironsworn.RULESET, ssss.RULESET, l5r.RULESET)
+#: System key -> the module under `projections` that defines its `RULESET`.
+MODULES: Final[dict[str, str]] = {
+    "fates-edge": "fates_edge",
+    "ironsworn": "ironsworn",
+    "ssss": "ssss",
+    "l5r": "l5r",
 }
+
+
+class _Rulesets(Mapping[str, Ruleset]):
+    """Every ruleset by key; a ruleset's module is imported the first time it is asked for
+    (a command on one encounter loads one system, not four)."""
+
+    def __getitem__(self, key: str) -> Ruleset:
+        module = importlib.import_module(f"projections.{MODULES[key]}")
+        found: Ruleset = module.RULESET
+        return found
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(MODULES)
+
+    def __len__(self) -> int:
+        return len(MODULES)
+
+
+RULESETS: Final[Mapping[str, Ruleset]] = _Rulesets()
 
 
 def ruleset(system: str) -> Ruleset:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any, Literal
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, Field, ValidationError, model_validator
 
 from ledger import events
 from ledger.errors import BadInput
@@ -31,8 +31,15 @@ class Rules(BaseModel, frozen=True, extra="forbid"):
 class Slot(BaseModel, frozen=True):
     """One tier of Harm slots."""
 
-    filled: int
-    capacity: int
+    filled: int = Field(ge=0)
+    capacity: int = Field(ge=0)
+
+    @model_validator(mode="after")
+    def _fits(self) -> Slot:
+        # A GM override (track.adjusted) cannot fill more slots than the tier has.
+        if self.filled > self.capacity:
+            raise ValueError(f"{self.filled} filled slots exceed the tier's {self.capacity}")
+        return self
 
 
 class Enemy(core.Combatant, frozen=True):
@@ -40,7 +47,7 @@ class Enemy(core.Combatant, frozen=True):
 
     level: int
     slots: Mapping[str, Slot]
-    penalties: int = 0
+    penalties: int = Field(default=0, ge=0)
     tags: tuple[str, ...] = ()
 
 

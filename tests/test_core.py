@@ -207,3 +207,31 @@ def test_recording_one_event_at_a_time_equals_folding_the_stored_stream(
         if last is not None:
             assert last.state == from_scratch
         assert ledger.tracks("p") == from_scratch
+
+
+def test_a_gm_override_keeps_what_the_view_does_not_show() -> None:
+    kira = {
+        "type": "combatant.joined",
+        "name": "Kira",
+        "side": "player",
+        "stats": {"iron": 3, "health": 5, "momentum": 2},
+    }
+    adjusted = {
+        "type": "track.adjusted",
+        "target": "Kira",
+        "track": "momentum",
+        "value": 5,
+        "reason": "asset",
+    }
+    roll = {
+        "type": "roll.made",
+        "actor": "Kira",
+        "move": "face_danger",
+        "stat": "iron",
+        "action_die": 4,
+        "challenge": [6, 8],
+    }
+    state = fold(stream("ironsworn", kira, adjusted, roll))
+    # The action score still reads iron 3, which only the hidden stat block holds.
+    assert state.view()["rolls"][0]["score"] == 7
+    assert state.view()["combatants"]["Kira"]["momentum"] == 5

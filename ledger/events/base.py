@@ -20,7 +20,9 @@ def _clean_name(value: str) -> str:
         raise ValueError("must not be empty or blank")
     if value != value.strip():
         raise ValueError("must not start or end with spaces")
-    if any(unicodedata.category(ch).startswith("C") for ch in value):
+    # isprintable() is the fast answer for almost every name; the slow check allows spaces
+    # such as U+00A0 (which isprintable() refuses) while refusing control characters.
+    if not value.isprintable() and any(unicodedata.category(ch).startswith("C") for ch in value):
         raise ValueError("must not contain control characters")
     return value
 
@@ -35,7 +37,7 @@ SignedAmount = Annotated[int, Field(ge=-MAX_AMOUNT, le=MAX_AMOUNT)]
 Seq = Annotated[int, Field(ge=1, le=2**62)]
 
 
-class EventBase(BaseModel, frozen=True, extra="forbid", strict=True):
+class EventBase(BaseModel, frozen=True, extra="forbid", strict=True, defer_build=True):
     """Fields every event may carry: game time (`scene`, `round`) and who recorded it (`by`)."""
 
     scene: Annotated[int, Field(ge=0)] | Name | None = None
@@ -43,5 +45,5 @@ class EventBase(BaseModel, frozen=True, extra="forbid", strict=True):
     by: Name | None = None
 
 
-class Model(BaseModel, frozen=True, extra="forbid", strict=True):
+class Model(BaseModel, frozen=True, extra="forbid", strict=True, defer_build=True):
     """A frozen, closed value object nested inside events (stats, partial outcomes)."""

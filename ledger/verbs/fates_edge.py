@@ -174,7 +174,7 @@ def register(app: typer.Typer) -> None:
         fields = _set(
             {"type": "roll.made", "stake": stake, "dice": faces}, actor=actor, outcome=claim
         )
-        result = cli.record_command(ctx, name, fields, strict, expect)
+        result = cli.record_command(ctx, name, fields, strict, expect, show_roll=False)
         rolled = result.state.roll_at(result.seq)
         if isinstance(rolled, FERoll):
             shown = ", ".join(map(str, faces))

@@ -118,7 +118,7 @@ def register(app: typer.Typer) -> None:
         }
         if outcome is not None:
             fields["outcome"] = outcome
-        result = cli.record_command(ctx, name, fields, strict, expect)
+        result = cli.record_command(ctx, name, fields, strict, expect, show_roll=False)
         rolled = result.state.roll_at(result.seq)
         if rolled is not None:
             shown = rolled.model_dump()

@@ -1,0 +1,297 @@
+"""A corpus of bad input: every malformed line or command is exit 2, one line on stderr, and
+nothing appended."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from ledger import Ledger
+from ledger.cli import app
+from tests.longstreams import encounter
+
+runner = CliRunner()
+
+GUARD = {"type": "combatant.joined", "name": "Guard", "side": "adversary", "stats": {"level": 1}}
+HERO = {"type": "combatant.joined", "name": "Hero", "side": "player", "stats": {}}
+NOTE = {"type": "note", "text": "the bridge creaks"}
+
+
+def deep(levels: int) -> str:
+    return "[" * levels + "]" * levels
+
+
+@pytest.fixture
+def duel(db: Path) -> Path:
+    """A ledger with encounter 'duel' (ssss): Hero and a level-1 Guard, and one stored note."""
+    with Ledger(db) as ledger:
+        ledger.open("duel", "ssss")
+        ledger.record("duel", HERO)
+        ledger.record("duel", GUARD)
+        ledger.import_lines([json.dumps({**NOTE, "id": "note-1"})], into="duel")
+    return db
+
+
+def snapshot(db: Path) -> list[tuple[Any, ...]]:
+    """Every stored row and head, to compare before and after."""
+    raw = sqlite3.connect(db)
+    rows = raw.execute("SELECT * FROM events ORDER BY encounter, seq").fetchall()
+    heads = raw.execute("SELECT * FROM heads ORDER BY encounter").fetchall()
+    raw.close()
+    return rows + heads
+
+
+def refused(db: Path, args: list[str], expected: str) -> None:
+    """The command exits 2 with one line on stderr that contains `expected`, and appends nothing."""
+    before = snapshot(db)
+    result = runner.invoke(app, ["--db", str(db), *args])
+    assert result.exit_code == 2, (result.stdout, result.stderr)
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error: "), result.stderr
+    assert expected in lines[0]
+    assert snapshot(db) == before
+
+
+def line(**fields: Any) -> str:
+    return json.dumps(fields, ensure_ascii=False)
+
+
+# (case id, the lines of the file, what the error says)
+LINES: list[tuple[str, list[str], str]] = [
+    ("truncated-json", ['{"type": "note", "text": "x"'], "line 1: malformed JSON"),
+    ("json-array", ["[1, 2]"], "expected a JSON object, got an array"),
+    ("json-string", ['"note"'], "expected a JSON object, got a string"),
+    ("json-number", ["42"], "expected a JSON object, got a number"),
+    ("json-null", ["null"], "expected a JSON object, got null"),
+    ("utf8-bom", ["\ufeff" + line(**NOTE)], "malformed JSON"),
+    ("no-type", [line(text="x")], "event has no 'type'"),
+    ("type-not-text", [line(type=5)], "event has no 'type'"),
+    ("unknown-type", [line(type="fireball")], "unknown event type 'fireball' for ssss"),
+    ("unknown-field", [line(**NOTE, color="red")], "unknown field 'color'"),
+    ("wrong-kind", [line(type="note", text=5)], "field 'text'"),
+    ("huge-integer", [line(type="harm.inflicted", target="Guard", level=10**30)], "level"),
+    ("huge-float", ['{"type": "note", "text": "x", "round": 1e400}'], "too large"),
+    ("nan", ['{"type": "note", "text": "x", "round": NaN}'], "NaN is not a JSON value"),
+    ("infinity", ['{"type": "note", "text": "x", "round": -Infinity}'], "not a JSON value"),
+    ("negative-level", [line(type="harm.inflicted", target="Guard", level=-1)], "level"),
+    ("bool-as-number", [line(type="harm.inflicted", target="Guard", level=True)], "level"),
+    ("empty-name", [line(type="combatant.joined", name="", side="player")], "field 'name'"),
+    ("blank-name", [line(type="combatant.joined", name="   ", side="player")], "blank"),
+    ("nul-in-name", [line(type="combatant.joined", name="Gu\x00ard", side="player")], "control"),
+    ("bell-in-name", [line(type="combatant.joined", name="Gu\x07ard", side="player")], "control"),
+    ("newline-in-name", [line(type="combatant.joined", name="Gu\nard", side="player")], "control"),
+    ("bidi-in-name", [line(type="combatant.joined", name="Gu\u202eard", side="player")], "control"),
+    ("edge-spaces", [line(type="combatant.joined", name=" Guard", side="player")], "spaces"),
+    ("long-name", [line(type="combatant.joined", name="G" * 81, side="player")], "'name'"),
+    ("long-text", [line(type="note", text="x" * 2001)], "field 'text'"),
+    ("ten-mb-line", [line(type="note", text="x" * 10_000_000)], "field 'text'"),
+    ("lone-surrogate", ['{"type": "note", "text": "\\ud800"}'], "note event"),
+    ("deep-nesting", ['{"type": "note", "text": "x", "by": ' + deep(100_000) + "}"], "deep"),
+    ("nested-value", [line(type="note", text="x", by=[["Ann"]])], "field 'by'"),
+    ("second-opening", [line(type="encounter.opened", system="ssss")], "already open"),
+    ("unknown-target", [line(type="harm.inflicted", target="Nobody", level=1)], "'Nobody'"),
+    ("grit-on-enemy", [line(type="grit.used", target="Guard", from_level=1, to_level=0)], "player"),
+    ("joins-twice", [json.dumps(GUARD)], "already joined"),
+    (
+        "level-too-high",
+        [line(type="combatant.joined", name="Ogre", side="adversary", stats={"level": 6})],
+        "level",
+    ),
+    ("retract-opening", [line(type="event.retracted", target=1, reason="x")], "cannot be"),
+    ("retract-unknown", [line(type="event.retracted", target=99, reason="x")], "seq 99"),
+    ("retract-zero", [line(type="event.retracted", target=0, reason="x")], "field 'target'"),
+    (
+        "duplicate-ids",
+        [line(**NOTE, id="n-7"), line(type="note", text="other", id="n-7")],
+        "line 2: event id 'n-7' is already stored with different contents",
+    ),
+    ("stored-id-differs", [line(type="note", text="changed", id="note-1")], "'note-1'"),
+    ("wrong-seq", [line(**NOTE, seq=99)], "'seq' is 99, but the encounter's next seq is 5"),
+    ("seq-as-text", [line(**NOTE, seq="5")], "'seq' is '5'"),
+    ("wrong-prev-hash", [line(**NOTE, prev_hash="0" * 64)], "'prev_hash' does not match"),
+    ("wrong-hash", [line(**NOTE, hash="f" * 64)], "'hash' does not match"),
+    ("time-not-iso", [line(**NOTE, recorded_at="yesterday")], "not an ISO 8601 time"),
+    ("time-no-zone", [line(**NOTE, recorded_at="2026-01-01T10:00:00")], "no time zone"),
+    ("id-empty", [line(**NOTE, id="")], "'id' must be a non-empty string"),
+    ("id-number", [line(**NOTE, id=7)], "'id' must be a non-empty string"),
+    ("id-long", [line(**NOTE, id="i" * 101)], "'id' must be a non-empty string"),
+    ("good-then-bad", [line(**NOTE), line(type="note")], "line 2: note event is missing"),
+    ("blank-file", ["", "   "], "has no events"),
+]
+
+
+@pytest.mark.parametrize(("lines", "expected"), [c[1:] for c in LINES], ids=[c[0] for c in LINES])
+def test_a_malformed_import_line_is_refused_whole(
+    duel: Path, tmp_path: Path, lines: list[str], expected: str
+) -> None:
+    source = tmp_path / "bad.jsonl"
+    source.write_text("\n".join(lines) + "\n", encoding="utf-8", errors="surrogatepass")
+    refused(duel, ["import", str(source), "--into", "duel"], expected)
+
+
+def test_the_corpus_holds_forty_cases_or_more() -> None:
+    assert len(LINES) + len(COMMANDS) + len(ENCODINGS) >= 40
+
+
+# (case id, the command line, what the error says)
+Args = Callable[[Path], list[str]]
+COMMANDS: list[tuple[str, Args, str]] = [
+    ("new-empty-name", lambda d: ["new", "", "--system", "ssss"], "encounter name ''"),
+    ("new-control-name", lambda d: ["new", "du\x01el", "--system", "ssss"], "control"),
+    ("new-exists", lambda d: ["new", "duel", "--system", "ssss"], "already exists"),
+    (
+        "new-bad-rules",
+        lambda d: ["new", "x", "--system", "ssss", "--rules", str(bad_rules(d))],
+        "unknown field 'max_per_tear'",
+    ),
+    (
+        "new-rules-not-json",
+        lambda d: ["new", "x", "--system", "ssss", "--rules", str(d)],
+        "--rules",
+    ),
+    ("record-missing-field", lambda d: ["record", "duel", "note"], "missing field 'text'"),
+    ("record-unknown-type", lambda d: ["record", "duel", "fireball"], "unknown event type"),
+    ("record-unknown-encounter", lambda d: ["record", "nowhere", "note", "text=x"], "'nowhere'"),
+    (
+        "record-unknown-target",
+        lambda d: ["record", "duel", "harm.inflicted", "target=Nobody", "level=1"],
+        "'Nobody'",
+    ),
+    (
+        "record-huge-number",
+        lambda d: ["record", "duel", "harm.inflicted", "target=Guard", "level=" + "9" * 40],
+        "level",
+    ),
+    (
+        "record-overflow-float",
+        lambda d: ["record", "duel", "harm.inflicted", "target=Guard", "level=1e999"],
+        "level",
+    ),
+    (
+        "record-nan",
+        lambda d: [
+            "record",
+            "duel",
+            "track.adjusted",
+            "target=Hero",
+            "track=harm",
+            "value=NaN",
+            "reason=x",
+        ],
+        "track 'harm' of 'Hero'",
+    ),
+    (
+        "record-nan-in-json-value",
+        lambda d: ["record", "duel", "tracks.noted", "target=Hero", 'values={"harm": NaN}'],
+        "JSON cannot carry",
+    ),
+    (
+        "record-unknown-field",
+        lambda d: ["record", "duel", "note", "text=x", "color=red"],
+        "unknown field 'color'",
+    ),
+    ("record-type-field", lambda d: ["record", "duel", "note", "type=note"], "TYPE argument"),
+    ("record-not-pair", lambda d: ["record", "duel", "note", "text"], "is not KEY=VALUE"),
+    (
+        "record-ten-mb",
+        lambda d: ["record", "duel", "note", "text=" + "x" * 10_000_000],
+        "field 'text'",
+    ),
+    (
+        "record-control-by",
+        lambda d: ["record", "duel", "note", "text=x", "by=Ann\x1b[31m"],
+        "control",
+    ),
+    ("add-twice", lambda d: ["add", "duel", "Hero", "--side", "player"], "already joined"),
+    ("add-empty-name", lambda d: ["add", "duel", "", "--side", "player"], "field 'name'"),
+    (
+        "add-bad-level",
+        lambda d: ["add", "duel", "Ogre", "--side", "adversary", "--stat", "level=9"],
+        "level",
+    ),
+    (
+        "add-missing-stats-file",
+        lambda d: ["add", "duel", "Ogre", "--side", "adversary", "--from", str(d / "none.json")],
+        "no such file",
+    ),
+    ("undo-opening", lambda d: ["undo", "duel", "1", "--reason", "x"], "cannot be retracted"),
+    ("undo-unknown-seq", lambda d: ["undo", "duel", "99", "--reason", "x"], "seq 99"),
+    ("undo-no-reason", lambda d: ["undo", "duel"], "--reason"),
+    ("redo-nothing", lambda d: ["redo", "duel"], "nothing to redo"),
+    ("tracks-at-unknown", lambda d: ["tracks", "duel", "--at", "99"], "--at 99"),
+    ("import-missing-file", lambda d: ["import", str(d / "none.jsonl")], "no such file"),
+    ("import-into-bad-name", lambda d: ["import", str(good_file(d)), "--into", " x"], "spaces"),
+    (
+        "import-new-ids-existing",
+        lambda d: ["import", str(good_file(d)), "--into", "duel", "--new-ids"],
+        "already exists",
+    ),
+    (
+        "import-id-elsewhere",
+        lambda d: ["import", str(stored_id_file(d)), "--into", "other"],
+        "ids are global",
+    ),
+    ("verify-unknown", lambda d: ["verify", "nowhere"], "'nowhere'"),
+]
+
+
+def bad_rules(folder: Path) -> Path:
+    path = folder / "rules.json"
+    path.write_text('{"max_per_tear": 4}', encoding="utf-8")
+    return path
+
+
+def good_file(folder: Path) -> Path:
+    path = folder / "good.jsonl"
+    path.write_text(line(**NOTE) + "\n", encoding="utf-8")
+    return path
+
+
+def stored_id_file(folder: Path) -> Path:
+    path = folder / "copy.jsonl"
+    opened = line(type="encounter.opened", system="ssss")
+    path.write_text(opened + "\n" + line(**NOTE, id="note-1") + "\n", encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"), [c[1:] for c in COMMANDS], ids=[c[0] for c in COMMANDS]
+)
+def test_a_malformed_command_is_refused(
+    duel: Path, tmp_path: Path, args: Args, expected: str
+) -> None:
+    refused(duel, args(tmp_path), expected)
+
+
+# (case id, the file's bytes, what the error says)
+ENCODINGS: list[tuple[str, bytes, str]] = [
+    ("latin-1", line(type="note", text="café").encode("latin-1"), "not UTF-8 text"),
+    ("utf-16", line(**NOTE).encode("utf-16"), "not UTF-8 text"),
+    ("stray-byte", b'{"type": "note", "text": "\xff"}\n', "not UTF-8 text (byte 26)"),
+    ("nul-bytes", b'{"type": "note", "text": "x"}\x00\n', "malformed JSON"),
+]
+
+
+@pytest.mark.parametrize(
+    ("data", "expected"), [c[1:] for c in ENCODINGS], ids=[c[0] for c in ENCODINGS]
+)
+def test_a_file_in_another_encoding_is_refused(
+    duel: Path, tmp_path: Path, data: bytes, expected: str
+) -> None:
+    source = tmp_path / "bad.jsonl"
+    source.write_bytes(data)
+    refused(duel, ["import", str(source), "--into", "duel"], expected)
+
+
+def test_bad_input_on_stdin_in_a_real_process_is_one_line_and_exit_2(duel: Path) -> None:
+    before = snapshot(duel)
+    done = encounter(duel, "import", "-", "--into", "duel", stdin='{"type": "note"}\n')
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == ["Error: stdin line 1: note event is missing field 'text'"]
+    assert snapshot(duel) == before

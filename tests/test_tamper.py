@@ -1,0 +1,190 @@
+"""Tamper evidence: with the triggers dropped, any edit of a stored row is named by `verify`."""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from ledger import Ledger
+from ledger.cli import app
+
+COLUMNS = ("encounter", "seq", "id", "type", "recorded_at", "body", "prev_hash", "hash")
+Edit = Callable[[sqlite3.Connection], None]
+
+
+@pytest.fixture(scope="module")
+def pristine(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A ledger file holding two encounters (the second is the one edited), checkpointed."""
+    path = tmp_path_factory.mktemp("tamper") / "pristine.db"
+    with Ledger(path) as ledger:
+        ledger.open("warmup", "ssss")
+        ledger.open("ford", "ssss", title="Bandits at the ford — Sōhei's stand")
+        ledger.join("ford", "Sōhei", "player", {"record": {"grit": 2}})
+        ledger.join("ford", "Bandit", "adversary", {"level": 2, "tags": ["brigand"]})
+        ledger.record("ford", {"type": "throw.made", "actor": "Sōhei", "attribute": "swords",
+                               "outcome": "hit", "harm_level": 1})  # fmt: skip
+        ledger.record(
+            "ford", {"type": "harm.inflicted", "target": "Bandit", "level": 1, "throw": 4}
+        )
+        ledger.record("ford", {"type": "note", "text": 'he said "yield!" twice\n'})
+        ledger.record("ford", {"type": "harm.inflicted", "target": "Sōhei", "level": 2})
+        ledger.record("ford", {"type": "grit.used", "target": "Sōhei", "from_level": 2,
+                               "to_level": 1})  # fmt: skip
+        ledger.undo("ford", 6, reason="wrong note")
+        ledger.record("ford", {"type": "tracks.noted", "target": "Bandit",
+                               "values": {"penalties": 1}})  # fmt: skip
+        assert ledger.verify("ford")[0].ok
+    raw = sqlite3.connect(path)
+    raw.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    raw.close()
+    return path
+
+
+ROWS = 10
+
+
+def edited(pristine: Path, tmp_path: Path, edit: Edit) -> Path:
+    """A copy of the pristine file with the triggers dropped and `edit` applied."""
+    copy = tmp_path / "edited.db"
+    shutil.copyfile(pristine, copy)
+    raw = sqlite3.connect(copy)
+    raw.execute("DROP TRIGGER events_no_update")
+    raw.execute("DROP TRIGGER events_no_delete")
+    edit(raw)
+    raw.commit()
+    raw.close()
+    return copy
+
+
+def bad_seq(path: Path) -> int | None:
+    with Ledger(path) as ledger:
+        [report] = ledger.verify("ford")
+        assert all(r.ok for r in ledger.verify() if r.encounter == "warmup")
+        return report.bad_seq
+
+
+def flip(value: str, at: int) -> str:
+    """`value` with the UTF-8 byte at `at` changed (to another byte that keeps it UTF-8)."""
+    data = bytearray(value.encode("utf-8"))
+    original = data[at]
+    for candidate in (original ^ 0x01, original ^ 0x02, original ^ 0x04, original ^ 0x20):
+        data[at] = candidate
+        try:
+            changed = data.decode("utf-8")
+        except UnicodeDecodeError:
+            continue
+        if changed != value:
+            return changed
+    raise AssertionError(f"no one-byte change of {value!r} at {at} keeps it UTF-8")
+
+
+def byte_edits() -> Iterator[tuple[int, str, int]]:
+    """(seq, column, byte position): the first, a middle and the last byte of every text
+    column of every row."""
+    for seq in range(1, ROWS + 1):
+        for column in COLUMNS:
+            if column == "seq":
+                continue
+            for where in ("first", "middle", "last"):
+                yield seq, column, {"first": 0, "middle": -2, "last": -1}[where]
+
+
+@pytest.mark.parametrize(
+    ("seq", "column", "where"),
+    list(byte_edits()),
+    ids=[f"{s}-{c}-{w}" for s, c, w in byte_edits()],
+)
+def test_one_changed_byte_in_any_column_of_any_row_is_named_by_its_seq(
+    pristine: Path, tmp_path: Path, seq: int, column: str, where: int
+) -> None:
+    def edit(raw: sqlite3.Connection) -> None:
+        (value,) = raw.execute(
+            f"SELECT {column} FROM events WHERE encounter = 'ford' AND seq = ?", (seq,)
+        ).fetchone()
+        size = len(value.encode("utf-8"))
+        at = size // 2 if where == -2 else (where % size)
+        raw.execute(
+            f"UPDATE events SET {column} = ? WHERE encounter = 'ford' AND seq = ?",
+            (flip(value, at), seq),
+        )
+
+    assert bad_seq(edited(pristine, tmp_path, edit)) == seq
+
+
+@pytest.mark.parametrize("seq", range(1, ROWS + 1))
+@pytest.mark.parametrize("bit", [0, 8, 16])
+def test_a_changed_seq_number_is_named(pristine: Path, tmp_path: Path, seq: int, bit: int) -> None:
+    def edit(raw: sqlite3.Connection) -> None:
+        raw.execute(
+            "UPDATE OR IGNORE events SET seq = ? WHERE encounter = 'ford' AND seq = ?",
+            (seq ^ (1 << bit), seq),
+        )
+
+    path = edited(pristine, tmp_path, edit)
+    with Ledger(path) as ledger:
+        (still,) = ledger.store.conn.execute(
+            "SELECT count(*) FROM events WHERE encounter = 'ford' AND seq = ?", (seq,)
+        ).fetchone()
+    # A number another row holds is refused by the primary key; any other is a gap at `seq`.
+    assert bad_seq(path) == (None if still else seq)
+
+
+@pytest.mark.parametrize("seq", range(1, ROWS + 1))
+def test_a_deleted_row_is_named(pristine: Path, tmp_path: Path, seq: int) -> None:
+    def edit(raw: sqlite3.Connection) -> None:
+        raw.execute("DELETE FROM events WHERE encounter = 'ford' AND seq = ?", (seq,))
+
+    assert bad_seq(edited(pristine, tmp_path, edit)) == seq
+
+
+SWAPS = [(a, b) for a in range(1, ROWS + 1) for b in range(a + 1, ROWS + 1)]
+
+
+@pytest.mark.parametrize(("a", "b"), SWAPS, ids=[f"{a}<->{b}" for a, b in SWAPS])
+def test_two_swapped_rows_are_named_by_the_first(
+    pristine: Path, tmp_path: Path, a: int, b: int
+) -> None:
+    def edit(raw: sqlite3.Connection) -> None:
+        where = "WHERE encounter = 'ford' AND seq = ?"
+        raw.execute(f"UPDATE events SET seq = -1 {where}", (a,))
+        raw.execute(f"UPDATE events SET seq = ? {where}", (a, b))
+        raw.execute(f"UPDATE events SET seq = ? {where}", (b, -1))
+
+    assert bad_seq(edited(pristine, tmp_path, edit)) == a
+
+
+def test_an_untouched_copy_verifies(pristine: Path, tmp_path: Path) -> None:
+    assert bad_seq(edited(pristine, tmp_path, lambda raw: None)) is None
+
+
+def test_the_command_names_the_first_bad_seq_and_exits_1(pristine: Path, tmp_path: Path) -> None:
+    def edit(raw: sqlite3.Connection) -> None:
+        raw.execute(
+            "UPDATE events SET body = replace(body, '\"level\":1', '\"level\":3') "
+            "WHERE encounter = 'ford' AND seq = 5"
+        )
+
+    path = edited(pristine, tmp_path, edit)
+    result = CliRunner().invoke(app, ["--db", str(path), "verify"])
+    assert result.exit_code == 1
+    assert "ford: BROKEN at seq 5: hash does not match the event's contents" in result.stdout
+    assert "warmup: 1 events, chain ok" in result.stdout
+
+
+def test_a_row_moved_to_another_encounter_breaks_both_chains(
+    pristine: Path, tmp_path: Path
+) -> None:
+    def edit(raw: sqlite3.Connection) -> None:
+        raw.execute("UPDATE events SET encounter = 'forc' WHERE encounter = 'ford' AND seq = 7")
+
+    path = edited(pristine, tmp_path, edit)
+    with Ledger(path) as ledger:
+        reports = {r.encounter: r for r in ledger.verify()}
+    assert reports["ford"].bad_seq == 7
+    assert reports["forc"].bad_seq == 1
+    assert reports["warmup"].ok
