@@ -11,11 +11,44 @@ from pathlib import Path
 from typing import Annotated, Any, NoReturn, TypeVar
 
 import typer
+import typer.core
 
 from ledger import render, service
 from ledger.errors import BadInput, LedgerError
 
+
+class OneLineErrors(typer.core.TyperGroup):
+    """Usage mistakes (an unknown option, a bad choice, a missing argument) end like every other
+    bad input: one `Error:` line on stderr and exit 2, not a usage screen."""
+
+    def main(  # type: ignore[override]
+        self,
+        args: list[str] | None = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        **extra: Any,
+    ) -> Any:
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, standalone_mode, **extra)
+        try:
+            code = super().main(args, prog_name, complete_var, False, **extra)
+        except typer.TyperException as exc:
+            context = getattr(exc, "ctx", None)
+            if type(exc).__name__ == "NoArgsIsHelpError" and context is not None:
+                typer.echo(context.get_help())
+                sys.exit(0)
+            message = " ".join(exc.format_message().split())
+            typer.echo(f"Error: {message} (see --help)", err=True)
+            sys.exit(exc.exit_code)
+        except typer.Abort:
+            typer.echo("Error: aborted", err=True)
+            sys.exit(1)
+        sys.exit(code if isinstance(code, int) else 0)
+
+
 app = typer.Typer(
+    cls=OneLineErrors,
     no_args_is_help=True,
     add_completion=False,
     help="Record, audit, undo and replay tabletop encounters in an append-only ledger.",

@@ -52,10 +52,27 @@ def test_new_refuses_an_existing_name(skirmish: Path) -> None:
     assert err == f"Error: encounter 'ford' already exists in {skirmish}\n"
 
 
-def test_new_refuses_an_unknown_system(db: Path) -> None:
-    code, _, err = run(db, "new", "ford", "--system", "gurps")
-    assert code == 2
-    assert "Invalid value for '--system'" in err
+def test_new_refuses_an_unknown_system_in_one_line(db: Path) -> None:
+    code, out, err = run(db, "new", "ford", "--system", "gurps")
+    assert (code, out) == (2, "")
+    assert err == (
+        "Error: Invalid value for '--system': Value error, 'gurps' is not one of 'fates-edge', "
+        "'ironsworn', 'ssss', 'l5r'. (see --help)\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["new"], "Missing argument 'name'."),
+        (["bogus"], "No such command 'bogus'."),
+        (["tracks", "ford", "--colour"], "No such option: --colour"),
+        (["add", "ford", "Ash"], "Missing option '--side'. Choose from: player, adversary"),
+    ],
+)
+def test_a_usage_mistake_is_one_line_and_exit_2(db: Path, args: list[str], message: str) -> None:
+    code, out, err = run(db, *args)
+    assert (code, out, err) == (2, "", f"Error: {message} (see --help)\n")
 
 
 def test_new_pins_house_rule_overrides_from_a_file(db: Path, tmp_path: Path) -> None:
