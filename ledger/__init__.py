@@ -30,9 +30,18 @@ from ledger.errors import (
 )
 
 if TYPE_CHECKING:
-    from ledger.service import DEFAULT_DB, Imported, Ledger, Recorded, load, parse_lines
+    from ledger.exchange import parse_lines
+    from ledger.service import DEFAULT_DB, Imported, Ledger, Recorded, load
 
-_LAZY = {"DEFAULT_DB", "Imported", "Ledger", "Recorded", "load", "parse_lines"}
+#: Names loaded on first use, and the module that defines each.
+_LAZY = {
+    "DEFAULT_DB": "ledger.service",
+    "Imported": "ledger.service",
+    "Ledger": "ledger.service",
+    "Recorded": "ledger.service",
+    "load": "ledger.service",
+    "parse_lines": "ledger.exchange",
+}
 
 __all__ = [
     "DEFAULT_DB",
@@ -53,5 +62,5 @@ __all__ = [
 
 def __getattr__(name: str) -> Any:
     if name in _LAZY:
-        return getattr(importlib.import_module("ledger.service"), name)
+        return getattr(importlib.import_module(_LAZY[name]), name)
     raise AttributeError(f"module 'ledger' has no attribute {name!r}")

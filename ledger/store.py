@@ -6,9 +6,7 @@ sees a raw row. The `heads` table is a cache of each encounter's head (rebuilt w
 
 from __future__ import annotations
 
-import hashlib
 import json
-import os
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager, suppress
@@ -18,10 +16,10 @@ from typing import Any, Final
 
 from pydantic import BaseModel
 
-from ledger import events
+from ledger import chain, events
+from ledger.chain import ChainReport
 from ledger.errors import BadInput, BrokenChain, Conflict, StoreError, UnknownName
 
-GENESIS: Final = "0" * 64
 BUSY_TIMEOUT_S: Final = 60.0
 
 _SCHEMA: Final = (
@@ -64,48 +62,6 @@ def timestamp(moment: datetime) -> str:
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
-_CANONICAL: Final = json.JSONEncoder(
-    sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
-)
-_STORED: Final = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan=False)
-_quote: Callable[[str], str] = json.encoder.encode_basestring
-
-
-def chain_hash(
-    encounter: str,
-    seq: int,
-    id: str,
-    type: str,
-    recorded_at: str,
-    body: Any,
-    prev_hash: str,
-) -> str:
-    """The contract hash: SHA-256 of the sorted, whitespace-free UTF-8 JSON of the envelope."""
-    return _digest(encounter, seq, id, type, recorded_at, _CANONICAL.encode(body), prev_hash)
-
-
-def _digest(
-    encounter: str, seq: int, id: str, type: str, recorded_at: str, body: str, prev_hash: str
-) -> str:
-    # The same text as json.dumps(document, sort_keys=True, separators=(",", ":"),
-    # ensure_ascii=False), spelled out: hashing is on every append, import and verify.
-    text = (
-        f'{{"body":{body},"encounter":{_quote(encounter)},"id":{_quote(id)},'
-        f'"prev_hash":{_quote(prev_hash)},"recorded_at":{_quote(recorded_at)},'
-        f'"seq":{int(seq)},"type":{_quote(type)}}}'
-    )
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-def new_id() -> str:
-    """A random (version 4) UUID as text."""
-    raw = bytearray(os.urandom(16))
-    raw[6] = (raw[6] & 0x0F) | 0x40
-    raw[8] = (raw[8] & 0x3F) | 0x80
-    h = raw.hex()
-    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
-
-
 class Head(BaseModel, frozen=True):
     """An encounter's head: its system and title, last seq and hash, and when it was touched."""
 
@@ -116,21 +72,6 @@ class Head(BaseModel, frozen=True):
     hash: str
     opened_at: str
     updated_at: str
-
-
-class ChainReport(BaseModel, frozen=True):
-    """The result of verifying one encounter's chain."""
-
-    encounter: str
-    events: int
-    head: str | None
-    bad_seq: int | None = None
-    problem: str | None = None
-
-    @property
-    def ok(self) -> bool:
-        """The chain verified."""
-        return self.bad_seq is None
 
 
 _RECORDED_FIELDS: Final = frozenset(
@@ -203,7 +144,7 @@ class Writer:
         self.encounter = encounter
         self.opened = head
         self.seq = head.seq if head else 0
-        self.hash = head.hash if head else GENESIS
+        self.hash = head.hash if head else chain.GENESIS
         self.system: str | None = head.system if head else None
         self.appended: list[events.Recorded] = []
         self._rows: list[tuple[Any, ...]] = []
@@ -238,7 +179,7 @@ class Writer:
         seq = self.seq + 1
         prev_hash = self.hash
         if id is None:
-            id = new_id()
+            id = chain.new_id()
         elif id in self._pending:
             raise BadInput(f"event id {id!r} is already stored")
         if recorded_at is None:
@@ -246,10 +187,10 @@ class Writer:
         kind = events.type_of(event)
         body = events.body_of(event)
         try:
-            digest = _digest(
-                self.encounter, seq, id, kind, recorded_at, _CANONICAL.encode(body), prev_hash
+            digest = chain.hash_text(
+                self.encounter, seq, id, kind, recorded_at, chain.CANONICAL.encode(body), prev_hash
             )
-            body_text = _STORED.encode(body)
+            body_text = chain.STORED.encode(body)
         except ValueError as exc:  # NaN or infinity: not JSON
             raise BadInput(f"{kind} event holds a number that JSON cannot carry: {exc}") from exc
         row = (self.encounter, seq, id, kind, recorded_at, body_text, prev_hash, digest)
@@ -544,70 +485,10 @@ class Store:
             raise
 
     def verify(self, encounter: str) -> ChainReport:
-        """Recompute one encounter's chain; name the first seq that does not verify.
-
-        Any change to a stored row shows: a gap or a reordering in the seqs, a `prev_hash` that
-        is not the previous row's hash, a hash that does not match the row's contents, or a body
-        that is not the exact text the ledger writes for its contents.
-        """
-        expected_seq, prev, count, last = 1, GENESIS, 0, None
-        for row in self.raw_rows(encounter):
-            count += 1
-            seq, digest = row[1], row[7]
-            problem = _row_problem(expected_seq, prev, *row)
-            if problem:
-                return ChainReport(
-                    encounter=encounter,
-                    events=count,
-                    head=last,
-                    bad_seq=expected_seq,
-                    problem=problem,
-                )
-            expected_seq, prev, last = seq + 1, digest, digest
+        """Recompute one encounter's chain; name the first seq that does not verify."""
         head = self.head(encounter)
-        if head is not None and (head.seq != expected_seq - 1 or head.hash != last):
-            return ChainReport(
-                encounter=encounter,
-                events=count,
-                head=last,
-                bad_seq=expected_seq,
-                problem=f"the last stored seq is {expected_seq - 1}, but seq {head.seq} "
-                "was acknowledged: events were removed from the end",
-            )
-        return ChainReport(encounter=encounter, events=count, head=last)
-
-
-def _row_problem(
-    expected_seq: int,
-    prev: str,
-    encounter: Any,
-    seq: Any,
-    id: Any,
-    type: Any,
-    recorded_at: Any,
-    body: Any,
-    prev_hash: Any,
-    digest: Any,
-) -> str | None:
-    """What is wrong with one stored row, given the seq and hash the chain expects."""
-    if seq != expected_seq:
-        return f"seq {expected_seq} is missing (next stored is {seq})"
-    if prev_hash != prev:
-        return "prev_hash does not match the previous event's hash"
-    texts = (encounter, id, type, recorded_at, body, digest)
-    if not all(isinstance(t, str) for t in texts):
-        return "a column holds a value that is not text"
-    try:
-        parsed = json.loads(body)
-        canonical = _CANONICAL.encode(parsed)
-        exact = _STORED.encode(parsed) == body
-    except (ValueError, RecursionError):
-        return "body is not valid JSON"
-    if _digest(encounter, seq, id, type, recorded_at, canonical, prev) != digest:
-        return "hash does not match the event's contents"
-    if not exact:
-        return "body is not the text the ledger wrote for it"
-    return None
+        acknowledged = (head.seq, head.hash) if head is not None else None
+        return chain.verify_rows(encounter, self.raw_rows(encounter), acknowledged)
 
 
 def _head(row: Any) -> Head:

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ledger import events
-from ledger.store import GENESIS, chain_hash
+from ledger.chain import GENESIS, chain_hash
 from projections import audit as audit_module
 from projections import core
 from projections.findings import Finding

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from ledger import BadInput, Conflict, Ledger, UnknownName, events
-from ledger.store import GENESIS, Store, chain_hash
+from ledger.chain import GENESIS, chain_hash
+from ledger.store import Store
 
 GUARD = {"type": "combatant.joined", "name": "Guard", "side": "adversary", "stats": {"level": 1}}
 

@@ -29,7 +29,8 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from ledger import Ledger  # noqa: E402
-from ledger.store import _STORED, GENESIS, chain_hash, new_id, now_utc, timestamp  # noqa: E402
+from ledger.chain import GENESIS, STORED, chain_hash, new_id  # noqa: E402
+from ledger.store import now_utc, timestamp  # noqa: E402
 from projections.core import pinned_rules  # noqa: E402
 from projections.registry import ruleset  # noqa: E402
 from tests.longstreams import cli_env, lines, skirmish  # noqa: E402
@@ -90,7 +91,7 @@ def fill(path: Path, encounters: dict[str, int]) -> None:
             body = {k: v for k, v in item.items() if k != "type"}
             id_ = new_id()
             digest = chain_hash(name, seq, id_, item["type"], stamp, body, prev)
-            rows.append((name, seq, id_, item["type"], stamp, _STORED.encode(body), prev, digest))
+            rows.append((name, seq, id_, item["type"], stamp, STORED.encode(body), prev, digest))
             prev = digest
         conn.executemany(f"INSERT INTO events ({ROWS}) VALUES (?,?,?,?,?,?,?,?)", rows)
         conn.execute(
@@ -262,7 +263,7 @@ def bench_import(b: Bench, folder: Path, es: bool) -> None:
             kind = item.pop("type")
             id_ = new_id()
             digest = chain_hash("big", seq, id_, kind, stamp, item, prev)
-            rows.append(("big", seq, id_, kind, stamp, _STORED.encode(item), prev, digest))
+            rows.append(("big", seq, id_, kind, stamp, STORED.encode(item), prev, digest))
             prev = digest
         conn.execute("BEGIN IMMEDIATE")
         conn.executemany(f"INSERT INTO events ({ROWS}) VALUES (?,?,?,?,?,?,?,?)", rows)

@@ -1,0 +1,139 @@
+"""The hash chain: the contract hash of one event, and verification of a stored chain.
+
+`hash` is the hex SHA-256 of the UTF-8 JSON, keys sorted, no whitespace, of
+`{"encounter", "seq", "id", "type", "recorded_at", "body", "prev_hash"}`; `prev_hash` of seq 1
+is 64 zeros. Anyone can recompute it from an export.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Callable, Iterable
+from typing import Any, Final
+
+from pydantic import BaseModel
+
+GENESIS: Final = "0" * 64
+
+CANONICAL: Final = json.JSONEncoder(
+    sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+)
+STORED: Final = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+_quote: Callable[[str], str] = json.encoder.encode_basestring
+
+
+def chain_hash(
+    encounter: str,
+    seq: int,
+    id: str,
+    type: str,
+    recorded_at: str,
+    body: Any,
+    prev_hash: str,
+) -> str:
+    """The contract hash: SHA-256 of the sorted, whitespace-free UTF-8 JSON of the envelope."""
+    return hash_text(encounter, seq, id, type, recorded_at, CANONICAL.encode(body), prev_hash)
+
+
+def hash_text(
+    encounter: str, seq: int, id: str, type: str, recorded_at: str, body: str, prev_hash: str
+) -> str:
+    # The same text as json.dumps(document, sort_keys=True, separators=(",", ":"),
+    # ensure_ascii=False), spelled out: hashing is on every append, import and verify.
+    text = (
+        f'{{"body":{body},"encounter":{_quote(encounter)},"id":{_quote(id)},'
+        f'"prev_hash":{_quote(prev_hash)},"recorded_at":{_quote(recorded_at)},'
+        f'"seq":{int(seq)},"type":{_quote(type)}}}'
+    )
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def new_id() -> str:
+    """A random (version 4) UUID as text."""
+    raw = bytearray(os.urandom(16))
+    raw[6] = (raw[6] & 0x0F) | 0x40
+    raw[8] = (raw[8] & 0x3F) | 0x80
+    h = raw.hex()
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+
+
+class ChainReport(BaseModel, frozen=True):
+    """The result of verifying one encounter's chain."""
+
+    encounter: str
+    events: int
+    head: str | None
+    bad_seq: int | None = None
+    problem: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        """The chain verified."""
+        return self.bad_seq is None
+
+
+def verify_rows(
+    encounter: str, rows: Iterable[tuple[Any, ...]], acknowledged: tuple[int, str] | None
+) -> ChainReport:
+    """Check stored rows (in seq order) against the chain; name the first seq that fails.
+
+    Any change to a stored row shows: a gap or a reordering in the seqs, a `prev_hash` that is not
+    the previous row's hash, a hash that does not match the row's contents, or a body that is not
+    the exact text the ledger writes for its contents. `acknowledged` is the head the ledger
+    last wrote (seq, hash): rows removed from the end show against it.
+    """
+    expected_seq, prev, count, last = 1, GENESIS, 0, None
+    for row in rows:
+        count += 1
+        seq, row_hash = row[1], row[7]
+        problem = _row_problem(expected_seq, prev, *row)
+        if problem:
+            return ChainReport(
+                encounter=encounter, events=count, head=last, bad_seq=expected_seq, problem=problem
+            )
+        expected_seq, prev, last = seq + 1, row_hash, row_hash
+    if acknowledged is not None and acknowledged != (expected_seq - 1, last):
+        return ChainReport(
+            encounter=encounter,
+            events=count,
+            head=last,
+            bad_seq=expected_seq,
+            problem=f"the last stored seq is {expected_seq - 1}, but seq {acknowledged[0]} "
+            "was acknowledged: events were removed from the end",
+        )
+    return ChainReport(encounter=encounter, events=count, head=last)
+
+
+def _row_problem(
+    expected_seq: int,
+    prev: str,
+    encounter: Any,
+    seq: Any,
+    id: Any,
+    type: Any,
+    recorded_at: Any,
+    body: Any,
+    prev_hash: Any,
+    stored_hash: Any,
+) -> str | None:
+    """What is wrong with one stored row, given the seq and hash the chain expects."""
+    if seq != expected_seq:
+        return f"seq {expected_seq} is missing (next stored is {seq})"
+    if prev_hash != prev:
+        return "prev_hash does not match the previous event's hash"
+    texts = (encounter, id, type, recorded_at, body, stored_hash)
+    if not all(isinstance(t, str) for t in texts):
+        return "a column holds a value that is not text"
+    try:
+        parsed = json.loads(body)
+        canonical = CANONICAL.encode(parsed)
+        exact = STORED.encode(parsed) == body
+    except (ValueError, RecursionError):
+        return "body is not valid JSON"
+    if hash_text(encounter, seq, id, type, recorded_at, canonical, prev) != stored_hash:
+        return "hash does not match the event's contents"
+    if not exact:
+        return "body is not the text the ledger wrote for it"
+    return None

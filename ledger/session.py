@@ -1,0 +1,240 @@
+"""A write transaction's view of one encounter: folded to the head, validating what is appended.
+
+Every write runs inside one store transaction: read the head, fold to it (from the ledger's cache
+when it is still the head), validate the new events against that state, compute the findings they
+raise, append. A retraction refolds only from the last checkpoint before what it changes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Final
+
+from ledger import events
+from ledger.errors import BadInput, RuleRefused, UnknownName
+from ledger.store import Writer, recorded
+from projections import audit as audit_rules
+from projections import core
+from projections.findings import Finding
+from projections.registry import RULESETS, ruleset
+
+#: A write keeps the folded state every this many seqs, so an undo refolds at most this many
+#: events before what it changes (instead of the whole encounter).
+CHECKPOINT_EVERY: Final = 256
+
+Checkpoint = tuple[int, core.State]
+
+
+class Folded:
+    """An encounter folded to its head: the state, the retractions and the seqs they exclude,
+    and checkpoints (the state after every CHECKPOINT_EVERY-th seq) to refold from."""
+
+    def __init__(
+        self,
+        seq: int,
+        hash: str,
+        state: core.State | None,
+        retractions: list[events.Recorded],
+        gone: frozenset[int],
+        checkpoints: list[Checkpoint],
+    ) -> None:
+        self.seq = seq
+        self.hash = hash
+        self.state = state
+        self.retractions = retractions
+        self.gone = gone
+        self.checkpoints = checkpoints
+
+
+def fold_forward(
+    records: Iterable[events.Recorded],
+    gone: frozenset[int],
+    state: core.State | None,
+    checkpoints: list[Checkpoint] | None = None,
+) -> core.State | None:
+    """Fold `records` (skipping `gone`) on top of `state`, keeping checkpoints on the way."""
+    folder = core.Folder(RULESETS, state)
+    for record in records:
+        if record.seq not in gone:
+            folder.add(record)
+        if checkpoints is not None and record.seq % CHECKPOINT_EVERY == 0:
+            assert folder.state is not None
+            checkpoints.append((record.seq, folder.state))
+    return folder.state
+
+
+class Session:
+    """The state of one encounter inside a write transaction, kept at the writer's head.
+
+    The encounter is folded on first need: re-importing events that are all stored already
+    never folds at all.
+    """
+
+    def __init__(self, cache: Mapping[str, Folded], writer: Writer) -> None:
+        self.writer = writer
+        self._cache = cache
+        self._ready = False
+        self.state: core.State | None = None
+        self.retractions: list[events.Recorded] = []
+        self.gone: frozenset[int] = frozenset()
+        self.checkpoints: list[Checkpoint] = []
+
+    def ready(self) -> Session:
+        """Fold to the writer's head (once)."""
+        if not self._ready:
+            folded = folded_at_head(self._cache, self.writer)
+            self.state = folded.state
+            # Copies: the cached lists must not see what a transaction that may roll back adds.
+            self.retractions = list(folded.retractions)
+            self.gone = folded.gone
+            self.checkpoints = list(folded.checkpoints)
+            self._ready = True
+        return self
+
+    def system(self) -> str | None:
+        return self.writer.system
+
+    def folded(self) -> Folded | None:
+        """What the ledger may cache once the transaction commits (None: nothing was folded)."""
+        if not self._ready:
+            return None
+        return Folded(
+            self.writer.seq,
+            self.writer.hash,
+            self.state,
+            self.retractions,
+            self.gone,
+            self.checkpoints,
+        )
+
+    def admit(
+        self,
+        event: events.Event,
+        *,
+        strict: bool,
+        audit: bool = True,
+        id: str | None = None,
+        recorded_at: str | None = None,
+    ) -> tuple[events.Recorded, list[Finding]]:
+        """Validate one event against the head state, append it, and return its findings."""
+        before = self.ready().state
+        seq = self.writer.seq + 1
+        if isinstance(event, events.EncounterOpened):
+            if before is not None:
+                raise BadInput(
+                    f"encounter {self.writer.encounter!r} is already open "
+                    f"({before.system}); encounter.opened comes once, at seq 1"
+                )
+            rules = core.pinned_rules(ruleset(event.system), event.rules)
+            event = event.model_copy(update={"rules": rules})
+        elif before is None:
+            raise UnknownName(f"encounter {self.writer.encounter!r} does not exist yet")
+        if isinstance(event, events.EventRetracted):
+            assert before is not None
+            return self._retract(event, before, strict=strict, id=id, recorded_at=recorded_at)
+        probe = recorded(self.writer.encounter, seq, id or "", "", "", "", event)
+        folder = core.Folder(RULESETS, before)
+        after = folder.add(probe, strict=True)
+        found: list[Finding] = []
+        if before is not None and (audit or strict):
+            found = audit_rules.for_event(folder.ruleset, before, probe, after, {})
+            if strict and any(f.severity == "error" for f in found):
+                raise RuleRefused(refusal(found))
+        record = self.writer.append(event, id=id, recorded_at=recorded_at)
+        self.state = after
+        if record.seq % CHECKPOINT_EVERY == 0:
+            self.checkpoints.append((record.seq, after))
+        return record, found
+
+    def _retract(
+        self,
+        event: events.EventRetracted,
+        before: core.State,
+        *,
+        strict: bool,
+        id: str | None,
+        recorded_at: str | None,
+    ) -> tuple[events.Recorded, list[Finding]]:
+        target, top = event.target, self.writer.seq
+        if target > top:
+            raise UnknownName(
+                f"seq {target} is not in encounter {self.writer.encounter!r} (seqs 1-{top})"
+            )
+        if target == 1:
+            raise BadInput("seq 1 (encounter.opened) cannot be retracted")
+        if target in self.gone:
+            by = retracted_by(self.retractions, target, self.gone)
+            raise BadInput(
+                f"seq {target} is already retracted (by seq {by}); use redo to restore it"
+            )
+        record = self.writer.append(event, id=id, recorded_at=recorded_at)
+        retractions = [*self.retractions, record]
+        gone = core.excluded(retractions)
+        # Everything before the first seq whose standing changed folds as it did: refold from
+        # the last checkpoint before it.
+        fork = min(gone ^ self.gone)
+        checkpoints = [c for c in self.checkpoints if c[0] < fork]
+        start, state = checkpoints[-1] if checkpoints else (0, None)
+        types: dict[int, str] = {}
+
+        def remember_target(records: Iterator[events.Recorded]) -> Iterator[events.Recorded]:
+            for r in records:
+                if r.seq == target:
+                    types[target] = r.type
+                yield r
+
+        after = fold_forward(remember_target(self.writer.records(start)), gone, state, checkpoints)
+        assert after is not None
+        if strict and len(after.skipped) > len(before.skipped):
+            lost = after.skipped[-1]
+            raise RuleRefused(
+                f"refused (--strict): retracting seq {target} leaves seq {lost.seq} "
+                f"({lost.type}) orphaned: {lost.reason}"
+            )
+        found = audit_rules.for_event(RULESETS[before.system], before, record, after, types)
+        self.state, self.retractions, self.gone = after, retractions, gone
+        self.checkpoints = checkpoints
+        return record, found
+
+
+def retracted_by(retractions: Sequence[events.Recorded], target: int, gone: frozenset[int]) -> int:
+    for r in reversed(retractions):
+        if (
+            isinstance(r.event, events.EventRetracted)
+            and r.event.target == target
+            and r.seq not in gone
+        ):
+            return r.seq
+    return 0
+
+
+def refusal(found: Sequence[Finding]) -> str:
+    first = next(f for f in found if f.severity == "error")
+    return f"refused (--strict): [{first.rule}] {first.message}"
+
+
+def folded_at_head(cache: Mapping[str, Folded], writer: Writer) -> Folded:
+    """The encounter folded to the writer's head: from the cache when it is still the head,
+    caught up from it when only new events (no retraction) came since, else folded anew."""
+    if writer.system is None:
+        return Folded(0, writer.hash, None, [], frozenset(), [])
+    cached = cache.get(writer.encounter)
+    if cached is not None and cached.seq <= writer.seq:
+        if cached.seq == writer.seq and cached.hash == writer.hash:
+            return cached
+        newer = list(writer.records(cached.seq))
+        if (
+            newer
+            and (newer[0].seq, newer[0].prev_hash) == (cached.seq + 1, cached.hash)
+            and not any(isinstance(r.event, events.EventRetracted) for r in newer)
+        ):
+            checkpoints = list(cached.checkpoints)
+            state = fold_forward(newer, cached.gone, cached.state, checkpoints)
+            return Folded(
+                writer.seq, writer.hash, state, cached.retractions, cached.gone, checkpoints
+            )
+    retractions = writer.retractions()
+    gone = core.excluded(retractions)
+    checkpoints = []
+    state = fold_forward(writer.records(), gone, None, checkpoints)
+    return Folded(writer.seq, writer.hash, state, retractions, gone, checkpoints)
