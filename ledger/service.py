@@ -326,18 +326,7 @@ class Ledger:
     ) -> Iterator[core.Step]:
         """One step per effective event, with the tracks after it."""
         _, gone, _, rows = self._stream(encounter)
-        folder = core.Folder(RULESETS)
-        previous: core.State | None = None
-        for record in rows:
-            if end is not None and record.seq > end:
-                break
-            if record.seq in gone:
-                continue
-            state = folder.add(record)
-            if start is None or record.seq >= start:
-                changes = tuple(core.changes(previous, state))
-                yield core.Step(record=record, state=state, changes=changes)
-            previous = state
+        return core.replay_stream(RULESETS, rows, gone, start, end)
 
     def audit(self, encounter: str) -> list[Finding]:
         """Every finding of the encounter, in seq order (the audit driver, streaming)."""
@@ -345,19 +334,7 @@ class Ledger:
         targets = {
             r.event.target for r in retractions if isinstance(r.event, events.EventRetracted)
         }
-        types: dict[int, str] = {}
-        folder = core.Folder(RULESETS)
-        found: list[Finding] = []
-        for record in rows:
-            if record.seq in targets:
-                types[record.seq] = record.type
-            if record.seq in gone:
-                continue
-            before = folder.state
-            after = folder.add(record)
-            if before is not None:
-                found += audit_rules.for_event(folder.ruleset, before, record, after, types)
-        return found
+        return audit_rules.audit_stream(RULESETS, rows, gone, targets)
 
     def export(self, encounter: str) -> Iterator[str]:
         """The encounter as JSON Lines (one event a line, envelope included)."""

@@ -7,7 +7,7 @@ the same computation.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from typing import Any, Final
 
 from ledger import events
@@ -158,11 +158,24 @@ def for_event(
 def audit(registry: Mapping[str, Ruleset], records: Sequence[events.Recorded]) -> list[Finding]:
     """All findings of an encounter's stream, in seq order."""
     gone = excluded(records)
+    targets = {r.event.target for r in records if isinstance(r.event, events.EventRetracted)}
+    return audit_stream(registry, records, gone, targets)
+
+
+def audit_stream(
+    registry: Mapping[str, Ruleset],
+    records: Iterable[events.Recorded],
+    gone: frozenset[int],
+    targets: Collection[int],
+) -> list[Finding]:
+    """`audit` over stored rows read once, in seq order: `gone` are the seqs that do not count,
+    `targets` the seqs some retraction names (their types go into `ruling-reversed`)."""
     types: dict[int, str] = {}
     folder = Folder(registry)
     found: list[Finding] = []
     for record in records:
-        types[record.seq] = record.type
+        if record.seq in targets:
+            types[record.seq] = record.type
         if record.seq in gone:
             continue
         before = folder.state

@@ -374,11 +374,24 @@ def replay(
     end: int | None = None,
 ) -> Iterator[Step]:
     """One step per effective event in [start, end], each with the tracks after it."""
+    return replay_stream(registry, records, excluded(records), start, end)
+
+
+def replay_stream(
+    registry: Mapping[str, Ruleset],
+    records: Iterable[events.Recorded],
+    gone: frozenset[int],
+    start: int | None = None,
+    end: int | None = None,
+) -> Iterator[Step]:
+    """`replay` over stored rows read once, in seq order, skipping the seqs in `gone`."""
     folder = Folder(registry)
     previous: State | None = None
-    for record in effective(records):
+    for record in records:
         if end is not None and record.seq > end:
             break
+        if record.seq in gone:
+            continue
         state = folder.add(record)
         if start is None or record.seq >= start:
             yield Step(record=record, state=state, changes=tuple(changes(previous, state)))
