@@ -252,6 +252,14 @@ def harm_on_player(
                 f"at seq {roll.seq} ({_tally(roll)}); a successful defense avoids the "
                 "threatened hit, and a paid move does not bypass it unless it says so",
             )
+            # Issue 3 names this case under both rules: harm from a successful defense is
+            # also harm without a failed response.
+            yield error(
+                "hit-without-success",
+                (first, roll.seq, seq),
+                f"harm {harm} on {target!r} at seq {seq} comes from the successful defense "
+                f"{stake!r} (seq {roll.seq}); harm follows a failed response",
+            )
         else:
             what = "was never rolled" if roll is None else f"succeeded at seq {roll.seq}"
             yield error(

@@ -330,10 +330,12 @@ def test_poisoned_cut_bought_twice_for_one_hit_is_flagged() -> None:
 # defense-avoids-hit
 
 
-def test_harm_after_a_successful_defense_is_flagged() -> None:
+def test_harm_after_a_successful_defense_is_flagged_under_both_rules() -> None:
     items = [*BANK, spend(1, "attack"), defense("d"), roll("d", 10, 9), suffer("d", 2)]
-    finding = only("defense-avoids-hit", *items)
-    assert finding.seq == (7, 8, 9)
+    assert found(*items) == [
+        ("defense-avoids-hit", (7, 8, 9)),
+        ("hit-without-success", (7, 8, 9)),
+    ]
 
 
 def test_a_paid_move_that_expressly_bypasses_a_defense_is_kept() -> None:
