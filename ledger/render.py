@@ -51,6 +51,10 @@ def summary(event: events.EventBase) -> str:
     body = events.body_of(event)
     parts = []
     for key, v in body.items():
+        if key == "rules" and isinstance(v, Mapping):
+            # The pinned house-rule table is long; `log --json` and `export` show it whole.
+            parts.append(f"rules=({len(v)} house rules pinned)")
+            continue
         text = v if isinstance(v, str) else json.dumps(v, ensure_ascii=False, separators=(",", ":"))
         parts.append(f"{key}={text}")
     return " ".join(parts)

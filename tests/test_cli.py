@@ -460,3 +460,35 @@ def test_no_arguments_shows_help() -> None:
     result = runner.invoke(cli.app, [])
     assert result.exit_code in (0, 2)
     assert "Record, audit, undo and replay" in result.stdout
+
+
+def test_replay_summarises_the_pinned_rules_table(skirmish: Path) -> None:
+    out = ok(skirmish, "replay", "ford", "--to", "1")
+    assert out == (
+        "seq 1 encounter.opened system=ssss title=Bandits at the ford "
+        "rules=(4 house rules pinned)\n"
+    )
+
+
+def test_record_shows_a_rolls_computed_outcome(db: Path) -> None:
+    ok(db, "new", "duel", "--system", "fates-edge")
+    ok(db, "add", "duel", "Ash", "--side", "player")
+    ok(
+        db,
+        "add",
+        "duel",
+        "Blade",
+        "--side",
+        "adversary",
+        "--stat",
+        "resilience=8",
+        "--stat",
+        "fatigue_capacity=3",
+    )
+    ok(db, "record", "duel", "stakes.locked", "stake=cut", "actor=Ash", "opposing=Blade")
+    out = ok(db, "record", "duel", "roll.made", "stake=cut", "dice=[6,10,1]")
+    assert out == (
+        "Recorded seq 6: roll.made\n"
+        "  roll: 3 successes vs DV 3: success, 1 SB (Position controlled)\n"
+        "  pools sb: 0 -> 1\n"
+    )
