@@ -488,7 +488,7 @@ def test_record_shows_a_rolls_computed_outcome(db: Path) -> None:
     ok(db, "record", "duel", "stakes.locked", "stake=cut", "actor=Ash", "opposing=Blade")
     out = ok(db, "record", "duel", "roll.made", "stake=cut", "dice=[6,10,1]")
     assert out == (
-        "Recorded seq 6: roll.made\n"
+        "Recorded seq 5: roll.made\n"
         "  roll: 3 successes vs DV 3: success, 1 SB (Position controlled)\n"
         "  pools sb: 0 -> 1\n"
     )
