@@ -6,8 +6,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from ledger import Ledger
+
+# No per-example deadline: a loaded CI machine must not turn a slow example into a failure.
+settings.register_profile("ledger", deadline=None, print_blob=True)
+settings.load_profile("ledger")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
