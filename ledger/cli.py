@@ -463,6 +463,8 @@ def import_(
     new_ids: Annotated[
         bool, typer.Option("--new-ids", help="Fresh ids and seqs: copy under another name.")
     ] = False,
+    strict: Strict = False,
+    expect: Expect = None,
 ) -> None:
     """Import JSON Lines: all lines or none; events already stored are skipped."""
     try:
@@ -479,11 +481,13 @@ def import_(
                 text.splitlines(),
                 into=into,
                 new_ids=new_ids,
+                strict=strict,
+                expect=expect,
                 source="stdin" if str(file) == "-" else str(file),
             )
         )
     typer.echo(
-        f"Imported {result.appended} events into {result.encounter!r} "
+        f"Imported {result.appended} event{'s' * (result.appended != 1)} into {result.encounter!r} "
         f"({result.already_stored} already stored); head seq {result.head}."
     )
 

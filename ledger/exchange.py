@@ -68,7 +68,10 @@ def check_time(value: Any) -> None:
         raise BadInput(f"'recorded_at' {value!r} has no time zone (use UTC, ending in Z)")
 
 
-def admit_line(session: Session, item: dict[str, Any], new_ids: bool, stored: set[str]) -> int:
+def admit_line(
+    session: Session, item: dict[str, Any], new_ids: bool, stored: set[str], strict: bool = False
+) -> int:
+    """Admit one imported line: 1 when appended, 0 when it was already stored."""
     envelope: dict[str, Any] = {k: item.pop(k) for k in events.ENVELOPE_KEYS if k in item}
     if new_ids:
         for key in ("id", "seq", "hash", "prev_hash"):
@@ -91,7 +94,7 @@ def admit_line(session: Session, item: dict[str, Any], new_ids: bool, stored: se
     recorded_at = envelope.get("recorded_at")
     if recorded_at is not None:
         check_time(recorded_at)
-    record, _ = session.admit(event, strict=False, audit=False, id=id_, recorded_at=recorded_at)
+    record, _ = session.admit(event, strict=strict, audit=strict, id=id_, recorded_at=recorded_at)
     for key in ("prev_hash", "hash"):
         if key in envelope and envelope[key] != getattr(record, key):
             raise BadInput(f"{key!r} does not match the recomputed chain at seq {record.seq}")

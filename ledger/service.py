@@ -232,6 +232,8 @@ class Ledger:
         into: str | None = None,
         new_ids: bool = False,
         source: str = "input",
+        strict: bool = False,
+        expect: int | None = None,
     ) -> Imported:
         """Import JSON Lines atomically: all lines land or none; stored ids are no-ops."""
         items = exchange.parse_lines(lines, source)
@@ -247,7 +249,7 @@ class Ledger:
             into = str(names.pop()) if names else Path(source).stem
         _check_name(into, "encounter")
         appended = already = 0
-        with self.store.writing(into) as writer:
+        with self.store.writing(into, expect) as writer:
             session = Session(self._cache, writer)
             if new_ids and writer.system is not None:
                 raise BadInput(
@@ -258,7 +260,7 @@ class Ledger:
             for number, item in enumerate(items, start=1):
                 where = f"{source} line {number}"
                 try:
-                    done = exchange.admit_line(session, item, new_ids, stored)
+                    done = exchange.admit_line(session, item, new_ids, stored, strict)
                 except BadInput as exc:
                     raise type(exc)(f"{where}: {exc}") from exc
                 appended += done

@@ -492,3 +492,30 @@ def test_record_shows_a_rolls_computed_outcome(db: Path) -> None:
         "  roll: 3 successes vs DV 3: success, 1 SB (Position controlled)\n"
         "  pools sb: 0 -> 1\n"
     )
+
+
+def test_import_strict_refuses_a_file_that_breaks_a_rule(skirmish: Path, tmp_path: Path) -> None:
+    lines = tmp_path / "more.jsonl"
+    lines.write_text(
+        '{"type": "harm.inflicted", "target": "Ash", "level": 2}\n'
+        '{"type": "grit.used", "target": "Ash", "from_level": 2, "to_level": 3}\n'
+    )
+    code, out, err = run(skirmish, "import", str(lines), "--into", "ford", "--strict")
+    assert (code, out) == (2, "")
+    assert err.startswith(f"Error: {lines} line 2: refused (--strict): [grit-raises-harm]")
+    assert json.loads(ok(skirmish, "tracks", "ford", "--json"))["seq"] == 5
+    assert ok(skirmish, "import", str(lines), "--into", "ford").startswith("Imported 2 events")
+
+
+def test_import_with_a_stale_expect_is_a_conflict(skirmish: Path, tmp_path: Path) -> None:
+    lines = tmp_path / "more.jsonl"
+    lines.write_text('{"type": "note", "text": "later"}\n')
+    code, _, err = run(skirmish, "import", str(lines), "--into", "ford", "--expect", "3")
+    assert (code, err) == (
+        3,
+        "Error: encounter 'ford' is at seq 5, not 3: another writer appended first; "
+        "re-read and try again\n",
+    )
+    assert ok(skirmish, "import", str(lines), "--into", "ford", "--expect", "5").startswith(
+        "Imported 1 event into"
+    )
