@@ -22,9 +22,15 @@ class _Rulesets(Mapping[str, Ruleset]):
     """Every ruleset by key; a ruleset's module is imported the first time it is asked for
     (a command on one encounter loads one system, not four)."""
 
+    def __init__(self) -> None:
+        self._loaded: dict[str, Ruleset] = {}
+
     def __getitem__(self, key: str) -> Ruleset:
-        module = importlib.import_module(f"projections.{MODULES[key]}")
-        found: Ruleset = module.RULESET
+        # Asked once per folded event: after the first import, a dictionary lookup.
+        found = self._loaded.get(key)
+        if found is None:
+            module = importlib.import_module(f"projections.{MODULES[key]}")
+            found = self._loaded[key] = module.RULESET
         return found
 
     def __iter__(self) -> Iterator[str]:
