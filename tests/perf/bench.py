@@ -447,6 +447,9 @@ def bench_audit(b: Bench, folder: Path) -> None:
     )
 
 
+# The peak is read from VmHWM, the high-water mark of this process's own memory: ru_maxrss
+# survives exec on Linux, so a child started by this (large) benchmark process would report the
+# parent's size, not its own.
 MEMORY_CHILD = """
 import resource, sys
 sys.path.insert(0, {root!r})
@@ -455,7 +458,12 @@ with Ledger({path!r}) as ledger:
     seq = ledger.tracks("m").seq
     steps = sum(1 for _ in ledger.replay("m"))
     findings = len(ledger.audit("m"))
-print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, seq, steps, findings)
+try:
+    with open("/proc/self/status") as status:
+        peak = next(int(line.split()[1]) for line in status if line.startswith("VmHWM:"))
+except (OSError, StopIteration):
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print(peak, seq, steps, findings)
 """
 
 
