@@ -34,10 +34,8 @@ class OneLineErrors(typer.core.TyperGroup):
         try:
             code = super().main(args, prog_name, complete_var, False, **extra)
         except typer.TyperException as exc:
-            context = getattr(exc, "ctx", None)
-            if type(exc).__name__ == "NoArgsIsHelpError" and context is not None:
-                typer.echo(context.get_help())
-                sys.exit(0)
+            if type(exc).__name__ == "NoArgsIsHelpError":
+                sys.exit(0)  # typer has printed the help already
             message = " ".join(exc.format_message().split())
             typer.echo(f"Error: {message} (see --help)", err=True)
             sys.exit(exc.exit_code)
@@ -105,10 +103,10 @@ def fail(exc: LedgerError) -> NoReturn:
 
 
 @contextmanager
-def opened(ctx: typer.Context) -> Iterator[service.Ledger]:
+def opened(ctx: typer.Context, create: bool = True) -> Iterator[service.Ledger]:
     """The ledger file named by --db / ENCOUNTER_DB; errors become one line and an exit code."""
     try:
-        with service.Ledger(ctx.obj) as ledger:
+        with service.Ledger(ctx.obj, create=create) as ledger:
             yield ledger
     except LedgerError as exc:
         fail(exc)
@@ -123,7 +121,7 @@ def source(ctx: typer.Context, name: str) -> Iterator[tuple[service.Ledger, str]
             with ledger:
                 yield ledger, encounter
         else:
-            with service.Ledger(ctx.obj) as ledger:
+            with service.Ledger(ctx.obj, create=False) as ledger:
                 yield ledger, name
     except LedgerError as exc:
         fail(exc)
@@ -188,6 +186,8 @@ def parse_pairs(pairs: list[str], what: str) -> dict[str, Any]:
             if not isinstance(child, dict):
                 fail(BadInput(f"{what} {pair!r}: {part!r} is already a value"))
             node = child
+        if leaf in node:
+            fail(BadInput(f"{what} {key!r} is given twice"))
         node[leaf] = parse_value(raw)
     return out
 
@@ -415,8 +415,11 @@ def audit(ctx: typer.Context, name: Source, json_: Json = False) -> None:
 @app.command("list")
 def list_(ctx: typer.Context, json_: Json = False) -> None:
     """The encounters in the ledger file."""
-    with opened(ctx) as ledger:
-        heads = ledger.encounters()
+    if not Path(ctx.obj).exists():
+        heads = []
+    else:
+        with opened(ctx, create=False) as ledger:
+            heads = ledger.encounters()
     if json_:
         emit_json([h.model_dump(mode="json") for h in heads])
         return
@@ -440,7 +443,7 @@ def export(
     out: Annotated[Path | None, typer.Option("--out", help="Write to this file.")] = None,
 ) -> None:
     """The encounter as JSON Lines, envelope and chain included."""
-    with opened(ctx) as ledger:
+    with opened(ctx, create=False) as ledger:
         lines = _guard(lambda: list(ledger.export(name)))
     text = "".join(line + "\n" for line in lines)
     if out is None:
@@ -498,7 +501,7 @@ def verify(
     name: Annotated[str | None, typer.Argument(help="One encounter (default: all).")] = None,
 ) -> None:
     """Recompute the hash chains; exit 1 when one is broken."""
-    with opened(ctx) as ledger:
+    with opened(ctx, create=False) as ledger:
         reports = _guard(lambda: ledger.verify(name))
     broken = False
     for r in reports:

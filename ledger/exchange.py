@@ -97,6 +97,12 @@ def admit_line(
     record, _ = session.admit(event, strict=strict, audit=strict, id=id_, recorded_at=recorded_at)
     for key in ("prev_hash", "hash"):
         if key in envelope and envelope[key] != getattr(record, key):
+            named = envelope.get("encounter")
+            if isinstance(named, str) and named != session.writer.encounter:
+                raise BadInput(
+                    f"{key!r} was computed for encounter {named!r}, and the chain includes the "
+                    f"name: use --new-ids to copy it as {session.writer.encounter!r}"
+                )
             raise BadInput(f"{key!r} does not match the recomputed chain at seq {record.seq}")
     return 1
 

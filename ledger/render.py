@@ -70,7 +70,13 @@ def roll_line(state: State, seq: int) -> str | None:
 
 def change_lines(changes: Sequence[Change]) -> list[str]:
     """`  Ogre resilience: 8 -> 7` lines."""
-    return [f"  {c.combatant} {c.track}: {value(c.before)} -> {value(c.after)}" for c in changes]
+    return [_change_line(c) for c in changes]
+
+
+def _change_line(c: Change) -> str:
+    if c.track == "status" and c.after is None:
+        return f"  {c.combatant}: no longer in the encounter (was {value(c.before)})"
+    return f"  {c.combatant} {c.track}: {value(c.before)} -> {value(c.after)}"
 
 
 def finding_line(f: Finding) -> str:

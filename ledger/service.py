@@ -63,8 +63,11 @@ class Ledger:
     ...     ledger.tracks("duel").view()["combatants"]["Guard"]["slots"]
     """
 
-    def __init__(self, path: str | Path = DEFAULT_DB, clock: Any = now_utc) -> None:
-        self.store = Store(path, clock=clock)
+    def __init__(
+        self, path: str | Path = DEFAULT_DB, clock: Any = now_utc, create: bool = True
+    ) -> None:
+        """Open (with `create`, or create) the ledger file at `path`."""
+        self.store = Store(path, clock=clock, create=create)
         self._cache: dict[str, Folded] = {}
 
     def close(self) -> None:
@@ -177,23 +180,34 @@ class Ledger:
         """Retract a retraction: `seq` is the retraction or the event it retracted."""
 
         def retraction(session: Session) -> events.Event:
-            live = [r for r in session.retractions if r.seq not in session.gone]
+            # The undos still in effect; a redo's own retraction is not one, so a second redo
+            # finds nothing rather than undoing the first.
+            undos = [
+                r
+                for r in session.retractions
+                if r.seq not in session.gone
+                and isinstance(r.event, events.EventRetracted)
+                and r.event.kind == "undo"
+            ]
             if seq is None:
-                if not live:
+                if not undos:
                     raise BadInput(f"encounter {encounter!r} has nothing to redo")
-                target = live[-1].seq
-            elif any(r.seq == seq for r in live):
+                target = undos[-1].seq
+            elif any(r.seq == seq for r in undos):
                 target = seq
             else:
                 match = [
                     r.seq
-                    for r in live
+                    for r in undos
                     if isinstance(r.event, events.EventRetracted) and r.event.target == seq
                 ]
                 if not match:
-                    raise BadInput(f"seq {seq} is not an undone event nor an effective retraction")
+                    raise BadInput(
+                        f"seq {seq} is neither an undone event nor an undo in effect; "
+                        "nothing to redo there"
+                    )
                 target = match[-1]
-            fields = {"type": "event.retracted", "target": target, "reason": reason}
+            fields = {"type": "event.retracted", "target": target, "reason": reason, "kind": "redo"}
             return self._parse(fields, session.system())
 
         return self._write(encounter, retraction, strict=strict, expect=expect)
@@ -308,6 +322,8 @@ class Ledger:
         head = self.store.require(encounter)
         _check_seqs(head.seq, [at] if at is not None else [], "--at")
         _check_seqs(head.seq, without, "--without")
+        if 1 in without:
+            raise BadInput("--without 1: encounter.opened cannot be left out")
         cached = self._cache.get(encounter)
         if (
             at is None
@@ -327,6 +343,11 @@ class Ledger:
         self, encounter: str, start: int | None = None, end: int | None = None
     ) -> Iterator[core.Step]:
         """One step per effective event, with the tracks after it."""
+        head = self.store.require(encounter)
+        _check_seqs(head.seq, [start] if start is not None else [], "--from")
+        _check_seqs(head.seq, [end] if end is not None else [], "--to")
+        if start is not None and end is not None and start > end:
+            raise BadInput(f"--from {start} is after --to {end}")
         _, gone, _, rows = self._stream(encounter)
         return core.replay_stream(RULESETS, rows, gone, start, end)
 
@@ -377,6 +398,9 @@ def _check_name(name: str, what: str) -> None:
         TypeAdapter(events.Name).validate_python(name)
     except ValidationError as exc:
         raise BadInput(f"{what} name {name!r}: {exc.errors()[0]['msg'].lower()}") from exc
+    if what == "encounter" and name.endswith(".jsonl"):
+        # The read commands take a NAME ending in .jsonl as a file to read.
+        raise BadInput(f"encounter name {name!r}: must not end in .jsonl (that names a file)")
 
 
 def _check_seqs(top: int, seqs: Sequence[int], option: str) -> None:

@@ -164,6 +164,8 @@ class Session:
             raise BadInput("seq 1 (encounter.opened) cannot be retracted")
         if target in self.gone:
             by = retracted_by(self.retractions, target, self.gone)
+            if any(r.seq == target for r in self.retractions):
+                raise BadInput(f"seq {target} is an undo that seq {by} already reversed")
             raise BadInput(
                 f"seq {target} is already retracted (by seq {by}); use redo to restore it"
             )
@@ -191,7 +193,14 @@ class Session:
                 f"refused (--strict): retracting seq {target} leaves seq {lost.seq} "
                 f"({lost.type}) orphaned: {lost.reason}"
             )
-        found = audit_rules.for_event(RULESETS[before.system], before, record, after, types)
+        # Every event this retraction leaves without what it names, each at its own seq.
+        was_skipped = {s.seq for s in before.skipped}
+        found = [
+            audit_rules.orphaned(lost.seq, lost.type, lost.reason)
+            for lost in after.skipped
+            if lost.seq not in was_skipped
+        ]
+        found += audit_rules.common(before, record, after, types)
         self.state, self.retractions, self.gone = after, retractions, gone
         self.checkpoints = checkpoints
         return record, found

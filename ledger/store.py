@@ -18,7 +18,7 @@ from pydantic import BaseModel
 
 from ledger import chain, events
 from ledger.chain import ChainReport
-from ledger.errors import BadInput, BrokenChain, Conflict, StoreError, UnknownName
+from ledger.errors import BadInput, BrokenChain, Conflict, LedgerError, StoreError, UnknownName
 
 BUSY_TIMEOUT_S: Final = 60.0
 
@@ -261,9 +261,13 @@ class Writer:
 class Store:
     """One ledger file. Open with a path; `clock` is injectable for tests."""
 
-    def __init__(self, path: str | Path, clock: Callable[[], datetime] = now_utc) -> None:
+    def __init__(
+        self, path: str | Path, clock: Callable[[], datetime] = now_utc, create: bool = True
+    ) -> None:
         self.path = Path(path)
         self.clock = clock
+        if not create and str(path) != ":memory:" and not self.path.exists():
+            raise UnknownName(f"no ledger at {self.path} (start one with `encounter new`)")
         try:
             self.conn = sqlite3.connect(
                 str(self.path),
@@ -459,12 +463,15 @@ class Store:
         try:
             self.conn.execute("BEGIN IMMEDIATE")
         except sqlite3.OperationalError as exc:
-            raise Conflict(
-                f"the ledger {self.path} stayed locked by another writer: {exc}"
-            ) from exc
+            raise _write_error(self.path, exc) from exc
         try:
             head = self.head(encounter)
             seq = head.seq if head else 0
+            if expect is not None and not 0 <= expect <= seq:
+                raise BadInput(
+                    f"--expect {expect}: encounter {encounter!r} is at seq {seq}, so the seq "
+                    f"you last saw is between 0 and {seq}"
+                )
             if expect is not None and expect != seq:
                 raise Conflict(
                     f"encounter {encounter!r} is at seq {seq}, not {expect}: "
@@ -480,15 +487,33 @@ class Store:
                     (h.encounter, h.system, h.title, h.seq, h.hash, h.opened_at, h.updated_at),
                 )
             self.conn.execute("COMMIT")
+        except sqlite3.OperationalError as exc:
+            self._rollback()
+            raise _write_error(self.path, exc) from exc
         except BaseException:
-            self.conn.execute("ROLLBACK")
+            self._rollback()
             raise
+
+    def _rollback(self) -> None:
+        # SQLite may already have rolled back (a full disk, a read-only file).
+        if self.conn.in_transaction:
+            self.conn.execute("ROLLBACK")
 
     def verify(self, encounter: str) -> ChainReport:
         """Recompute one encounter's chain; name the first seq that does not verify."""
         head = self.head(encounter)
         acknowledged = (head.seq, head.hash) if head is not None else None
         return chain.verify_rows(encounter, self.raw_rows(encounter), acknowledged)
+
+
+def _write_error(path: Path, exc: sqlite3.OperationalError) -> LedgerError:
+    """A failed write as the ledger's own error: nothing was appended."""
+    text = str(exc)
+    if "locked" in text or "busy" in text:
+        return Conflict(f"the ledger {path} stayed locked by another writer ({text}); try again")
+    if "readonly" in text or "read-only" in text:
+        return StoreError(f"the ledger {path} is read-only; nothing was appended")
+    return StoreError(f"cannot write to the ledger {path} ({text}); nothing was appended")
 
 
 def _head(row: Any) -> Head:

@@ -133,6 +133,11 @@ def _show(value: Any) -> str:
     return json.dumps(value)
 
 
+def orphaned(seq: int, kind: str, reason: str) -> Finding:
+    """`event-orphaned`: a stored event that no longer applies (an undo removed what it names)."""
+    return error("event-orphaned", (seq,), f"seq {seq} ({kind}) no longer applies: {reason}")
+
+
 def for_event(
     ruleset: Ruleset,
     before: State,
@@ -143,13 +148,7 @@ def for_event(
     """Everything one folded event raises."""
     if len(after.skipped) > len(before.skipped):
         gone = after.skipped[-1]
-        return [
-            error(
-                "event-orphaned",
-                (record.seq,),
-                f"seq {record.seq} ({gone.type}) no longer applies: {gone.reason}",
-            )
-        ]
+        return [orphaned(record.seq, gone.type, gone.reason)]
     found = list(common(before, record, after, types))
     found += ruleset.audit(before, record.seq, record.event, after)
     return found

@@ -146,9 +146,11 @@ class Ruleset:
 def pinned_rules(ruleset: Ruleset, overrides: Mapping[str, Any]) -> dict[str, Any]:
     """The full house-rule table: the system's defaults with `overrides` applied and checked."""
     from pydantic import ValidationError
+    from pydantic_core import to_json
 
     try:
-        table = ruleset.rules.model_validate(dict(overrides))
+        # Strict, as JSON: a house rule is data from a file, so "yes" is not a boolean.
+        table = ruleset.rules.model_validate_json(to_json(dict(overrides)), strict=True)
     except ValidationError as exc:
         raise BadInput(events.describe(exc, f"{ruleset.key} rules")) from exc
     return table.model_dump(mode="json")

@@ -10,9 +10,9 @@ sets momentum to the reset value, which absorbs that -1 (a burn needs positive m
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from typing import Any, Final, Literal
+from typing import Annotated, Any, Final, Literal
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from ledger import events
 from ledger.errors import BadInput
@@ -37,18 +37,22 @@ BLOCKS: Final[Mapping[str, str]] = {"health": "wounded", "spirit": "shaken", "su
 METER_MAX: Final = 5
 
 
+#: Harm by foe rank (Enter the Fray / Endure Harm guidance).
+RANK_HARM: Final[Mapping[vocab.Rank, int]] = {
+    "troublesome": 1,
+    "dangerous": 2,
+    "formidable": 3,
+    "extreme": 4,
+    "epic": 5,
+}
+
+
 class Rules(BaseModel, frozen=True, extra="forbid"):
     """House rules where the text is silent (NOTES.md 5.2, 'Configurable defaults')."""
 
     edition: Literal["classic"] = "classic"
     harm_default: int = Field(2, ge=0)
-    rank_harm: Mapping[vocab.Rank, int] = {
-        "troublesome": 1,
-        "dangerous": 2,
-        "formidable": 3,
-        "extreme": 4,
-        "epic": 5,
-    }
+    rank_harm: Mapping[vocab.Rank, Annotated[int, Field(ge=0)]] = RANK_HARM
     score_cap: int = Field(10, ge=1)
     momentum_min: int = Field(-6, le=0)
     momentum_max: int = Field(10, ge=0)
@@ -60,6 +64,12 @@ class Rules(BaseModel, frozen=True, extra="forbid"):
     )
     wounded_blocks_shake_it_off: bool = True
     burn_momentum_allowed: bool = True
+
+    @field_validator("rank_harm")
+    @classmethod
+    def _every_rank(cls, value: Mapping[vocab.Rank, int]) -> Mapping[vocab.Rank, int]:
+        # An override names the ranks it changes; the others keep the book's harm.
+        return {**RANK_HARM, **value}
 
 
 class Character(core.Combatant, frozen=True):

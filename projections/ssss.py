@@ -22,10 +22,11 @@ from projections.findings import Finding, error, info
 class Rules(BaseModel, frozen=True, extra="forbid"):
     """House rules where the text is silent (NOTES.md 5.3)."""
 
-    max_per_tier: int = 3
+    #: The text's "maximum of 3 Harm slots at each Level"; a table may allow fewer.
+    max_per_tier: int = Field(default=3, ge=1, le=3)
     top_tier_exhaustion_defeats_on_any_harm: bool = False
     penalty_stacking: Literal["per_distinct_tier", "highest_only"] = "per_distinct_tier"
-    pc_lethal_harm_level: int = 4
+    pc_lethal_harm_level: int = Field(default=4, ge=1, le=10)
 
 
 class Slot(BaseModel, frozen=True):
@@ -152,6 +153,8 @@ def inflict(state: SsssState, seq: int, event: vocab.HarmInflicted) -> core.Stat
     if isinstance(target, Player):
         return core.replace_combatant(state, _harmed(target, (*target.harm, event.level), state))
     assert isinstance(target, Enemy)
+    if not target.active:
+        return state  # a defeated (or departed) enemy holds no more harm; the audit flags it
     rules = _rules(state)
     tier = place(target, event.level, rules)
     if tier is None:

@@ -244,7 +244,7 @@ def test_redo_takes_the_retraction_or_the_undone_seq(skirmish: Path) -> None:
     code, _, err = run(skirmish, "undo", "ford", "7", "--reason", "twice")
     assert (code, err) == (
         2,
-        "Error: seq 7 is already retracted (by seq 8); use redo to restore it\n",
+        "Error: seq 7 is an undo that seq 8 already reversed\n",
     )
 
 
@@ -519,3 +519,139 @@ def test_import_with_a_stale_expect_is_a_conflict(skirmish: Path, tmp_path: Path
     assert ok(skirmish, "import", str(lines), "--into", "ford", "--expect", "5").startswith(
         "Imported 1 event into"
     )
+
+
+# Found by trying the tool as a game master would.
+
+
+def test_a_read_only_ledger_refuses_a_write_in_one_line(skirmish: Path) -> None:
+    from ledger import Ledger, StoreError
+
+    with Ledger(skirmish) as book:
+        book.store.conn.execute("PRAGMA query_only=ON")
+        with pytest.raises(StoreError, match=r"is read-only; nothing was appended"):
+            book.record("ford", {"type": "note", "text": "hi"})
+        book.store.conn.execute("PRAGMA query_only=OFF")
+        assert book.store.require("ford").seq == 5
+
+
+def test_a_second_redo_has_nothing_to_redo(skirmish: Path) -> None:
+    ok(skirmish, "undo", "ford", "--reason", "wrong blow")
+    ok(skirmish, "redo", "ford")
+    code, out, err = run(skirmish, "redo", "ford")
+    assert (code, out, err) == (2, "", "Error: encounter 'ford' has nothing to redo\n")
+    doc = json.loads(ok(skirmish, "tracks", "ford", "--json"))
+    assert doc["combatants"]["Bandit"]["penalties"] == 2
+
+
+def test_two_undos_then_two_redos_restore_both(skirmish: Path) -> None:
+    ok(skirmish, "undo", "ford", "--reason", "one")
+    ok(skirmish, "undo", "ford", "--reason", "two")
+    ok(skirmish, "redo", "ford")
+    ok(skirmish, "redo", "ford")
+    doc = json.loads(ok(skirmish, "tracks", "ford", "--json"))
+    assert doc["combatants"]["Bandit"]["slots"]["1"]["filled"] == 1
+    assert doc["combatants"]["Bandit"]["slots"]["2"]["filled"] == 1
+
+
+def test_an_undo_names_each_event_it_orphans(skirmish: Path) -> None:
+    out = ok(skirmish, "undo", "ford", "2", "--reason", "no bandit after all")
+    assert out.splitlines()[:3] == [
+        "Recorded seq 6: event.retracted (undid seq 2)",
+        "Tracks changed:",
+        "  Bandit: no longer in the encounter (was active)",
+    ]
+    assert [line.split(":")[0] for line in out.splitlines()[3:]] == [
+        "error [event-orphaned] seq 4",
+        "error [event-orphaned] seq 5",
+    ]
+
+
+def test_a_key_given_twice_is_bad_input(skirmish: Path) -> None:
+    code, _, err = run(
+        skirmish, "record", "ford", "harm.inflicted", "target=Bandit", "level=1", "level=2"
+    )
+    assert (code, err) == (2, "Error: field 'level' is given twice\n")
+
+
+def test_an_encounter_name_ending_in_jsonl_is_refused(db: Path) -> None:
+    code, _, err = run(db, "new", "ford.jsonl", "--system", "ssss")
+    assert (code, err) == (
+        2,
+        "Error: encounter name 'ford.jsonl': must not end in .jsonl (that names a file)\n",
+    )
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--from", "99"], "--from 99: the encounter has seqs 1-5"),
+        (["--to", "0"], "--to 0: the encounter has seqs 1-5"),
+        (["--from", "5", "--to", "3"], "--from 5 is after --to 3"),
+    ],
+)
+def test_replay_refuses_a_range_outside_the_encounter(
+    skirmish: Path, args: list[str], message: str
+) -> None:
+    code, out, err = run(skirmish, "replay", "ford", *args)
+    assert (code, out, err) == (2, "", f"Error: {message}\n")
+
+
+def test_tracks_without_the_opening_event_is_refused(skirmish: Path) -> None:
+    code, _, err = run(skirmish, "tracks", "ford", "--without", "1")
+    assert (code, err) == (2, "Error: --without 1: encounter.opened cannot be left out\n")
+
+
+@pytest.mark.parametrize("expect", ["99", "-1"])
+def test_an_impossible_expect_is_bad_input_not_a_conflict(skirmish: Path, expect: str) -> None:
+    code, _, err = run(skirmish, "record", "ford", "note", "text=x", "--expect", expect)
+    assert (code, err) == (
+        2,
+        f"Error: --expect {expect}: encounter 'ford' is at seq 5, so the seq you last saw "
+        "is between 0 and 5\n",
+    )
+
+
+def test_importing_an_export_under_another_name_explains_the_hash(
+    skirmish: Path, tmp_path: Path
+) -> None:
+    exported = tmp_path / "ford.jsonl"
+    exported.write_text(ok(skirmish, "export", "ford"))
+    code, _, err = run(tmp_path / "other.db", "import", str(exported), "--into", "copy")
+    assert (code, err) == (
+        2,
+        f"Error: {exported} line 1: 'hash' was computed for encounter 'ford', and the "
+        "chain includes the name: use --new-ids to copy it as 'copy'\n",
+    )
+
+
+def test_read_commands_do_not_create_a_ledger_file(tmp_path: Path) -> None:
+    missing = tmp_path / "typo.db"
+    assert ok(missing, "list") == f"No encounters in {missing}.\n"
+    for args in (["tracks", "ford"], ["log", "ford"], ["audit", "ford"], ["verify"]):
+        code, _, err = run(missing, *args)
+        assert (code, err) == (
+            2,
+            f"Error: no ledger at {missing} (start one with `encounter new`)\n",
+        ), args
+    assert not missing.exists()
+
+
+def test_no_arguments_prints_the_help_once() -> None:
+    result = runner.invoke(cli.app, [])
+    assert result.stdout.count("Usage:") == 1
+
+
+def test_redo_reverses_the_last_undo_even_when_it_undid_an_undo(skirmish: Path) -> None:
+    ok(skirmish, "undo", "ford", "5", "--reason", "that blow missed")  # seq 6
+    ok(skirmish, "undo", "ford", "6", "--reason", "no, it landed")  # seq 7: 5 counts again
+    assert (
+        json.loads(ok(skirmish, "tracks", "ford", "--json"))["combatants"]["Bandit"]["penalties"]
+        == 2
+    )
+    assert ok(skirmish, "redo", "ford").startswith("Recorded seq 8: event.retracted (redid seq 7)")
+    assert (
+        json.loads(ok(skirmish, "tracks", "ford", "--json"))["combatants"]["Bandit"]["penalties"]
+        == 1
+    )
+    assert json.loads(ok(skirmish, "log", "ford", "--json").splitlines()[-1])["kind"] == "redo"

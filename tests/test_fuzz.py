@@ -374,8 +374,9 @@ def test_the_streaming_reads_equal_the_pure_fold_of_the_stored_stream(system: st
                     RULESETS, records, at=at, without=without
                 )
                 assert reader.audit("fuzz") == audit_rules.audit(RULESETS, records)
-                steps = [(s.record.seq, s.changes) for s in reader.replay("fuzz", 2, at)]
-                pure = core.replay(RULESETS, records, 2, at)
+                start = min(2, at)  # replay refuses --from after --to
+                steps = [(s.record.seq, s.changes) for s in reader.replay("fuzz", start, at)]
+                pure = core.replay(RULESETS, records, start, at)
                 assert steps == [(s.record.seq, s.changes) for s in pure]
             fresh.close()
 

@@ -541,3 +541,12 @@ def test_tracks_stay_in_bounds_and_folding_a_prefix_then_the_rest_is_the_same(
         assert 0 <= c.health <= 5 and 0 <= c.spirit <= 5
         assert -6 <= c.momentum <= c.max_momentum == 10 - len(c.debilities)
         assert c.momentum_reset == (2, 1, 0)[min(len(c.debilities), 2)]
+
+
+def test_a_house_rule_for_one_rank_keeps_the_others() -> None:
+    from tests.streams import stream, tracks
+
+    kira = {"type": "combatant.joined", "name": "Kira", "side": "player"}
+    harm = {"type": "harm.suffered", "target": "Kira", "rank": "dangerous"}
+    doc = tracks(stream("ironsworn", kira, harm, rules={"rank_harm": {"epic": 6}}))
+    assert doc["combatants"]["Kira"]["health"] == 3

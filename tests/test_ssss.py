@@ -425,7 +425,9 @@ def test_slots_never_overfill_and_defeat_comes_iff_no_free_slot_at_or_above_the_
             room = [t for t in free if t >= event.level]
             top = max((int(t) for t in slots), default=None)
             exhausted = top is not None and slots[str(top)]["filled"] >= slots[str(top)]["capacity"]
-            if not room or (reading_b and exhausted):
+            if previous["status"] == "defeated":
+                assert now == previous  # a defeated enemy holds no more harm
+            elif not room or (reading_b and exhausted):
                 assert now["status"] == "defeated"
                 assert now["slots"] == slots
             else:
@@ -501,3 +503,23 @@ def test_the_harm_verb_records_harm_from_a_throw(tmp_path: Path) -> None:
     code, out, err = run("harm", "ford", "Bandit", "1", "--throw", "9")
     assert (code, out) == (2, "")
     assert err == "Error: harm.inflicted names throw seq 9, which is not a throw\n"
+
+
+def test_a_defeated_enemy_holds_no_more_harm() -> None:
+    from tests.streams import stream, tracks
+
+    guard = {"type": "combatant.joined", "name": "G", "side": "adversary", "stats": {"level": 0}}
+    hits = [{"type": "harm.inflicted", "target": "G", "level": 1}] * 3
+    doc = tracks(stream("ssss", guard, *hits))["combatants"]["G"]
+    assert (doc["status"], doc["slots"]["1"]["filled"]) == ("defeated", 1)
+
+
+def test_house_rules_outside_the_texts_bounds_are_bad_input() -> None:
+    import pytest as _pytest
+
+    from ledger import BadInput
+    from tests.streams import fold, stream
+
+    for rules in ({"max_per_tier": 0}, {"max_per_tier": 4}, {"pc_lethal_harm_level": -1}):
+        with _pytest.raises(BadInput, match="ssss rules field"):
+            fold(stream("ssss", rules=rules))

@@ -74,6 +74,9 @@ def event_types(system: str) -> tuple[str, ...]:
     return _TYPES[system]
 
 
+_MEMBER_TAGS: Final = frozenset({"int", "str", "bool", "float", "none", "dict", "list", "tuple"})
+
+
 def describe(exc: ValidationError, what: str = "event", tagged: bool = False) -> str:
     """One line naming the first thing wrong in a validation error, with the offending value."""
     errors = exc.errors()
@@ -82,6 +85,9 @@ def describe(exc: ValidationError, what: str = "event", tagged: bool = False) ->
     # The first element of a tagged-union location is the tag itself; it says nothing new.
     if tagged and loc and err["type"] != "union_tag_invalid":
         loc = loc[1:]
+    # pydantic names the member of a union it tried (`constrained-int`, `literal['all']`):
+    # that is not a field, so leave it out of the path.
+    loc = [p for p in loc if not ("[" in p or "-" in p or p in _MEMBER_TAGS)]
     where = ".".join(loc)
     msg = err["msg"]
     if err["type"] == "extra_forbidden":

@@ -65,6 +65,9 @@ class EventRetracted(EventBase, frozen=True):
     type: Literal["event.retracted"] = "event.retracted"
     target: Seq
     reason: Text
+    #: Which command made it: `redo` looks for the last `undo` still in effect, so a second
+    #: redo finds nothing rather than undoing the first.
+    kind: Literal["undo", "redo"] = "undo"
 
 
 class TrackAdjusted(EventBase, frozen=True):

@@ -178,10 +178,11 @@ def register(app: typer.Typer) -> None:
         rolled = result.state.roll_at(result.seq)
         if isinstance(rolled, FERoll):
             shown = ", ".join(map(str, faces))
+            where = rolled.effective_position
             typer.echo(
                 f"  {stake}: {shown} = {rolled.successes} success{'es' * (rolled.successes != 1)}"
-                f" vs DV {rolled.dv}: "
-                f"{rolled.outcome}, {rolled.sb} SB (Position {rolled.effective_position})"
+                f" vs DV {rolled.dv}: {rolled.outcome}, {rolled.sb} SB"
+                + (f" (Position {where})" if where else "")
             )
 
     @app.command("hit")
