@@ -655,3 +655,11 @@ def test_redo_reverses_the_last_undo_even_when_it_undid_an_undo(skirmish: Path) 
         == 1
     )
     assert json.loads(ok(skirmish, "log", "ford", "--json").splitlines()[-1])["kind"] == "redo"
+
+
+def test_a_roll_names_who_rolls(skirmish: Path) -> None:
+    code, _, err = run(skirmish, "record", "ford", "roll.made", "outcome=hit")
+    assert (code, err) == (
+        2,
+        "Error: roll.made event: value error, a roll names its actor (or the stake it resolves)\n",
+    )

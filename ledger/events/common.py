@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Literal
 
-from pydantic import JsonValue
+from pydantic import JsonValue, model_validator
 
 from ledger.events.base import EventBase, Name, Seq, Side, SystemKey, Text
 
@@ -57,6 +57,12 @@ class RollMade(EventBase, frozen=True):
     stake: Name | None = None
     actor: Name | None = None
     outcome: Name | None = None
+
+    @model_validator(mode="after")
+    def _someone_rolls(self) -> RollMade:
+        if self.actor is None and self.stake is None:
+            raise ValueError("a roll names its actor (or the stake it resolves)")
+        return self
 
 
 class EventRetracted(EventBase, frozen=True):
