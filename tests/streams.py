@@ -61,3 +61,18 @@ def audit(records: list[events.Recorded]) -> list[Finding]:
 def rules_hit(records: list[events.Recorded]) -> list[tuple[str, tuple[int, ...]]]:
     """(rule, seqs) of every finding that is not informational."""
     return [(f.rule, f.seq) for f in audit(records) if f.severity != "info"]
+
+
+def refusal(system: str, *items: Fields, rules: Fields | None = None) -> str:
+    """The bad-input message of the last item, folding strictly as the service does."""
+    import pytest
+
+    from ledger.errors import BadInput
+
+    records = stream(system, *items, rules=rules)
+    folder = core.Folder(RULESETS)
+    for record in records[:-1]:
+        folder.add(record, strict=True)
+    with pytest.raises(BadInput) as caught:
+        folder.add(records[-1], strict=True)
+    return str(caught.value)

@@ -7,9 +7,7 @@ from typing import Any
 import pytest
 
 from ledger import events
-from ledger.errors import BadInput
-from projections import core
-from projections.registry import RULESETS
+from tests import streams
 from tests.streams import fold, stream, tracks
 
 RINGS = {"air": 2, "earth": 2, "fire": 2, "water": 3, "void": 3}
@@ -42,14 +40,8 @@ def of(records: list[events.Recorded], name: str = "Akodo") -> dict[str, Any]:
 
 
 def refusal(*items: dict[str, Any], rules: dict[str, Any] | None = None) -> str:
-    """The bad-input message of the last item, folding strictly as the service does."""
-    records = stream("l5r", *items, rules=rules)
-    folder = core.Folder(RULESETS)
-    for record in records[:-1]:
-        folder.add(record, strict=True)
-    with pytest.raises(BadInput) as caught:
-        folder.add(records[-1], strict=True)
-    return str(caught.value)
+    """The bad-input message of the last item."""
+    return streams.refusal("l5r", *items, rules=rules)
 
 
 # Stats.

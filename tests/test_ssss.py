@@ -12,9 +12,9 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from ledger import cli, events
-from ledger.errors import BadInput
 from projections import core
 from projections.registry import RULESETS
+from tests import streams
 from tests.streams import audit, rules_hit, stream, tracks
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
@@ -70,14 +70,8 @@ def status(records: list[events.Recorded], name: str = "Foe") -> str:
 
 
 def refusal(*items: dict[str, Any], rules: dict[str, Any] | None = None) -> str:
-    """The bad-input message of the last item, folding strictly as the service does."""
-    records = stream("ssss", *items, rules=rules)
-    folder = core.Folder(RULESETS)
-    for record in records[:-1]:
-        folder.add(record, strict=True)
-    with pytest.raises(BadInput) as caught:
-        folder.add(records[-1], strict=True)
-    return str(caught.value)
+    """The bad-input message of the last item."""
+    return streams.refusal("ssss", *items, rules=rules)
 
 
 # Enemy Levels and their Harm slots.
