@@ -33,8 +33,15 @@ def value(v: Any) -> str:
             isinstance(x, Mapping) and {"filled", "capacity"} <= set(x) for x in v.values()
         ):
             return " ".join(f"T{k}:{x['filled']}/{x['capacity']}" for k, x in v.items())
-        return ", ".join(f"{k}: {value(x)}" for k, x in v.items()) or "-"
+        return ", ".join(f"{k} {value(x)}" for k, x in v.items()) or "-"
     if isinstance(v, list | tuple):
+        if v and all(isinstance(x, Mapping) and {"seq", "severity"} <= set(x) for x in v):
+            # Critical strikes: where each came from, its severity, and whether it is settled.
+            return ", ".join(
+                f"@{x['seq']}: {x['severity']}"
+                + (f" (resolved @{x['resolved']})" if x.get("resolved") else " (due)")
+                for x in v
+            )
         if v and all(isinstance(x, Mapping) and "seq" in x for x in v):
             return ", ".join(
                 "@"

@@ -663,3 +663,13 @@ def test_a_roll_names_who_rolls(skirmish: Path) -> None:
         2,
         "Error: roll.made event: value error, a roll names its actor (or the stake it resolves)\n",
     )
+
+
+def test_critical_strikes_read_as_seq_severity_and_state() -> None:
+    from ledger import render
+
+    crits = [
+        {"seq": 12, "severity": 4, "cause": "incapacitated", "resolved": 13},
+        {"seq": 14, "severity": 5, "cause": "void", "resolved": None},
+    ]
+    assert render.value(crits) == "@12: 4 (resolved @13), @14: 5 (due)"
