@@ -432,7 +432,7 @@ def list_(ctx: typer.Context, json_: Json = False) -> None:
     for column in ("encounter", "system", "title", "events", "head", "updated"):
         table.add_column(column)
     for h in heads:
-        table.add_row(h.encounter, h.system, h.title or "", str(h.seq), h.hash[:12], h.updated_at)
+        table.add_row(h.encounter, h.system, h.title or "-", str(h.seq), h.hash[:12], h.updated_at)
     render.console().print(table)
 
 

@@ -673,3 +673,14 @@ def test_critical_strikes_read_as_seq_severity_and_state() -> None:
         {"seq": 14, "severity": 5, "cause": "void", "resolved": None},
     ]
     assert render.value(crits) == "@12: 4 (resolved @13), @14: 5 (due)"
+
+
+def test_list_prints_one_row_per_encounter_with_its_head(skirmish: Path) -> None:
+    head = json.loads(ok(skirmish, "list", "--json"))[0]["hash"][:12]
+    assert ok(skirmish, "list") == (
+        "┏━━━━━━━━━━━┳━━━━━━━━┳━━━━━━━━━━━━━━━━━━━━━┳━━━━━━━━┳━━━━━━━━━━━━━━┳━━━━━━━━━━━━━━━━━━━━━━━━━━━━━┓\n"
+        "┃ encounter ┃ system ┃ title               ┃ events ┃ head         ┃ updated                     ┃\n"
+        "┡━━━━━━━━━━━╇━━━━━━━━╇━━━━━━━━━━━━━━━━━━━━━╇━━━━━━━━╇━━━━━━━━━━━━━━╇━━━━━━━━━━━━━━━━━━━━━━━━━━━━━┩\n"
+        f"│ ford      │ ssss   │ Bandits at the ford │ 5      │ {head} │ 2026-11-29T20:00:00.000000Z │\n"
+        "└───────────┴────────┴─────────────────────┴────────┴──────────────┴─────────────────────────────┘\n"
+    )
