@@ -329,11 +329,8 @@ def apply(state: core.State, seq: int, event: Any) -> core.State:
 
 def adjust(state: core.State, seq: int, event: events.TrackAdjusted) -> core.State:
     """A GM override of one track; Resilience set to 0 ends the phase (or defeats)."""
-    combatant = state.combatant(event.target, "target")
-    try:
-        updated = type(combatant).model_validate({**dict(combatant), event.track: event.value})
-    except ValidationError as exc:
-        raise BadInput(events.describe(exc, f"track {event.track!r} of {event.target!r}")) from exc
+    state = core.adjust_track(state, seq, event)
+    updated = state.combatants[event.target]
     if isinstance(updated, Adversary) and updated.resilience == 0 and updated.active:
         updated, _ = wound(updated, seq, 0, "none", 0, 0, False)
     return core.replace_combatant(state, updated)
