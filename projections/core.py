@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
+from typing import Any, Self
 
 from pydantic import BaseModel, JsonValue, SerializeAsAny
 
@@ -20,7 +20,34 @@ from projections.findings import Finding
 from projections.log import Log
 
 
-class Combatant(BaseModel, frozen=True):
+class Value(BaseModel, frozen=True):
+    """A frozen model of the projections, with a `model_copy` made for folds."""
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
+        """A shallow copy with `update` applied, without validation (as pydantic's own).
+
+        A fold copies the state, and usually a combatant, for every event; pydantic's generic
+        copy (copying the instance dict, the set of given fields, extras and private attributes
+        one by one) was a quarter of a fold. These models are frozen, closed and have no private
+        attributes, so the set of given fields can be shared until an update adds to it.
+        """
+        if deep:
+            return super().model_copy(update=update, deep=True)
+        copied = object.__new__(type(self))
+        values = self.__dict__.copy()
+        given = self.__pydantic_fields_set__
+        if update:
+            values.update(update)
+            if not given.issuperset(update):
+                given = given | update.keys()
+        object.__setattr__(copied, "__dict__", values)
+        object.__setattr__(copied, "__pydantic_fields_set__", given)
+        object.__setattr__(copied, "__pydantic_extra__", None)
+        object.__setattr__(copied, "__pydantic_private__", None)
+        return copied
+
+
+class Combatant(Value, frozen=True):
     """What every system tracks of a combatant; rulesets subclass it with their tracks."""
 
     name: str
@@ -38,7 +65,7 @@ class Combatant(BaseModel, frozen=True):
         return self.model_dump(mode="json", exclude={"name", "joined"})
 
 
-class Roll(BaseModel, frozen=True):
+class Roll(Value, frozen=True):
     """An effective roll with its computed outcome; rulesets subclass it with their numbers."""
 
     seq: int
@@ -60,14 +87,14 @@ def _plain(value: Any) -> str:
     return str(value)
 
 
-class Stake(BaseModel, frozen=True):
+class Stake(Value, frozen=True):
     """Locked stakes: the first lock of a stake id stands."""
 
     seq: int
     lock: SerializeAsAny[events.StakesLocked]
 
 
-class Skipped(BaseModel, frozen=True):
+class Skipped(Value, frozen=True):
     """A stored event that no longer applies (an undo removed what it names)."""
 
     seq: int
@@ -75,7 +102,7 @@ class Skipped(BaseModel, frozen=True):
     reason: str
 
 
-class State(BaseModel, frozen=True):
+class State(Value, frozen=True):
     """The folded encounter. Rulesets subclass it; `view()` is the `tracks --json` contract."""
 
     encounter: str
@@ -263,13 +290,17 @@ class Folder:
     def __init__(self, registry: Mapping[str, Ruleset], state: State | None = None) -> None:
         self._registry = registry
         self.state = state
+        self._ruleset: Ruleset | None = None
 
     @property
     def ruleset(self) -> Ruleset:
         """The ruleset of the encounter being folded."""
-        if self.state is None:
-            raise BadInput("no encounter.opened yet")
-        return self._registry[self.state.system]
+        if self._ruleset is None:
+            if self.state is None:
+                raise BadInput("no encounter.opened yet")
+            # Looked up once: a fold asks for it on every event.
+            self._ruleset = self._registry[self.state.system]
+        return self._ruleset
 
     def add(self, record: events.Recorded, strict: bool = False) -> State:
         """Fold one stored event; with `strict`, a stale reference raises instead."""
@@ -351,7 +382,7 @@ def changes(before: State | None, after: State) -> list[Change]:
     return out
 
 
-class Step(BaseModel, frozen=True):
+class Step(BaseModel, frozen=True, defer_build=True):
     """One replay step: the effective event and the encounter after it."""
 
     record: events.Recorded

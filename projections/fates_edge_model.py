@@ -143,7 +143,7 @@ class FERoll(core.Roll, frozen=True):
         )
 
 
-class Hit(BaseModel, frozen=True):
+class Hit(core.Value, frozen=True):
     """Every intermediate value of one hit (or Fatigue event) on a combatant."""
 
     seq: int

@@ -33,7 +33,7 @@ class Rules(BaseModel, frozen=True, extra="forbid"):
     void_points_start: Literal["half_rounded_up", "half_rounded_down"] = "half_rounded_up"
 
 
-class Critical(BaseModel, frozen=True):
+class Critical(core.Value, frozen=True):
     """A critical strike: the damage seq that caused it, its severity, why, and its resolution.
 
     `severity` is the source's deadliness until `resolved` (the `critical.resolved` seq) is set,

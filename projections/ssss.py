@@ -29,7 +29,7 @@ class Rules(BaseModel, frozen=True, extra="forbid"):
     pc_lethal_harm_level: int = Field(default=4, ge=1, le=10)
 
 
-class Slot(BaseModel, frozen=True):
+class Slot(core.Value, frozen=True):
     """One tier of Harm slots."""
 
     filled: int = Field(ge=0)
