@@ -20,6 +20,7 @@ GENESIS: Final = "0" * 64
 CANONICAL: Final = json.JSONEncoder(
     sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
 )
+#: The body text of rows written by 0.1.0 (fields in event order); later rows store CANONICAL.
 STORED: Final = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 _quote: Callable[[str], str] = json.encoder.encode_basestring
 
@@ -129,7 +130,8 @@ def _row_problem(
     try:
         parsed = json.loads(body)
         canonical = CANONICAL.encode(parsed)
-        exact = STORED.encode(parsed) == body
+        # The ledger writes the canonical text; files from 0.1.0 hold the fields in event order.
+        exact = body == canonical or body == STORED.encode(parsed)
     except (ValueError, RecursionError):
         return "body is not valid JSON"
     if hash_text(encounter, seq, id, type, recorded_at, canonical, prev) != stored_hash:

@@ -238,3 +238,54 @@ def test_importing_an_export_under_another_name_needs_new_ids(ledger: Ledger) ->
     with pytest.raises(BadInput, match="ids are global: use --new-ids"):
         ledger.import_lines(exported, into="rematch")
     assert ledger.store.head("rematch") is None
+
+
+def test_a_body_is_stored_as_the_canonical_text_that_is_hashed(ledger: Ledger, db: Path) -> None:
+    skirmish(ledger)
+    raw = sqlite3.connect(db)
+    [body] = raw.execute("SELECT body FROM events WHERE seq = 3").fetchone()
+    raw.close()
+    assert body == '{"level":1,"target":"Guard"}'
+
+
+def test_a_body_written_in_event_order_by_0_1_0_still_verifies(ledger: Ledger, db: Path) -> None:
+    skirmish(ledger)
+    raw = sqlite3.connect(db)
+    raw.execute("DROP TRIGGER events_no_update")
+    # 0.1.0 stored the fields in the event's order; the hash (of the sorted text) is the same.
+    raw.execute('UPDATE events SET body = \'{"target":"Guard","level":1}\' WHERE seq = 3')
+    raw.commit()
+    assert ledger.verify("skirmish")[0].ok
+    raw.execute('UPDATE events SET body = \'{"target": "Guard","level":1}\' WHERE seq = 3')
+    raw.commit()
+    raw.close()
+    [report] = ledger.verify("skirmish")
+    assert (report.bad_seq, report.problem) == (3, "body is not the text the ledger wrote for it")
+
+
+def test_an_import_that_undoes_its_own_and_older_events_folds_as_recorded_one_by_one(
+    tmp_path: Path,
+) -> None:
+    harm = {"type": "harm.inflicted", "target": "Guard", "level": 1}
+    lines = [
+        json.dumps(e)
+        for e in (
+            {"type": "encounter.opened", "system": "ssss", "title": "Ford"},
+            GUARD,
+            harm,
+            harm,
+            {"type": "event.retracted", "target": 4, "reason": "missed"},
+            harm,
+            {"type": "event.retracted", "target": 3, "reason": "missed too"},
+        )
+    ]
+    with Ledger(tmp_path / "one.db") as one:
+        one.import_lines(lines[:4], into="ford")  # seqs 3 and 4 stored before the import
+        one.import_lines(lines[4:], into="ford")
+        imported = one.tracks("ford")
+    with Ledger(tmp_path / "two.db") as two:
+        for line in lines:
+            two.import_lines([line], into="ford")
+        stepwise = two.tracks("ford")
+    assert imported.view() == stepwise.view()
+    assert imported.combatants["Guard"].view()["slots"] == {"1": {"filled": 1, "capacity": 3}}
