@@ -2,7 +2,9 @@
 
 Ids (DESIGN.md section 6): `harm-before-roll`, `endure-harm-stat`, `shake-it-off-allowed`,
 `miss-at-zero-health`, `momentum-burn-allowed`; added here: `recovery-blocked` (a meter raised
-while its debility is marked) and `permanent-debility-cleared` (maimed or corrupted cleared).
+while its debility is marked), `permanent-debility-cleared` (maimed or corrupted cleared), and
+`debility-unchanged` (marking a debility already marked, or clearing one that is not: the fold
+leaves the sheet as it was, so the table's record and the ledger's may differ).
 """
 
 from __future__ import annotations
@@ -277,6 +279,16 @@ def meters(state: model.IronswornState, seq: int, event: Any) -> Iterator[Findin
                 f"seq {seq} gives {event.target!r} +{event.amount} {event.meter} while "
                 f"{debility}; {event.meter} cannot increase until {debility} is cleared "
                 "(the ledger keeps it unchanged)",
+            )
+    if isinstance(event, vocab.DebilityMarked | vocab.DebilityCleared):
+        marked = event.debility in model.character(state, event.target).debilities
+        if marked == isinstance(event, vocab.DebilityMarked):
+            yield warning(
+                "debility-unchanged",
+                (seq,),
+                f"seq {seq} {'marks' if marked else 'clears'} {event.debility} for "
+                f"{event.target!r}, who {'already has it marked' if marked else 'does not have it'}"
+                "; the ledger leaves the debilities as they were",
             )
     if isinstance(event, vocab.DebilityCleared) and event.debility in PERMANENT:
         yield warning(

@@ -210,7 +210,10 @@ def test_with_wounded_and_maimed_marked_the_oracle_is_mandatory() -> None:
     marked = zero_miss("wounded", "maimed")
     message = audit(stream("ironsworn", *marked))[0].message
     assert "roll the Endure Harm oracle (wounded and maimed are both marked)" in message
-    assert hits(*marked, debility("maimed")) == [("miss-at-zero-health", (4, 5))]
+    assert hits(*marked, debility("maimed")) == [
+        ("miss-at-zero-health", (4, 5)),
+        ("debility-unchanged", (5,)),
+    ]
     assert hits(*marked, oracle(5)) == []
 
 
@@ -296,6 +299,13 @@ def test_clearing_maimed_is_warned_and_clearing_wounded_is_not() -> None:
         ("permanent-debility-cleared", (3,))
     ]
     assert hits(kira(debilities=["wounded"]), debility("wounded", "debility.cleared")) == []
+
+
+def test_clearing_a_debility_not_marked_or_marking_one_twice_is_warned() -> None:
+    assert hits(kira(), debility("shaken", "debility.cleared")) == [("debility-unchanged", (3,))]
+    assert hits(kira(debilities=["shaken"]), debility("shaken")) == [("debility-unchanged", (3,))]
+    assert hits(kira(debilities=["shaken"]), debility("shaken", "debility.cleared")) == []
+    assert hits(kira(), debility("shaken")) == []
 
 
 def test_harm_after_the_target_left_is_flagged() -> None:
