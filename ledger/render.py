@@ -1,4 +1,8 @@
-"""How the CLI shows things to people: rich tables and one-line summaries (no logic here)."""
+"""How the CLI shows things to people: rich tables and one-line summaries (no logic here).
+
+rich is imported by the functions that build a table or a console, not with this module: JSON
+output and error lines never need it.
+"""
 
 from __future__ import annotations
 
@@ -6,18 +10,22 @@ import json
 import os
 import sys
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
-
-from rich.console import Console
-from rich.table import Table
+from typing import TYPE_CHECKING, Any
 
 from ledger import events
-from projections.core import Change, State
-from projections.findings import Finding
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.table import Table
+
+    from projections.core import Change, State
+    from projections.findings import Finding
 
 
 def console() -> Console:
     """A console on the current stdout; width from COLUMNS (default 120) so output is stable."""
+    from rich.console import Console
+
     width = int(os.environ.get("COLUMNS", "120") or 120)
     return Console(file=sys.stdout, width=width, highlight=False, soft_wrap=False, emoji=False)
 
@@ -94,6 +102,8 @@ def finding_line(f: Finding) -> str:
 
 def tracks_tables(state: State) -> list[Table]:
     """One table a side (players, then adversaries): a row a combatant, a column a track."""
+    from rich.table import Table
+
     view = state.view()
     tables = []
     for side in ("player", "adversary"):
@@ -123,6 +133,8 @@ def pools_line(state: State) -> str | None:
 
 def log_table(records: Iterable[events.Recorded], retracted: Mapping[int, int]) -> Table:
     """The stream, retractions marked."""
+    from rich.table import Table
+
     table = Table(title_justify="left")
     for name in ("seq", "recorded_at", "type", "details"):
         table.add_column(name)
@@ -136,6 +148,8 @@ def log_table(records: Iterable[events.Recorded], retracted: Mapping[int, int]) 
 
 def findings_table(findings: Sequence[Finding]) -> Table:
     """One row a finding."""
+    from rich.table import Table
+
     table = Table(title_justify="left")
     for name in ("severity", "rule", "seq", "message"):
         table.add_column(name)

@@ -30,7 +30,7 @@ from projections.registry import RULESETS, ruleset
 DEFAULT_DB = "encounters.db"
 
 
-class Recorded(BaseModel, frozen=True):
+class Recorded(BaseModel, frozen=True, defer_build=True):
     """What a write did: the events appended, the findings they raise, the tracks they changed."""
 
     records: tuple[events.Recorded, ...]
@@ -44,7 +44,7 @@ class Recorded(BaseModel, frozen=True):
         return self.records[-1].seq if self.records else self.state.seq
 
 
-class Imported(BaseModel, frozen=True):
+class Imported(BaseModel, frozen=True, defer_build=True):
     """What an import did."""
 
     encounter: str

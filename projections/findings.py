@@ -9,7 +9,7 @@ from pydantic import BaseModel
 Severity = Literal["error", "warning", "info"]
 
 
-class Finding(BaseModel, frozen=True):
+class Finding(BaseModel, frozen=True, defer_build=True):
     """One broken (or noteworthy) rule: its id, how bad, the seqs involved, and what happened."""
 
     rule: str

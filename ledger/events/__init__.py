@@ -2,20 +2,22 @@
 
 An event's `type` is its stored contract. Each system reads `roll.made`, `stakes.locked` and
 `harm.suffered` with its own fields, so an event is parsed with the adapter of its encounter's
-system (`parse`), known from `encounter.opened` at seq 1.
+system (`parse`), known from `encounter.opened` at seq 1. A system's events are imported the
+first time they are needed, so reading one system's encounter never loads the other three.
 """
 
 from __future__ import annotations
 
+import importlib
 import json
+import operator
 from collections.abc import Mapping
-from functools import cache
-from typing import Annotated, Any, Final, get_args
+from functools import cache, reduce
+from typing import TYPE_CHECKING, Annotated, Any, Final, get_args
 
 from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 
 from ledger.errors import BadInput
-from ledger.events import fates_edge, ironsworn, l5r, ssss
 from ledger.events.base import SYSTEMS, EventBase, Name, Side, SystemKey
 from ledger.events.common import (
     CombatantJoined,
@@ -31,47 +33,80 @@ from ledger.events.common import (
     TracksNoted,
 )
 
-FatesEdgeEvent = Common | fates_edge.Events
-IronswornEvent = Common | ironsworn.Events
-SsssEvent = Common | ssss.Events
-L5rEvent = Common | l5r.Events
-#: Any event of any system (for type hints; parse with `parse`).
-Event = FatesEdgeEvent | IronswornEvent | SsssEvent | L5rEvent
+if TYPE_CHECKING:
+    from pydantic import GetCoreSchemaHandler
+    from pydantic_core import CoreSchema
+
+    from ledger.events import fates_edge, ironsworn, l5r, ssss
+
+    FatesEdgeEvent = Common | fates_edge.Events
+    IronswornEvent = Common | ironsworn.Events
+    SsssEvent = Common | ssss.Events
+    L5rEvent = Common | l5r.Events
+    #: Any event of any system (for type hints; parse with `parse`).
+    Event = FatesEdgeEvent | IronswornEvent | SsssEvent | L5rEvent
 
 
 #: Keys of an exchanged (JSON Lines) event that belong to the envelope, not the event.
 ENVELOPE_KEYS: Final = ("encounter", "seq", "id", "recorded_at", "hash", "prev_hash")
 
+#: System key -> the module of its own events (imported on first use).
+_MODULES: Final[dict[str, str]] = {
+    "fates-edge": "fates_edge",
+    "ironsworn": "ironsworn",
+    "ssss": "ssss",
+    "l5r": "l5r",
+}
 
-_UNIONS: Final[dict[str, Any]] = {
-    "fates-edge": FatesEdgeEvent,
-    "ironsworn": IronswornEvent,
-    "ssss": SsssEvent,
-    "l5r": L5rEvent,
+#: The names under which this module offers each system's union (built on first use).
+_UNION_NAMES: Final[dict[str, str]] = {
+    "FatesEdgeEvent": "fates-edge",
+    "IronswornEvent": "ironsworn",
+    "SsssEvent": "ssss",
+    "L5rEvent": "l5r",
 }
 
 
-_TAGGED: Final[dict[str, Any]] = {
-    system: Annotated[union, Field(discriminator="type")] for system, union in _UNIONS.items()
-}
+@cache
+def _union(system: str) -> Any:
+    """The union of a system's events: the common ones, then its own."""
+    module = importlib.import_module(f"ledger.events.{_MODULES[system]}")
+    return Common | module.Events
+
+
+@cache
+def _every_event() -> Any:
+    """`Event`: the union of every system's events (imports all four systems)."""
+    return reduce(operator.or_, map(_union, _MODULES))
+
+
+if not TYPE_CHECKING:
+    # Hidden from mypy, which knows these names from the block above and so still reports a
+    # misspelt attribute of this module.
+
+    def __getattr__(name: str) -> Any:
+        # The unions and the system modules are built on first use (PEP 562).
+        if name in _UNION_NAMES:
+            return _union(_UNION_NAMES[name])
+        if name == "Event":
+            return _every_event()
+        if name in _MODULES.values():
+            return importlib.import_module(f"ledger.events.{name}")
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @cache
 def _adapter(system: str) -> TypeAdapter[Any]:
     # Built on first use (models defer their schemas too): a command that reads one system's
     # encounter never pays for building the other systems' validators.
-    return TypeAdapter(_TAGGED[system])
+    tagged: Any = Annotated[_union(system), Field(discriminator="type")]
+    return TypeAdapter(tagged)
 
 
-_TYPES: Final[dict[str, tuple[str, ...]]] = {
-    system: tuple(sorted(m.model_fields["type"].default for m in get_args(union)))
-    for system, union in _UNIONS.items()
-}
-
-
+@cache
 def event_types(system: str) -> tuple[str, ...]:
     """Every event type a system accepts, sorted."""
-    return _TYPES[system]
+    return tuple(sorted(m.model_fields["type"].default for m in get_args(_union(system))))
 
 
 _MEMBER_TAGS: Final = frozenset({"int", "str", "bool", "float", "none", "dict", "list", "tuple"})
@@ -113,7 +148,7 @@ def parse(data: Mapping[str, Any], system: str | None) -> Event:
         raise BadInput("event has no 'type' (a string such as \"hit.resolved\")")
     if kind == "encounter.opened":
         opened = data.get("system")
-        adapter = _adapter(opened if isinstance(opened, str) and opened in _UNIONS else "ssss")
+        adapter = _adapter(opened if isinstance(opened, str) and opened in _MODULES else "ssss")
     elif system is None:
         raise BadInput(f"a {kind!r} event needs an encounter opened first")
     else:
@@ -134,7 +169,7 @@ def parse_stored(kind: str, body: str, system: str) -> Event:
     The body text is validated as it is, with the type spliced in, rather than loaded and dumped
     again: reads of long encounters spend most of their time here.
     """
-    if body.startswith("{") and '"type"' not in body and kind in _TYPES[system]:
+    if body.startswith("{") and '"type"' not in body and kind in event_types(system):
         adapter = _adapter(system)
         text = '{"type":' + json.dumps(kind) + ("}" if body == "{}" else "," + body[1:])
         try:
@@ -164,6 +199,26 @@ def type_of(event: EventBase) -> str:
     return tag
 
 
+if TYPE_CHECKING:
+    _AnyEvent = Annotated[Event, Field(union_mode="left_to_right")]
+else:
+
+    class _AnyEvent:
+        """`Annotated[Event, Field(union_mode="left_to_right")]`, its schema built on first use.
+
+        `Event` spans all four systems; naming it in a field would import them all when this
+        module is imported. pydantic asks for this schema only when it builds a validator.
+        """
+
+        @classmethod
+        def __get_pydantic_core_schema__(
+            cls, source: Any, handler: GetCoreSchemaHandler
+        ) -> CoreSchema:
+            return handler.generate_schema(
+                Annotated[_every_event(), Field(union_mode="left_to_right")]
+            )
+
+
 class Recorded(BaseModel, frozen=True, defer_build=True):
     """An event as stored: the envelope (encounter, seq, id, time, chain) around the event."""
 
@@ -173,7 +228,7 @@ class Recorded(BaseModel, frozen=True, defer_build=True):
     recorded_at: str
     prev_hash: str
     hash: str
-    event: Annotated[Event, Field(union_mode="left_to_right")]
+    event: _AnyEvent
 
     @property
     def type(self) -> str:

@@ -35,7 +35,8 @@ class CharacterStats(Model, frozen=True):
     rings: Rings
     endurance: Positive | None = None
     void_points: Amount | None = None
-    resistance: Resistance = Resistance()
+    # model_construct: the same value as `Resistance()`, without building its validator here.
+    resistance: Resistance = Resistance.model_construct()
 
 
 class DamageDealt(EventBase, frozen=True):

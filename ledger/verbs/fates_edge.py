@@ -6,6 +6,8 @@ rolled here, at the edge: the ledger stores faces only, never a bare outcome.
 
 # No `from __future__ import annotations`: typer reads these annotations at registration,
 # where `cli` is a local name (imported late: ledger.cli imports this module).
+# The Fate's Edge model is imported by the commands that read it: registering the verbs must
+# not load a system (every command registers them).
 import random
 from enum import StrEnum
 from typing import Annotated, Any
@@ -13,7 +15,6 @@ from typing import Annotated, Any
 import typer
 
 from ledger.errors import BadInput
-from projections.fates_edge_model import FERoll, FeState, stepped
 
 
 class Kind(StrEnum):
@@ -123,6 +124,8 @@ def register(app: typer.Typer) -> None:
         expect: cli.Expect = None,
     ) -> None:
         """Lock the stakes of a test: Position, DV, Effect, Harm and consequence, before rolling."""
+        from projections.fates_edge_model import FeState, stepped
+
         lesser = _set({}, harm=partial_harm, text=partial)
         fields = _set(
             {"type": "stakes.locked", "stake": stake, "actor": actor, "kind": kind.value},
@@ -167,6 +170,8 @@ def register(app: typer.Typer) -> None:
         expect: cli.Expect = None,
     ) -> None:
         """Roll (or record the faces of) a locked test: successes, SB and outcome."""
+        from projections.fates_edge_model import FERoll
+
         try:
             faces = parse_dice(dice, pool)
         except BadInput as exc:
@@ -199,6 +204,8 @@ def register(app: typer.Typer) -> None:
         expect: cli.Expect = None,
     ) -> None:
         """A damaging hit: armor conversion, Resilience, Fatigue, one overflow check."""
+        from projections.fates_edge_model import FeState
+
         ignore: int | str | None = ignore_armor
         if ignore_armor is not None and ignore_armor != "all":
             if not ignore_armor.isdigit():
