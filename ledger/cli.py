@@ -1,211 +1,40 @@
-"""The `encounter` command: a thin typer shell over `ledger.service` (parse, call, render)."""
+"""The `encounter` command: a thin typer shell over `ledger.service` (parse, call, render).
+
+The generic commands are here; each system's verbs are in `ledger.verbs`, the shared plumbing
+(the app, parameter types, errors, KEY=VALUE fields) in `ledger.shell`.
+"""
 
 # No `from __future__ import annotations`: typer reads every command's annotations each time the
 # app runs, and would compile and evaluate string annotations there (twice each).
 import gc
-import json
 import sys
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
-from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any, NoReturn, TypeVar
+from typing import Annotated
 
 import typer
-import typer.core
 
 from ledger import render, service
-from ledger.errors import BadInput, LedgerError
-
-
-class OneLineErrors(typer.core.TyperGroup):
-    """Usage mistakes (an unknown option, a bad choice, a missing argument) end like every other
-    bad input: one `Error:` line on stderr and exit 2, not a usage screen."""
-
-    def main(  # type: ignore[override]
-        self,
-        args: list[str] | None = None,
-        prog_name: str | None = None,
-        complete_var: str | None = None,
-        standalone_mode: bool = True,
-        **extra: Any,
-    ) -> Any:
-        if not standalone_mode:
-            return super().main(args, prog_name, complete_var, standalone_mode, **extra)
-        try:
-            code = super().main(args, prog_name, complete_var, False, **extra)
-        except typer.TyperException as exc:
-            if type(exc).__name__ == "NoArgsIsHelpError":
-                sys.exit(0)  # typer has printed the help already
-            message = " ".join(exc.format_message().split())
-            typer.echo(f"Error: {message} (see --help)", err=True)
-            sys.exit(exc.exit_code)
-        except typer.Abort:
-            typer.echo("Error: aborted", err=True)
-            sys.exit(1)
-        sys.exit(code if isinstance(code, int) else 0)
-
-
-app = typer.Typer(
-    cls=OneLineErrors,
-    no_args_is_help=True,
-    add_completion=False,
-    help="Record, audit, undo and replay tabletop encounters in an append-only ledger.",
-    pretty_exceptions_enable=False,
+from ledger.errors import BadInput
+from ledger.shell import (
+    Encounter,
+    Expect,
+    Json,
+    Side,
+    Source,
+    Strict,
+    System,
+    app,
+    emit_json,
+    fail,
+    guard,
+    opened,
+    parse_pairs,
+    read_json_object,
+    record_command,
+    source,
 )
 
-T = TypeVar("T")
-
-
-class Side(StrEnum):
-    """Which side a combatant is on."""
-
-    player = "player"
-    adversary = "adversary"
-
-
-class System(StrEnum):
-    """The rule systems."""
-
-    fates_edge = "fates-edge"
-    ironsworn = "ironsworn"
-    ssss = "ssss"
-    l5r = "l5r"
-
-
-DbOption = Annotated[
-    Path,
-    typer.Option("--db", envvar="ENCOUNTER_DB", help="The ledger file.", show_default=True),
-]
-Json = Annotated[bool, typer.Option("--json", help="Machine-readable output.")]
-Strict = Annotated[
-    bool, typer.Option("--strict", help="Refuse (exit 2) an event that would add an audit error.")
-]
-Expect = Annotated[
-    int | None,
-    typer.Option("--expect", help="The seq you last saw; a stale one is a conflict (exit 3)."),
-]
-Encounter = Annotated[str, typer.Argument(help="The encounter's name.")]
-Source = Annotated[
-    str, typer.Argument(help="The encounter's name, or a .jsonl file (read, nothing written).")
-]
-
-
-@app.callback()
-def main_options(ctx: typer.Context, db: DbOption = Path(service.DEFAULT_DB)) -> None:
-    """Record, audit, undo and replay tabletop encounters in an append-only ledger."""
-    ctx.obj = db
-
-
-def fail(exc: LedgerError) -> NoReturn:
-    """Print one line on stderr and exit with the error's code."""
-    typer.echo(f"Error: {exc}", err=True)
-    raise typer.Exit(exc.exit_code)
-
-
-@contextmanager
-def opened(ctx: typer.Context, create: bool = True) -> Iterator[service.Ledger]:
-    """The ledger file named by --db / ENCOUNTER_DB; errors become one line and an exit code."""
-    try:
-        with service.Ledger(ctx.obj, create=create) as ledger:
-            yield ledger
-    except LedgerError as exc:
-        fail(exc)
-
-
-@contextmanager
-def source(ctx: typer.Context, name: str) -> Iterator[tuple[service.Ledger, str]]:
-    """An encounter in the ledger file, or a .jsonl file read into memory."""
-    try:
-        if name.endswith(".jsonl") or (("/" in name or "\\" in name) and Path(name).exists()):
-            ledger, encounter = service.load(name)
-            with ledger:
-                yield ledger, encounter
-        else:
-            with service.Ledger(ctx.obj, create=False) as ledger:
-                yield ledger, name
-    except LedgerError as exc:
-        fail(exc)
-
-
-def emit_json(document: Any) -> None:
-    """JSON on stdout, one document."""
-    typer.echo(json.dumps(document, ensure_ascii=False))
-
-
-def show_recorded(result: service.Recorded, note: str = "", show_roll: bool = True) -> None:
-    """`Recorded seq N: type` with the tracks it changed and the findings it raised."""
-    for record in result.records:
-        typer.echo(f"Recorded seq {record.seq}: {record.type}{note}")
-        rolled = render.roll_line(result.state, record.seq) if show_roll else None
-        if rolled:
-            typer.echo(rolled)
-    for line in render.change_lines(result.changes):
-        typer.echo(line)
-    for finding in result.findings:
-        typer.echo(render.finding_line(finding))
-
-
-def record_command(
-    ctx: typer.Context,
-    encounter: str,
-    fields: Mapping[str, Any],
-    strict: bool = False,
-    expect: int | None = None,
-    show_roll: bool = True,
-) -> service.Recorded:
-    """Record one event dict and print what it did (the building block of friendly verbs);
-    a verb that prints a roll in its own words passes `show_roll=False`."""
-    with opened(ctx) as ledger:
-        try:
-            result = ledger.record(encounter, fields, strict=strict, expect=expect)
-        except LedgerError as exc:
-            fail(exc)
-    show_recorded(result, show_roll=show_roll)
-    return result
-
-
-def parse_value(text: str) -> Any:
-    """A command-line value: JSON when it parses as JSON, else the text itself."""
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError:
-        return text
-
-
-def parse_pairs(pairs: list[str], what: str) -> dict[str, Any]:
-    """KEY=VALUE pairs (values parse as JSON); dotted keys nest: `rings.air=3`."""
-    out: dict[str, Any] = {}
-    for pair in pairs:
-        key, eq, raw = pair.partition("=")
-        if not eq or not key:
-            fail(BadInput(f"{what} {pair!r} is not KEY=VALUE"))
-        node = out
-        *parents, leaf = key.split(".")
-        for part in parents:
-            child = node.setdefault(part, {})
-            if not isinstance(child, dict):
-                fail(BadInput(f"{what} {pair!r}: {part!r} is already a value"))
-            node = child
-        if leaf in node:
-            fail(BadInput(f"{what} {key!r} is given twice"))
-        node[leaf] = parse_value(raw)
-    return out
-
-
-def read_json_object(path: Path, what: str) -> dict[str, Any]:
-    """A JSON object from a file, or bad input naming the file."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        fail(BadInput(f"{what}: no such file {path}"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        fail(BadInput(f"{what}: {path} is not valid JSON ({exc})"))
-    except OSError as exc:
-        fail(BadInput(f"{what}: cannot read {path}: {exc.strerror}"))
-    if not isinstance(data, dict):
-        fail(BadInput(f"{what}: {path} must hold a JSON object"))
-    return data
+__all__ = ["Encounter", "Expect", "Strict", "app", "fail", "main", "record_command"]
 
 
 @app.command()
@@ -280,7 +109,7 @@ def undo(
     if not reason.strip():
         fail(BadInput("undo needs --reason TEXT (the ledger keeps why a ruling changed)"))
     with opened(ctx) as ledger:
-        result = _guard(lambda: ledger.undo(name, seq, reason=reason, strict=strict, expect=expect))
+        result = guard(lambda: ledger.undo(name, seq, reason=reason, strict=strict, expect=expect))
     _show_retraction(result, "undid")
 
 
@@ -298,15 +127,8 @@ def redo(
 ) -> None:
     """Retract a retraction: the undone event counts again."""
     with opened(ctx) as ledger:
-        result = _guard(lambda: ledger.redo(name, seq, reason=reason, strict=strict, expect=expect))
+        result = guard(lambda: ledger.redo(name, seq, reason=reason, strict=strict, expect=expect))
     _show_retraction(result, "redid")
-
-
-def _guard(call: Callable[[], T]) -> T:
-    try:
-        return call()
-    except LedgerError as exc:
-        fail(exc)
 
 
 def _show_retraction(result: service.Recorded, verb: str) -> None:
@@ -330,7 +152,7 @@ def log(ctx: typer.Context, name: Source, json_: Json = False) -> None:
     from projections.core import excluded
 
     with source(ctx, name) as (ledger, encounter):
-        records = _guard(lambda: ledger.records(encounter))
+        records = guard(lambda: ledger.records(encounter))
     if json_:
         for record in records:
             emit_json(record.exchange())
@@ -356,7 +178,7 @@ def tracks(
 ) -> None:
     """The tracks of every combatant (now, at a seq, or without some events)."""
     with source(ctx, name) as (ledger, encounter):
-        state = _guard(lambda: ledger.tracks(encounter, at=at, without=without or ()))
+        state = guard(lambda: ledger.tracks(encounter, at=at, without=without or ()))
     if json_:
         emit_json(state.view())
         return
@@ -379,7 +201,7 @@ def replay(
 ) -> None:
     """Step through the encounter: each effective event and the tracks it changed."""
     with source(ctx, name) as (ledger, encounter):
-        steps = _guard(lambda: list(ledger.replay(encounter, start, end)))
+        steps = guard(lambda: list(ledger.replay(encounter, start, end)))
     for step in steps:
         if json_:
             emit_json(step.document())
@@ -396,7 +218,7 @@ def replay(
 def audit(ctx: typer.Context, name: Source, json_: Json = False) -> None:
     """Check the encounter against its rules; exit 1 when any finding is an error."""
     with source(ctx, name) as (ledger, encounter):
-        findings = _guard(lambda: ledger.audit(encounter))
+        findings = guard(lambda: ledger.audit(encounter))
     errors = sum(f.severity == "error" for f in findings)
     if json_:
         emit_json(
@@ -445,7 +267,7 @@ def export(
 ) -> None:
     """The encounter as JSON Lines, envelope and chain included."""
     with opened(ctx, create=False) as ledger:
-        lines = _guard(lambda: list(ledger.export(name)))
+        lines = guard(lambda: list(ledger.export(name)))
     text = "".join(line + "\n" for line in lines)
     if out is None:
         sys.stdout.write(text)
@@ -480,7 +302,7 @@ def import_(
     except OSError as exc:
         fail(BadInput(f"cannot read {file}: {exc.strerror}"))
     with opened(ctx) as ledger:
-        result = _guard(
+        result = guard(
             lambda: ledger.import_lines(
                 text.splitlines(),
                 into=into,
@@ -503,7 +325,7 @@ def verify(
 ) -> None:
     """Recompute the hash chains; exit 1 when one is broken."""
     with opened(ctx, create=False) as ledger:
-        reports = _guard(lambda: ledger.verify(name))
+        reports = guard(lambda: ledger.verify(name))
     broken = False
     for r in reports:
         if r.ok:

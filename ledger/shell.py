@@ -1,0 +1,219 @@
+"""The plumbing of the `encounter` command: the typer app and its shared parameters, one-line
+errors, opening the ledger file, KEY=VALUE fields, and printing what a write did.
+
+The commands live in `ledger.cli` (generic) and `ledger.verbs` (one module a system).
+"""
+
+# No `from __future__ import annotations`: typer reads the callback's annotations (and those of
+# the parameter types below, in every command) each time the app runs.
+import json
+import sys
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated, Any, NoReturn, TypeVar
+
+import typer
+import typer.core
+
+from ledger import render, service
+from ledger.errors import BadInput, LedgerError
+
+
+class OneLineErrors(typer.core.TyperGroup):
+    """Usage mistakes (an unknown option, a bad choice, a missing argument) end like every other
+    bad input: one `Error:` line on stderr and exit 2, not a usage screen."""
+
+    def main(  # type: ignore[override]
+        self,
+        args: list[str] | None = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        **extra: Any,
+    ) -> Any:
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, standalone_mode, **extra)
+        try:
+            code = super().main(args, prog_name, complete_var, False, **extra)
+        except typer.TyperException as exc:
+            if type(exc).__name__ == "NoArgsIsHelpError":
+                sys.exit(0)  # typer has printed the help already
+            message = " ".join(exc.format_message().split())
+            typer.echo(f"Error: {message} (see --help)", err=True)
+            sys.exit(exc.exit_code)
+        except typer.Abort:
+            typer.echo("Error: aborted", err=True)
+            sys.exit(1)
+        sys.exit(code if isinstance(code, int) else 0)
+
+
+app = typer.Typer(
+    cls=OneLineErrors,
+    no_args_is_help=True,
+    add_completion=False,
+    help="Record, audit, undo and replay tabletop encounters in an append-only ledger.",
+    pretty_exceptions_enable=False,
+)
+
+T = TypeVar("T")
+
+
+class Side(StrEnum):
+    """Which side a combatant is on."""
+
+    player = "player"
+    adversary = "adversary"
+
+
+class System(StrEnum):
+    """The rule systems."""
+
+    fates_edge = "fates-edge"
+    ironsworn = "ironsworn"
+    ssss = "ssss"
+    l5r = "l5r"
+
+
+DbOption = Annotated[
+    Path,
+    typer.Option("--db", envvar="ENCOUNTER_DB", help="The ledger file.", show_default=True),
+]
+Json = Annotated[bool, typer.Option("--json", help="Machine-readable output.")]
+Strict = Annotated[
+    bool, typer.Option("--strict", help="Refuse (exit 2) an event that would add an audit error.")
+]
+Expect = Annotated[
+    int | None,
+    typer.Option("--expect", help="The seq you last saw; a stale one is a conflict (exit 3)."),
+]
+Encounter = Annotated[str, typer.Argument(help="The encounter's name.")]
+Source = Annotated[
+    str, typer.Argument(help="The encounter's name, or a .jsonl file (read, nothing written).")
+]
+
+
+@app.callback()
+def main_options(ctx: typer.Context, db: DbOption = Path(service.DEFAULT_DB)) -> None:
+    """Record, audit, undo and replay tabletop encounters in an append-only ledger."""
+    ctx.obj = db
+
+
+def fail(exc: LedgerError) -> NoReturn:
+    """Print one line on stderr and exit with the error's code."""
+    typer.echo(f"Error: {exc}", err=True)
+    raise typer.Exit(exc.exit_code)
+
+
+@contextmanager
+def opened(ctx: typer.Context, create: bool = True) -> Iterator[service.Ledger]:
+    """The ledger file named by --db / ENCOUNTER_DB; errors become one line and an exit code."""
+    try:
+        with service.Ledger(ctx.obj, create=create) as ledger:
+            yield ledger
+    except LedgerError as exc:
+        fail(exc)
+
+
+@contextmanager
+def source(ctx: typer.Context, name: str) -> Iterator[tuple[service.Ledger, str]]:
+    """An encounter in the ledger file, or a .jsonl file read into memory."""
+    try:
+        if name.endswith(".jsonl") or (("/" in name or "\\" in name) and Path(name).exists()):
+            ledger, encounter = service.load(name)
+            with ledger:
+                yield ledger, encounter
+        else:
+            with service.Ledger(ctx.obj, create=False) as ledger:
+                yield ledger, name
+    except LedgerError as exc:
+        fail(exc)
+
+
+def emit_json(document: Any) -> None:
+    """JSON on stdout, one document."""
+    typer.echo(json.dumps(document, ensure_ascii=False))
+
+
+def show_recorded(result: service.Recorded, note: str = "", show_roll: bool = True) -> None:
+    """`Recorded seq N: type` with the tracks it changed and the findings it raised."""
+    for record in result.records:
+        typer.echo(f"Recorded seq {record.seq}: {record.type}{note}")
+        rolled = render.roll_line(result.state, record.seq) if show_roll else None
+        if rolled:
+            typer.echo(rolled)
+    for line in render.change_lines(result.changes):
+        typer.echo(line)
+    for finding in result.findings:
+        typer.echo(render.finding_line(finding))
+
+
+def record_command(
+    ctx: typer.Context,
+    encounter: str,
+    fields: Mapping[str, Any],
+    strict: bool = False,
+    expect: int | None = None,
+    show_roll: bool = True,
+) -> service.Recorded:
+    """Record one event dict and print what it did (the building block of friendly verbs);
+    a verb that prints a roll in its own words passes `show_roll=False`."""
+    with opened(ctx) as ledger:
+        try:
+            result = ledger.record(encounter, fields, strict=strict, expect=expect)
+        except LedgerError as exc:
+            fail(exc)
+    show_recorded(result, show_roll=show_roll)
+    return result
+
+
+def parse_value(text: str) -> Any:
+    """A command-line value: JSON when it parses as JSON, else the text itself."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return text
+
+
+def parse_pairs(pairs: list[str], what: str) -> dict[str, Any]:
+    """KEY=VALUE pairs (values parse as JSON); dotted keys nest: `rings.air=3`."""
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        key, eq, raw = pair.partition("=")
+        if not eq or not key:
+            fail(BadInput(f"{what} {pair!r} is not KEY=VALUE"))
+        node = out
+        *parents, leaf = key.split(".")
+        for part in parents:
+            child = node.setdefault(part, {})
+            if not isinstance(child, dict):
+                fail(BadInput(f"{what} {pair!r}: {part!r} is already a value"))
+            node = child
+        if leaf in node:
+            fail(BadInput(f"{what} {key!r} is given twice"))
+        node[leaf] = parse_value(raw)
+    return out
+
+
+def read_json_object(path: Path, what: str) -> dict[str, Any]:
+    """A JSON object from a file, or bad input naming the file."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        fail(BadInput(f"{what}: no such file {path}"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        fail(BadInput(f"{what}: {path} is not valid JSON ({exc})"))
+    except OSError as exc:
+        fail(BadInput(f"{what}: cannot read {path}: {exc.strerror}"))
+    if not isinstance(data, dict):
+        fail(BadInput(f"{what}: {path} must hold a JSON object"))
+    return data
+
+
+def guard(call: Callable[[], T]) -> T:
+    """`call()`, its ledger error printed as one line with the error's exit code."""
+    try:
+        return call()
+    except LedgerError as exc:
+        fail(exc)
