@@ -9,154 +9,38 @@ sets momentum to the reset value, which absorbs that -1 (a burn needs positive m
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
-from typing import Annotated, Any, Final, Literal
+from collections.abc import Iterator
+from typing import Any
 
-from pydantic import BaseModel, Field, ValidationError, field_validator
+from pydantic import ValidationError
 
 from ledger import events
 from ledger.errors import BadInput
 from ledger.events import ironsworn as vocab
 from projections import core, ironsworn_audit
 from projections.findings import Finding
-
-Outcome = Literal["strong_hit", "weak_hit", "miss"]
-Condition = Literal["face_death", "dying", "unconscious", "reeling", "battered", "face_a_setback"]
-
-#: Upper bounds of the Endure Harm oracle rows (d100) and the tag each row sets.
-ORACLE: Final[tuple[tuple[int, Condition], ...]] = (
-    (10, "face_death"),
-    (20, "dying"),
-    (35, "unconscious"),
-    (50, "reeling"),
-    (100, "battered"),
+from projections.ironsworn_model import (
+    METER_MAX,
+    ORACLE_TAGS,
+    Character,
+    Foe,
+    IronswornRoll,
+    IronswornState,
+    Outcome,
+    Rules,
+    character,
+    house,
+    oracle_tag,
+    settle,
+    shift_meter,
+    shift_momentum,
+    start,
 )
-ORACLE_TAGS: Final = frozenset(tag for _, tag in ORACLE)
-#: Debilities that stop a meter from rising (Datasworn `prevents_recovery`).
-BLOCKS: Final[Mapping[str, str]] = {"health": "wounded", "spirit": "shaken", "supply": "unprepared"}
-METER_MAX: Final = 5
-
-
-#: Harm by foe rank (Enter the Fray / Endure Harm guidance).
-RANK_HARM: Final[Mapping[vocab.Rank, int]] = {
-    "troublesome": 1,
-    "dangerous": 2,
-    "formidable": 3,
-    "extreme": 4,
-    "epic": 5,
-}
-
-
-class Rules(BaseModel, frozen=True, extra="forbid"):
-    """House rules where the text is silent (NOTES.md 5.2, 'Configurable defaults')."""
-
-    edition: Literal["classic"] = "classic"
-    harm_default: int = Field(2, ge=0)
-    rank_harm: Mapping[vocab.Rank, Annotated[int, Field(ge=0)]] = RANK_HARM
-    score_cap: int = Field(10, ge=1)
-    momentum_min: int = Field(-6, le=0)
-    momentum_max: int = Field(10, ge=0)
-    momentum_start: int = 2
-    momentum_reset: tuple[int, int, int] = (2, 1, 0)
-    strong_hit_text: Literal["move", "commentary"] = "move"
-    shake_it_off_at_max_health: Literal["allowed", "allowed_with_warning", "disallowed"] = (
-        "allowed_with_warning"
-    )
-    wounded_blocks_shake_it_off: bool = True
-    burn_momentum_allowed: bool = True
-
-    @field_validator("rank_harm")
-    @classmethod
-    def _every_rank(cls, value: Mapping[vocab.Rank, int]) -> Mapping[vocab.Rank, int]:
-        # An override names the ranks it changes; the others keep the book's harm.
-        return {**RANK_HARM, **value}
-
-
-class Character(core.Combatant, frozen=True):
-    """A character's meters, momentum, debilities and oracle tags (stats kept internal)."""
-
-    health: int = Field(ge=0, le=METER_MAX)
-    spirit: int = Field(ge=0, le=METER_MAX)
-    supply: int = Field(ge=0, le=METER_MAX)
-    momentum: int
-    max_momentum: int
-    momentum_reset: int
-    debilities: tuple[vocab.Debility, ...] = ()
-    conditions: tuple[Condition, ...] = ()
-    stats: Mapping[str, int] = Field(default={}, exclude=True)
-    # A GM's adjustment of max momentum or reset (an asset) is kept as an offset on the formula.
-    max_offset: int = Field(default=0, exclude=True)
-    reset_offset: int = Field(default=0, exclude=True)
-
-    def value(self, stat: str) -> int:
-        """The current value of a stat or meter."""
-        if stat in ("health", "spirit", "supply"):
-            meter: int = getattr(self, stat)
-            return meter
-        return self.stats[stat]
-
-
-class Foe(core.Combatant, frozen=True):
-    """A foe: only its rank matters to Endure Harm."""
-
-    rank: vocab.Rank
-
-
-class IronswornRoll(core.Roll, frozen=True):
-    """An action roll with its score, match flag and burn; dice and momentum kept internal."""
-
-    move: str
-    stat: str
-    score: int
-    match: bool
-    burned: bool = False
-    stat_value: int = Field(exclude=True)
-    action_die: int = Field(exclude=True)
-    challenge: tuple[int, int] = Field(exclude=True)
-    momentum: int = Field(exclude=True)
-    health: int = Field(exclude=True)
-
-
-class IronswornState(core.State, frozen=True):
-    """The encounter, plus what the audit must remember across events."""
-
-    house: Rules = Field(default_factory=Rules, exclude=True)
-    #: character -> seq of the harm still waiting for its Endure Harm roll
-    pending_harm: Mapping[str, int] = {}
-    #: character -> seq of their latest roll
-    last_roll: Mapping[str, int] = {}
-    #: roll seq -> seq of the first event that acted on its outcome (choice, debility, oracle)
-    acted: Mapping[int, int] = {}
-    #: roll seq -> seq of the strong-hit choice made on it
-    choices: Mapping[int, int] = {}
-    #: roll seq -> seq of the burn on it
-    burns: Mapping[int, int] = {}
-    #: character -> seq of an Endure Harm miss at 0 health still owing a debility or the oracle
-    owed: Mapping[str, int] = {}
-
-
-def start(state: core.State) -> core.State:
-    """The initial state, with the pinned house rules parsed once."""
-    return IronswornState(**dict(state), house=Rules.model_validate(state.rules))
-
-
-def _house(state: core.State) -> Rules:
-    assert isinstance(state, IronswornState)
-    return state.house
-
-
-def settle(c: Character, rules: Rules) -> Character:
-    """Max momentum and reset from the debilities; momentum held within its range."""
-    n = len(c.debilities)
-    top = rules.momentum_max - n + c.max_offset
-    reset = rules.momentum_reset[min(n, 2)] + c.reset_offset
-    momentum = max(rules.momentum_min, min(c.momentum, top))
-    return c.model_copy(update={"max_momentum": top, "momentum_reset": reset, "momentum": momentum})
 
 
 def join(state: core.State, seq: int, event: events.CombatantJoined) -> core.Combatant:
     """A player is a character; an adversary is a foe with a rank."""
-    rules = _house(state)
+    rules = house(state)
     try:
         if event.side == "adversary":
             foe = vocab.FoeStats.model_validate(dict(event.stats), strict=False)
@@ -188,38 +72,9 @@ def join(state: core.State, seq: int, event: events.CombatantJoined) -> core.Com
     return settled
 
 
-def character(state: core.State, name: str, role: str = "target") -> Character:
-    """The named character, or bad input (unknown name, or a foe: foes have no meters)."""
-    c = state.combatant(name, role)
-    if not isinstance(c, Character):
-        raise BadInput(f"{name!r} is a foe; foes have no health or momentum in Ironsworn")
-    return c
-
-
-def shift_momentum(c: Character, delta: int, rules: Rules) -> Character:
-    """Gain or lose momentum: gains above max are lost; a loss past the minimum owes a setback."""
-    momentum = c.momentum + delta
-    conditions = c.conditions
-    if delta > 0:
-        momentum = max(c.momentum, min(momentum, c.max_momentum))
-    elif momentum < rules.momentum_min:
-        momentum = rules.momentum_min
-        if "face_a_setback" not in conditions:
-            conditions = (*conditions, "face_a_setback")
-    return c.model_copy(update={"momentum": momentum, "conditions": conditions})
-
-
-def shift_meter(c: Character, meter: str, delta: int) -> Character:
-    """Raise or lower a meter within 0..5; a blocking debility stops it rising."""
-    now: int = getattr(c, meter)
-    if delta > 0 and BLOCKS[meter] in c.debilities:
-        return c
-    return c.model_copy(update={meter: max(0, min(METER_MAX, now + delta))})
-
-
 def harm_amount(state: core.State, event: vocab.IronswornHarmSuffered) -> int:
     """The harm: `amount`, else `rank`'s, else the foe's rank's, else the default."""
-    rules = _house(state)
+    rules = house(state)
     if event.amount is not None:
         return event.amount
     if event.rank is not None:
@@ -385,11 +240,6 @@ def clear(state: IronswornState, seq: int, event: vocab.DebilityCleared) -> core
     )
 
 
-def oracle_tag(result: int) -> Condition:
-    """The tag of an Endure Harm oracle result (1-100)."""
-    return next(tag for top, tag in ORACLE if result <= top)
-
-
 def consult(state: IronswornState, seq: int, event: vocab.OracleRolled) -> core.State:
     """The oracle's tag replaces any earlier oracle tag; it settles a miss at 0 health."""
     c = character(state, event.target)
@@ -436,7 +286,7 @@ def apply(state: core.State, seq: int, event: Any) -> core.State:
 
 def adjust(state: core.State, seq: int, event: events.TrackAdjusted) -> core.State:
     """A GM override: max momentum and reset become offsets on their formulas; ranges hold."""
-    rules = _house(state)
+    rules = house(state)
     c = state.combatant(event.target, "target")
     data = {**dict(c), event.track: event.value}
     if isinstance(c, Character) and event.track in ("max_momentum", "momentum_reset"):

@@ -15,7 +15,7 @@ from typing import Any
 from ledger import events
 from ledger.events import ironsworn as vocab
 from projections import core
-from projections import ironsworn as model
+from projections import ironsworn_model as model
 from projections.findings import Finding, error, info, warning
 
 PERMANENT = ("maimed", "corrupted")

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ledger.errors import BadInput
-from projections import core, ironsworn
+from projections import core, ironsworn_model
 from projections.registry import RULESETS
 from tests.streams import fold, stream, tracks
 
@@ -537,7 +537,7 @@ def test_tracks_stay_in_bounds_and_folding_a_prefix_then_the_rest_is_the_same(
     assert folder.state == whole
     for at in range(2, len(records) + 1):
         c = fold(records, at=at).combatants["Kira"]
-        assert isinstance(c, ironsworn.Character)
+        assert isinstance(c, ironsworn_model.Character)
         assert 0 <= c.health <= 5 and 0 <= c.spirit <= 5
         assert -6 <= c.momentum <= c.max_momentum == 10 - len(c.debilities)
         assert c.momentum_reset == (2, 1, 0)[min(len(c.debilities), 2)]

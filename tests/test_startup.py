@@ -23,6 +23,7 @@ OTHER_SYSTEMS = (
     "projections.fates_edge",
     "projections.fates_edge_model",
     "projections.ironsworn",
+    "projections.ironsworn_model",
     "projections.l5r",
 )
 SSSS = ("ledger.events.ssss", "projections.ssss")
