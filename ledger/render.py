@@ -18,8 +18,9 @@ if TYPE_CHECKING:
     from rich.console import Console
     from rich.table import Table
 
-    from projections.core import Change, State
+    from projections.core import State
     from projections.findings import Finding
+    from projections.steps import Change
 
 
 def console() -> Console:

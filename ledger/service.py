@@ -23,7 +23,7 @@ from ledger.errors import BadInput, UnknownName
 from ledger.session import Folded, Session, fold_forward
 from ledger.store import Head, Store, now_utc
 from projections import audit as audit_rules
-from projections import core
+from projections import core, steps
 from projections.findings import Finding
 from projections.registry import RULESETS, ruleset
 
@@ -35,7 +35,7 @@ class Recorded(BaseModel, frozen=True, defer_build=True):
 
     records: tuple[events.Recorded, ...]
     findings: tuple[Finding, ...] = ()
-    changes: tuple[core.Change, ...] = ()
+    changes: tuple[steps.Change, ...] = ()
     state: SerializeAsAny[core.State]
 
     @property
@@ -235,7 +235,7 @@ class Ledger:
         return Recorded(
             records=(record,),
             findings=tuple(found),
-            changes=tuple(core.changes(before, after)) if before is not None else (),
+            changes=tuple(steps.changes(before, after)) if before is not None else (),
             state=after,
         )
 
@@ -341,7 +341,7 @@ class Ledger:
 
     def replay(
         self, encounter: str, start: int | None = None, end: int | None = None
-    ) -> Iterator[core.Step]:
+    ) -> Iterator[steps.Step]:
         """One step per effective event, with the tracks after it."""
         head = self.store.require(encounter)
         _check_seqs(head.seq, [start] if start is not None else [], "--from")
@@ -349,7 +349,7 @@ class Ledger:
         if start is not None and end is not None and start > end:
             raise BadInput(f"--from {start} is after --to {end}")
         _, gone, _, rows = self._stream(encounter)
-        return core.replay_stream(RULESETS, rows, gone, start, end)
+        return steps.replay_stream(RULESETS, rows, gone, start, end)
 
     def audit(self, encounter: str) -> list[Finding]:
         """Every finding of the encounter, in seq order (the audit driver, streaming)."""

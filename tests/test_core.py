@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from ledger import BadInput, Ledger
-from projections import core
+from projections import core, steps
 from projections.registry import RULESETS
 from tests.streams import audit, fold, stream, tracks
 
@@ -83,20 +83,20 @@ def test_an_event_orphaned_by_an_undo_is_skipped_and_audited() -> None:
 
 def test_replay_gives_one_step_per_effective_event_with_what_changed() -> None:
     records = stream("ssss", GUARD, harm(2), harm(1), retract(3))
-    steps = list(core.replay(RULESETS, records))
-    assert [s.record.seq for s in steps] == [1, 2, 4, 5]
-    assert [(c.combatant, c.track, c.after) for c in steps[2].changes] == [
+    walked = list(steps.replay(RULESETS, records))
+    assert [s.record.seq for s in walked] == [1, 2, 4, 5]
+    assert [(c.combatant, c.track, c.after) for c in walked[2].changes] == [
         ("Guard", "slots", {"1": {"filled": 1, "capacity": 3}, "2": {"filled": 0, "capacity": 3}}),
         ("Guard", "penalties", 1),
     ]
-    assert steps[-1].state == fold(records)
+    assert walked[-1].state == fold(records)
 
 
 def test_replay_between_two_seqs_starts_from_the_folded_past() -> None:
     records = stream("ssss", GUARD, harm(2), harm(1), harm(1))
-    steps = list(core.replay(RULESETS, records, start=4, end=4))
-    assert [s.record.seq for s in steps] == [4]
-    assert slots(steps[0].state.view()) == {"1": 1, "2": 1}
+    walked = list(steps.replay(RULESETS, records, start=4, end=4))
+    assert [s.record.seq for s in walked] == [4]
+    assert slots(walked[0].state.view()) == {"1": 1, "2": 1}
 
 
 def test_the_rules_table_is_read_from_the_opened_event_not_code_defaults() -> None:
@@ -185,7 +185,7 @@ def test_without_n_equals_the_fold_of_the_stream_lacking_n(
 
 @given(ssss_items())
 def test_harm_slots_never_overfill(items: list[dict[str, Any]]) -> None:
-    for step in core.replay(RULESETS, stream("ssss", *items)):
+    for step in steps.replay(RULESETS, stream("ssss", *items)):
         guard = step.state.view()["combatants"].get("Guard")
         if guard:
             assert all(0 <= s["filled"] <= s["capacity"] for s in guard["slots"].values())

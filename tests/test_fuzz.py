@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from ledger import BadInput, Ledger
 from projections import audit as audit_rules
-from projections import core
+from projections import core, steps
 from projections.registry import RULESETS
 
 Event = dict[str, Any]
@@ -375,9 +375,9 @@ def test_the_streaming_reads_equal_the_pure_fold_of_the_stored_stream(system: st
                 )
                 assert reader.audit("fuzz") == audit_rules.audit(RULESETS, records)
                 start = min(2, at)  # replay refuses --from after --to
-                steps = [(s.record.seq, s.changes) for s in reader.replay("fuzz", start, at)]
-                pure = core.replay(RULESETS, records, start, at)
-                assert steps == [(s.record.seq, s.changes) for s in pure]
+                stored = [(s.record.seq, s.changes) for s in reader.replay("fuzz", start, at)]
+                pure = steps.replay(RULESETS, records, start, at)
+                assert stored == [(s.record.seq, s.changes) for s in pure]
             fresh.close()
 
     check()

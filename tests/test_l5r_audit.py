@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ledger import events
-from projections import core
+from projections import core, steps
 from projections.registry import RULESETS
 from tests.streams import audit, fold, rules_hit, stream, tracks
 from tests.test_l5r import RINGS, crit, damage, joined, of
@@ -221,7 +221,7 @@ def l5r_items(draw: st.DrawFn) -> list[dict[str, Any]]:
 def test_fatigue_void_and_incapacitated_stay_consistent_after_every_event(
     items: list[dict[str, Any]],
 ) -> None:
-    for step in core.replay(RULESETS, stream("l5r", *items)):
+    for step in steps.replay(RULESETS, stream("l5r", *items)):
         akodo = step.state.view()["combatants"].get("Akodo")
         if akodo is None:
             continue
@@ -237,7 +237,7 @@ def test_each_damage_adds_its_final_damage_as_fatigue_or_one_critical_never_both
     items: list[dict[str, Any]],
 ) -> None:
     previous = None
-    for step in core.replay(RULESETS, stream("l5r", *items)):
+    for step in steps.replay(RULESETS, stream("l5r", *items)):
         now = step.state.view()["combatants"].get("Akodo")
         if step.record.type == "damage.dealt" and previous is not None and now is not None:
             event = step.record.event

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from ledger import cli, events
-from projections import core
+from projections import steps
 from projections.registry import RULESETS
 from tests import streams
 from tests.streams import audit, rules_hit, stream, tracks
@@ -407,7 +407,7 @@ def test_slots_never_overfill_and_defeat_comes_iff_no_free_slot_at_or_above_the_
     rules = READING_B if reading_b else None
     records = stream("ssss", foe, *[harm(level) for level in levels], rules=rules)
     previous: dict[str, Any] | None = None
-    for step in core.replay(RULESETS, records):
+    for step in steps.replay(RULESETS, records):
         now = step.state.view()["combatants"].get("Foe")
         if now is None:
             continue
