@@ -24,7 +24,7 @@ from ledger.session import Folded, Session, fold_forward
 from ledger.store import Head, Store, now_utc
 from projections import audit as audit_rules
 from projections import core, steps
-from projections.findings import Finding
+from projections.findings import Finding, error
 from projections.registry import RULESETS, ruleset
 
 DEFAULT_DB = "encounters.db"
@@ -352,12 +352,27 @@ class Ledger:
         return steps.replay_stream(RULESETS, rows, gone, start, end)
 
     def audit(self, encounter: str) -> list[Finding]:
-        """Every finding of the encounter, in seq order (the audit driver, streaming)."""
+        """Every finding of the encounter, in seq order (the audit driver, streaming).
+
+        A chain that does not verify (the file was edited or damaged after the events were
+        written) comes first, as `chain-broken` at the first bad seq: the rest of the audit
+        then judges events that may not be the ones the table recorded.
+        """
+        report = self.store.verify(encounter)
         _, gone, retractions, rows = self._stream(encounter)
         targets = {
             r.event.target for r in retractions if isinstance(r.event, events.EventRetracted)
         }
-        return audit_rules.audit_stream(RULESETS, rows, gone, targets)
+        found = audit_rules.audit_stream(RULESETS, rows, gone, targets)
+        if report.bad_seq is not None:
+            broken = error(
+                "chain-broken",
+                (report.bad_seq,),
+                f"the stored events do not verify at seq {report.bad_seq} ({report.problem}): "
+                "the file was changed after they were written; see `encounter verify`",
+            )
+            found.insert(0, broken)
+        return found
 
     def export(self, encounter: str) -> Iterator[str]:
         """The encounter as JSON Lines (one event a line, envelope included)."""

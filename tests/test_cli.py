@@ -416,6 +416,28 @@ def test_verify_exits_1_and_names_the_first_bad_seq(skirmish: Path) -> None:
     assert (code, out) == (1, "ford: BROKEN at seq 4: hash does not match the event's contents\n")
 
 
+def test_audit_of_an_edited_file_exits_1_with_the_broken_chain_first(skirmish: Path) -> None:
+    import sqlite3
+
+    raw = sqlite3.connect(skirmish)
+    raw.execute("DROP TRIGGER events_no_update")
+    raw.execute("UPDATE events SET recorded_at = '2020-01-01T00:00:00.000000Z' WHERE seq = 4")
+    raw.commit()
+    raw.close()
+    code, out, _ = run(skirmish, "audit", "ford", "--json")
+    assert code == 1
+    assert json.loads(out)["findings"] == [
+        {
+            "rule": "chain-broken",
+            "severity": "error",
+            "seq": [4],
+            "message": "the stored events do not verify at seq 4 (hash does not match the "
+            "event's contents): the file was changed after they were written; see "
+            "`encounter verify`",
+        }
+    ]
+
+
 def test_read_commands_accept_a_jsonl_file_and_write_nothing(
     skirmish: Path, tmp_path: Path
 ) -> None:

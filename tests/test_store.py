@@ -289,3 +289,22 @@ def test_an_import_that_undoes_its_own_and_older_events_folds_as_recorded_one_by
         stepwise = two.tracks("ford")
     assert imported.view() == stepwise.view()
     assert imported.combatants["Guard"].view()["slots"] == {"1": {"filled": 1, "capacity": 3}}
+
+
+def test_the_audit_reports_a_chain_broken_behind_the_triggers_first(
+    ledger: Ledger, db: Path
+) -> None:
+    skirmish(ledger)
+    ledger.record("skirmish", {"type": "harm.inflicted", "target": "Guard", "level": 1})
+    assert [f.rule for f in ledger.audit("skirmish")] == []
+    raw = sqlite3.connect(db)
+    raw.execute("DROP TRIGGER events_no_update")
+    raw.execute(
+        "UPDATE events SET body = replace(body, '\"level\":1', '\"level\":2') WHERE seq = 4"
+    )
+    raw.commit()
+    raw.close()
+    broken, *rest = ledger.audit("skirmish")
+    assert [f.rule for f in rest] == ["slot-placement"]  # the edited harm, judged as stored
+    assert (broken.rule, broken.severity, broken.seq) == ("chain-broken", "error", (4,))
+    assert "do not verify at seq 4 (hash does not match the event's contents)" in broken.message
