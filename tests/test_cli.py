@@ -404,26 +404,25 @@ def test_an_import_with_one_bad_line_appends_nothing(skirmish: Path, tmp_path: P
     assert json.loads(ok(skirmish, "tracks", "ford", "--json"))["seq"] == 5
 
 
-def test_verify_exits_1_and_names_the_first_bad_seq(skirmish: Path) -> None:
+def backdate_seq_4(db: Path) -> None:
+    """Edit seq 4's time behind the triggers, as someone with the file could."""
     import sqlite3
 
-    raw = sqlite3.connect(skirmish)
+    raw = sqlite3.connect(db)
     raw.execute("DROP TRIGGER events_no_update")
     raw.execute("UPDATE events SET recorded_at = '2020-01-01T00:00:00.000000Z' WHERE seq = 4")
     raw.commit()
     raw.close()
+
+
+def test_verify_exits_1_and_names_the_first_bad_seq(skirmish: Path) -> None:
+    backdate_seq_4(skirmish)
     code, out, _ = run(skirmish, "verify", "ford")
     assert (code, out) == (1, "ford: BROKEN at seq 4: hash does not match the event's contents\n")
 
 
 def test_audit_of_an_edited_file_exits_1_with_the_broken_chain_first(skirmish: Path) -> None:
-    import sqlite3
-
-    raw = sqlite3.connect(skirmish)
-    raw.execute("DROP TRIGGER events_no_update")
-    raw.execute("UPDATE events SET recorded_at = '2020-01-01T00:00:00.000000Z' WHERE seq = 4")
-    raw.commit()
-    raw.close()
+    backdate_seq_4(skirmish)
     code, out, _ = run(skirmish, "audit", "ford", "--json")
     assert code == 1
     assert json.loads(out)["findings"] == [
