@@ -27,6 +27,7 @@ from ledger.shell import (
     emit_json,
     fail,
     guard,
+    names_a_file,
     opened,
     parse_pairs,
     read_json_object,
@@ -148,21 +149,26 @@ def _show_retraction(result: service.Recorded, verb: str) -> None:
 
 @app.command()
 def log(ctx: typer.Context, name: Source, json_: Json = False) -> None:
-    """Every event, retractions and retracted events included."""
+    """Every event, retractions and retracted events included (marked with the seq that
+    retracts them)."""
     from projections.core import excluded
 
     with source(ctx, name) as (ledger, encounter):
         records = guard(lambda: ledger.records(encounter))
-    if json_:
-        for record in records:
-            emit_json(record.exchange())
-        return
     gone = excluded(records)
     by: dict[int, int] = {}
     for r in records:
         target = getattr(r.event, "target", None)
         if r.type == "event.retracted" and r.seq not in gone and isinstance(target, int):
             by[target] = r.seq
+    if json_:
+        # The export's lines, and on each event that does not count the seq that retracts it.
+        for record in records:
+            line = record.exchange()
+            if record.seq in by:
+                line["retracted_by"] = by[record.seq]
+            emit_json(line)
+        return
     render.console().print(render.log_table(records, by))
 
 
@@ -321,11 +327,18 @@ def import_(
 @app.command()
 def verify(
     ctx: typer.Context,
-    name: Annotated[str | None, typer.Argument(help="One encounter (default: all).")] = None,
+    name: Annotated[
+        str | None,
+        typer.Argument(help="One encounter, or an exported .jsonl file (default: all)."),
+    ] = None,
 ) -> None:
     """Recompute the hash chains; exit 1 when one is broken."""
-    with opened(ctx, create=False) as ledger:
-        reports = guard(lambda: ledger.verify(name))
+    if name is not None and names_a_file(name):
+        file = name
+        reports = [guard(lambda: service.verify_file(file))]
+    else:
+        with opened(ctx, create=False) as ledger:
+            reports = guard(lambda: ledger.verify(name))
     broken = False
     for r in reports:
         if r.ok:

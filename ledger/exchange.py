@@ -13,7 +13,8 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
-from ledger import events
+from ledger import chain, events
+from ledger.chain import ChainReport
 from ledger.errors import BadInput
 from ledger.session import Session
 from projections import core
@@ -51,6 +52,35 @@ def parse_lines(lines: Iterable[str], source: str = "input") -> list[dict[str, A
     return out
 
 
+def chain_of(items: Iterable[Mapping[str, Any]], source: str = "input") -> ChainReport | None:
+    """The hash chain of exported lines, recomputed (None: the lines carry no hashes, as a
+    hand-written file does). A line without its envelope breaks the chain at its seq."""
+    items = list(items)
+    if not any("hash" in item for item in items):
+        return None
+    encounter = str(items[0].get("encounter", "")) if items else ""
+    rows = []
+    for number, item in enumerate(items, start=1):
+        body = {k: v for k, v in item.items() if k != "type" and k not in events.ENVELOPE_KEYS}
+        try:
+            text = chain.CANONICAL.encode(body)
+        except ValueError as exc:
+            raise BadInput(f"{source} line {number}: {exc}") from exc
+        rows.append(
+            (
+                item.get("encounter"),
+                item.get("seq", number),
+                item.get("id"),
+                item.get("type"),
+                item.get("recorded_at"),
+                text,
+                item.get("prev_hash"),
+                item.get("hash"),
+            )
+        )
+    return chain.verify_rows(encounter, rows, None)
+
+
 def _kind(value: Any) -> str:
     return {list: "an array", str: "a string", int: "a number", float: "a number"}.get(
         type(value), "null" if value is None else "a boolean"
@@ -78,6 +108,12 @@ def admit_line(
             envelope.pop(key, None)
     event = events.parse(item, session.system())
     id_ = envelope.get("id")
+    if id_ is None and isinstance(event, events.EncounterOpened) and session.system():
+        raise BadInput(
+            f"encounter {session.writer.encounter!r} is already open ({session.system()}), and "
+            "this line has no id to match it with what is stored: import into a new name "
+            "(--into NAME)"
+        )
     if id_ is not None:
         if not isinstance(id_, str) or not id_.strip() or len(id_) > 100:
             raise BadInput("'id' must be a non-empty string of at most 100 characters")

@@ -19,7 +19,7 @@ from pydantic import BaseModel, SerializeAsAny
 
 from ledger import events, exchange
 from ledger.chain import ChainReport
-from ledger.errors import BadInput, UnknownName
+from ledger.errors import BadInput, BrokenChain, UnknownName
 from ledger.session import Folded, Session, fold_forward
 from ledger.store import Head, Store, now_utc
 from projections import audit as audit_rules
@@ -287,6 +287,11 @@ class Ledger:
     ) -> events.Event:
         if isinstance(event, events.EventBase):
             return events.parse({"type": events.type_of(event), **events.body_of(event)}, system)
+        if not isinstance(event, Mapping):
+            raise BadInput(
+                "an event is a mapping with a 'type' (or an event model), "
+                f"not {type(event).__name__}"
+            )
         return events.parse(event, system)
 
     def _remember(self, encounter: str, session: Session) -> None:
@@ -337,7 +342,10 @@ class Ledger:
         state = fold_forward(rows, gone, None)
         if state is None:
             raise BadInput("the stream has no encounter.opened")
-        return state
+        # The seq the tracks are at (the head, or --at), even when the events left out with
+        # --without come last: it is the seq a writer passes to --expect.
+        top = head.seq if at is None else at
+        return state if state.seq == top else state.model_copy(update={"seq": top})
 
     def replay(
         self, encounter: str, start: int | None = None, end: int | None = None
@@ -401,9 +409,28 @@ def load(path: str | Path) -> tuple[Ledger, str]:
         raise BadInput(f"{file} is not UTF-8 text (byte {exc.start})") from exc
     except OSError as exc:
         raise BadInput(f"cannot read {file}: {exc.strerror}") from exc
+    lines = text.splitlines()
+    report = exchange.chain_of(exchange.parse_lines(lines, str(file)), str(file))
+    if report is not None and not report.ok:
+        raise BrokenChain(f"{file}: the chain is broken at seq {report.bad_seq}: {report.problem}")
     ledger = Ledger(":memory:")
-    result = ledger.import_lines(text.splitlines(), source=str(file))
+    result = ledger.import_lines(lines, source=str(file))
     return ledger, result.encounter
+
+
+def verify_file(path: str | Path) -> ChainReport:
+    """Recompute the hash chain of an exported JSON Lines file (nothing is written)."""
+    file = Path(path)
+    try:
+        text = file.read_text(encoding="utf-8")
+    except FileNotFoundError as exc:
+        raise UnknownName(f"no such file: {file}") from exc
+    except (UnicodeDecodeError, OSError) as exc:
+        raise BadInput(f"cannot read {file} as UTF-8 text: {exc}") from exc
+    report = exchange.chain_of(exchange.parse_lines(text.splitlines(), str(file)), str(file))
+    if report is None:
+        raise BadInput(f"{file} carries no hashes to verify (export a ledger to get them)")
+    return report
 
 
 def _check_name(name: str, what: str) -> None:

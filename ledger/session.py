@@ -7,6 +7,7 @@ raise, append. A retraction refolds only from the last checkpoint before what it
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Final
 
@@ -173,10 +174,12 @@ class Session:
         retractions = [*self.retractions, record]
         gone = core.excluded(retractions)
         # Everything before the first seq whose standing changed folds as it did: refold from
-        # the last checkpoint before it.
+        # the last checkpoint before it, once as the stream stood and once as it stands now,
+        # auditing both, so that what the retraction breaks shows wherever it shows.
         fork = min(gone ^ self.gone)
         checkpoints = [c for c in self.checkpoints if c[0] < fork]
         start, state = checkpoints[-1] if checkpoints else (0, None)
+        _, was = fold_audited(self.writer.records(start), self.gone | {record.seq}, state)
         types: dict[int, str] = {}
 
         def remember_target(records: Iterator[events.Recorded]) -> Iterator[events.Recorded]:
@@ -185,7 +188,9 @@ class Session:
                     types[target] = r.type
                 yield r
 
-        after = fold_forward(remember_target(self.writer.records(start)), gone, state, checkpoints)
+        after, now = fold_audited(
+            remember_target(self.writer.records(start)), gone, state, checkpoints, quiet=record.seq
+        )
         assert after is not None
         if strict and len(after.skipped) > len(before.skipped):
             lost = after.skipped[-1]
@@ -193,17 +198,52 @@ class Session:
                 f"refused (--strict): retracting seq {target} leaves seq {lost.seq} "
                 f"({lost.type}) orphaned: {lost.reason}"
             )
-        # Every event this retraction leaves without what it names, each at its own seq.
-        was_skipped = {s.seq for s in before.skipped}
-        found = [
-            audit_rules.orphaned(lost.seq, lost.type, lost.reason)
-            for lost in after.skipped
-            if lost.seq not in was_skipped
-        ]
+        # What the stream raises now and did not before (each at its own seqs): events the
+        # retraction orphans, and rules they now break (a roll left without its lock...).
+        found = new_findings(was, now)
+        if strict and any(f.severity == "error" for f in found):
+            raise RuleRefused(
+                f"refused (--strict): retracting seq {target} would add an audit error: "
+                + refusal(found).removeprefix("refused (--strict): ")
+            )
         found += audit_rules.common(before, record, after, types)
         self.state, self.retractions, self.gone = after, retractions, gone
         self.checkpoints = checkpoints
         return record, found
+
+
+def fold_audited(
+    records: Iterable[events.Recorded],
+    gone: frozenset[int],
+    state: core.State | None,
+    checkpoints: list[Checkpoint] | None = None,
+    quiet: int | None = None,
+) -> tuple[core.State | None, list[Finding]]:
+    """`fold_forward`, auditing each event it folds (except the seq `quiet`)."""
+    folder = core.Folder(RULESETS, state)
+    found: list[Finding] = []
+    for record in records:
+        if record.seq not in gone:
+            was = folder.state
+            now = folder.add(record)
+            if was is not None and record.seq != quiet:
+                found += audit_rules.for_event(folder.ruleset, was, record, now, {})
+        if checkpoints is not None and record.seq % CHECKPOINT_EVERY == 0:
+            assert folder.state is not None
+            checkpoints.append((record.seq, folder.state))
+    return folder.state, found
+
+
+def new_findings(was: Sequence[Finding], now: Sequence[Finding]) -> list[Finding]:
+    """The findings in `now` that `was` does not have (by rule and seqs), in order."""
+    left = Counter((f.rule, f.seq) for f in was)
+    fresh = []
+    for f in now:
+        if left[(f.rule, f.seq)] > 0:
+            left[(f.rule, f.seq)] -= 1
+        else:
+            fresh.append(f)
+    return fresh
 
 
 def retracted_by(retractions: Sequence[events.Recorded], target: int, gone: frozenset[int]) -> int:

@@ -116,11 +116,16 @@ def opened(ctx: typer.Context, create: bool = True) -> Iterator[service.Ledger]:
         fail(exc)
 
 
+def names_a_file(name: str) -> bool:
+    """A read command's NAME that is a JSON Lines file rather than an encounter."""
+    return name.endswith(".jsonl") or (("/" in name or "\\" in name) and Path(name).exists())
+
+
 @contextmanager
 def source(ctx: typer.Context, name: str) -> Iterator[tuple[service.Ledger, str]]:
     """An encounter in the ledger file, or a .jsonl file read into memory."""
     try:
-        if name.endswith(".jsonl") or (("/" in name or "\\" in name) and Path(name).exists()):
+        if names_a_file(name):
             ledger, encounter = service.load(name)
             with ledger:
                 yield ledger, encounter

@@ -77,7 +77,7 @@ class Roll(Value, frozen=True):
     def describe(self) -> str:
         """The computed outcome and its numbers, for people: `success (successes 3, sb 1)`."""
         shown = self.model_dump(exclude={"seq", "stake", "actor", "outcome", "claimed"})
-        details = ", ".join(f"{k} {_plain(v)}" for k, v in shown.items())
+        details = ", ".join(f"{k} {_plain(v)}" for k, v in shown.items() if v is not None)
         return f"{self.outcome}" + (f" ({details})" if details else "")
 
 
@@ -328,13 +328,15 @@ def fold(
     at: int | None = None,
     without: Iterable[int] = (),
 ) -> State:
-    """The encounter after its effective stream (at `at`, without `without`)."""
+    """The encounter after its effective stream (at `at`, without `without`); its `seq` is
+    `at` (default: the last seq), even when the events left out come last."""
     folder = Folder(registry)
     for record in effective(records, at, without):
         folder.add(record)
     if folder.state is None:
         raise BadInput("the stream has no encounter.opened")
-    return folder.state
+    top = at if at is not None else records[-1].seq
+    return folder.state if folder.state.seq == top else folder.state.model_copy(update={"seq": top})
 
 
 # Building blocks that rulesets share.
@@ -372,6 +374,15 @@ def add_roll(state: State, roll: Roll) -> State:
     shared = _FIELDS_SETS.setdefault(frozenset(given), set(given))
     object.__setattr__(roll, "__pydantic_fields_set__", shared)
     return state.model_copy(update={"rolls": Log.of(state.rolls).appended(roll)})
+
+
+def not_a_roll(kind: str, named: int, seq: int, what: str = "roll") -> BadInput:
+    """Bad input for an event at `seq` that names seq `named` as its roll, which it is not."""
+    if named >= seq:
+        return BadInput(
+            f"{kind} at seq {seq} names {what} seq {named}; the {what} it resolves comes before it"
+        )
+    return BadInput(f"{kind} names seq {named}, which is not an effective {what}")
 
 
 def note_roll(state: State, seq: int, event: events.RollMade) -> State:

@@ -166,7 +166,7 @@ def burn(state: IronswornState, seq: int, event: vocab.MomentumBurned) -> core.S
     c = character(state, event.target)
     made = state.roll_at(event.roll)
     if not isinstance(made, IronswornRoll):
-        raise BadInput(f"momentum.burned names seq {event.roll}, which is not a roll")
+        raise core.not_a_roll("momentum.burned", event.roll, seq)
     if made.actor != c.name:
         raise BadInput(
             f"momentum.burned: the roll at seq {event.roll} is {made.actor!r}'s, not {c.name!r}'s"

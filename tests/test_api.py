@@ -9,6 +9,7 @@ import pytest
 
 import ledger
 from ledger import Conflict, Ledger
+from ledger.errors import BadInput, RuleRefused
 
 
 def test_a_bot_records_an_encounter_and_reads_the_tracks(ledger: Ledger) -> None:
@@ -22,6 +23,42 @@ def test_a_bot_records_an_encounter_and_reads_the_tracks(ledger: Ledger) -> None
     ]
     bandit = ledger.tracks("ford").view()["combatants"]["Bandit"]
     assert bandit["slots"] == {"1": {"filled": 1, "capacity": 3}}
+
+
+def locked_and_rolled(ledger: Ledger) -> None:
+    """ssss `ford`: Ash locks stake `ambush` (seq 3) and rolls it (seq 4)."""
+    ledger.open("ford", "ssss")
+    ledger.join("ford", "Ash", "player", {})
+    ledger.record("ford", {"type": "stakes.locked", "stake": "ambush", "actor": "Ash"})
+    ledger.record("ford", {"type": "roll.made", "stake": "ambush", "outcome": "success"})
+
+
+def test_an_undo_reports_the_rule_it_breaks_at_a_later_seq(ledger: Ledger) -> None:
+    locked_and_rolled(ledger)
+    undone = ledger.undo("ford", 3, reason="the lock was a mistake")
+    assert [(f.rule, f.seq) for f in undone.findings] == [
+        ("stakes-before-roll", (4,)),
+        ("ruling-reversed", (5, 3)),
+    ]
+    assert [(f.rule, f.seq) for f in ledger.audit("ford")] == [
+        ("stakes-before-roll", (4,)),
+        ("ruling-reversed", (5, 3)),
+    ]
+
+
+def test_a_strict_undo_that_would_break_a_rule_is_refused_and_appends_nothing(
+    ledger: Ledger,
+) -> None:
+    locked_and_rolled(ledger)
+    with pytest.raises(RuleRefused) as refused:
+        ledger.undo("ford", 3, reason="the lock was a mistake", strict=True)
+    assert str(refused.value) == (
+        "refused (--strict): retracting seq 3 would add an audit error: [stakes-before-roll] "
+        "roll at seq 4 names stake 'ambush', which was never locked; stakes must be locked "
+        "before the roll"
+    )
+    assert ledger.tracks("ford").seq == 4
+    assert [f.rule for f in ledger.audit("ford")] == []
 
 
 def test_undo_and_redo_through_the_api_report_the_changes(ledger: Ledger) -> None:
@@ -81,3 +118,17 @@ def test_a_jsonl_file_loads_into_memory_without_writing(tmp_path: Path) -> None:
         assert name == "session"
         assert list(book.tracks(name).combatants) == ["Bandit"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["session.jsonl"]
+
+
+def test_tracks_without_the_last_events_stay_at_the_head_seq(ledger: Ledger) -> None:
+    locked_and_rolled(ledger)
+    assert ledger.tracks("ford", without=[4]).seq == 4
+    assert ledger.tracks("ford", without=[3, 4]).rolls == ()
+    assert ledger.tracks("ford", at=3, without=[3]).seq == 3
+
+
+def test_an_event_that_is_not_a_mapping_is_bad_input(ledger: Ledger) -> None:
+    ledger.open("ford", "ssss")
+    with pytest.raises(BadInput, match=r"an event is a mapping with a 'type'.*not str"):
+        ledger.record("ford", "notadict")  # type: ignore[arg-type]
+    assert ledger.tracks("ford").seq == 1

@@ -295,6 +295,17 @@ def test_log_marks_retracted_events(skirmish: Path) -> None:
     assert "│ 6   │ 2026-11-29T20:05:00.000000Z │ event.retracted  │ target=5 reason=wrong" in out
 
 
+def test_log_json_marks_retracted_events_with_the_seq_that_retracts_them(skirmish: Path) -> None:
+    ok(skirmish, "undo", "ford", "--reason", "wrong")
+    ok(skirmish, "undo", "ford", "6", "--reason", "the undo was wrong")
+    lines = [json.loads(line) for line in ok(skirmish, "log", "ford", "--json").splitlines()]
+    assert [(line["seq"], line.get("retracted_by")) for line in lines[4:]] == [
+        (5, None),
+        (6, 7),
+        (7, None),
+    ]
+
+
 def test_log_json_is_the_export_format(skirmish: Path) -> None:
     lines = ok(skirmish, "log", "ford", "--json").splitlines()
     assert lines == ok(skirmish, "export", "ford").splitlines()
@@ -437,6 +448,34 @@ def test_audit_of_an_edited_file_exits_1_with_the_broken_chain_first(skirmish: P
     ]
 
 
+def test_verify_recomputes_the_chain_of_an_export_and_reads_refuse_a_broken_one(
+    skirmish: Path, tmp_path: Path
+) -> None:
+    export = tmp_path / "ford.jsonl"
+    export.write_text(ok(skirmish, "export", "ford"))
+    assert ok(skirmish, "verify", str(export)).startswith("ford: 5 events, chain ok, head ")
+    edited = tmp_path / "edited.jsonl"
+    lines = export.read_text().splitlines()
+    lines[3] = lines[3].replace('"level": 2', '"level": 1')
+    edited.write_text("\n".join(lines) + "\n")
+    code, out, _ = run(skirmish, "verify", str(edited))
+    assert (code, out) == (1, "ford: BROKEN at seq 4: hash does not match the event's contents\n")
+    for command in ("tracks", "audit", "log"):
+        code, out, err = run(skirmish, command, str(edited))
+        assert (code, out) == (1, "")
+        assert err == (
+            f"Error: {edited}: the chain is broken at seq 4: hash does not match the event's "
+            "contents\n"
+        )
+    hand_written = tmp_path / "notes.jsonl"
+    hand_written.write_text('{"type": "encounter.opened", "system": "ssss"}\n')
+    code, _, err = run(skirmish, "verify", str(hand_written))
+    assert (code, err) == (
+        2,
+        f"Error: {hand_written} carries no hashes to verify (export a ledger to get them)\n",
+    )
+
+
 def test_read_commands_accept_a_jsonl_file_and_write_nothing(
     skirmish: Path, tmp_path: Path
 ) -> None:
@@ -526,6 +565,20 @@ def test_import_strict_refuses_a_file_that_breaks_a_rule(skirmish: Path, tmp_pat
     assert err.startswith(f"Error: {lines} line 2: refused (--strict): [grit-raises-harm]")
     assert json.loads(ok(skirmish, "tracks", "ford", "--json"))["seq"] == 5
     assert ok(skirmish, "import", str(lines), "--into", "ford").startswith("Imported 2 events")
+
+
+def test_importing_a_file_without_ids_twice_says_to_use_another_name(
+    db: Path, tmp_path: Path
+) -> None:
+    lines = tmp_path / "bandits.jsonl"
+    lines.write_text('{"type": "encounter.opened", "system": "ssss"}\n')
+    assert ok(db, "import", str(lines)).startswith("Imported 1 event")
+    code, _, err = run(db, "import", str(lines))
+    assert (code, err) == (
+        2,
+        f"Error: {lines} line 1: encounter 'bandits' is already open (ssss), and this line has "
+        "no id to match it with what is stored: import into a new name (--into NAME)\n",
+    )
 
 
 def test_import_with_a_stale_expect_is_a_conflict(skirmish: Path, tmp_path: Path) -> None:

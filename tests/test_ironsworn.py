@@ -462,7 +462,8 @@ def test_an_adjusted_debility_list_recomputes_max_momentum() -> None:
         ({"type": "harm.suffered", "target": "Raider"}, "'Raider' is a foe"),
         (harm(foe="Nobody"), "foe 'Nobody' is not in encounter"),
         (harm(foe="Kira"), "'Kira', which is not an adversary"),
-        (burn(2), "seq 2, which is not a roll"),
+        (burn(2), "seq 2, which is not an effective roll"),
+        (burn(9), "momentum.burned at seq 4 names roll seq 9; the roll it resolves comes before"),
         ({**kira(momentum=10, debilities=["wounded"]), "name": "Ash"}, "momentum 10 is outside"),
     ],
 )
