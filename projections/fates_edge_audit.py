@@ -101,7 +101,7 @@ def locked(state: FeState, seq: int, lock: vocab.FEStakesLocked) -> Iterator[Fin
 
 
 def rolled(state: FeState, seq: int, event: vocab.FERollMade) -> Iterator[Finding]:
-    """No NPC rolls; a new attack was bought with SB before the response was rolled."""
+    """One roll per stake; no NPC rolls; a new attack was bought with SB before its roll."""
     if isinstance(state.combatants.get(event.actor or ""), Adversary):
         yield warning(
             "npc-does-not-roll",
@@ -109,8 +109,19 @@ def rolled(state: FeState, seq: int, event: vocab.FERollMade) -> Iterator[Findin
             f"roll at seq {seq} is made by adversary {event.actor!r}; a printed NPC pool is a "
             "competence reference, not a second roll: the player's test is the opposed test",
         )
+    first_roll = state.roll_of(event.stake)
+    if first_roll is not None:
+        # The fold keeps the first roll (an undone one is not in the effective stream).
+        yield error(
+            "stake-rolled-once",
+            (first_roll.seq, seq),
+            f"seq {seq} rolls stake {event.stake!r} again; it was rolled at seq "
+            f"{first_roll.seq} ({_tally(first_roll)}: {first_roll.outcome}) and that roll "
+            "stands: one roll resolves locked stakes",
+        )
+        return
     lock = state.lock(event.stake)
-    if lock is None or event.stake in state.rolled:
+    if lock is None:
         return
     cost, paid = attack_cost(state, lock), state.paid_for(event.stake)
     first = state.stakes[event.stake].seq

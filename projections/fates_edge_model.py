@@ -111,6 +111,18 @@ class Adversary(core.Combatant, frozen=True):
     phase: int = Field(default=1, ge=1)
     stats: vocab.AdversaryStats = Field(exclude=True)
 
+    @model_validator(mode="after")
+    def _below_capacity(self) -> Adversary:
+        # Fatigue overflows at capacity, so the fold never holds that much (it copies without
+        # validating); this refuses a GM override (track.adjusted) that would.
+        cap = self.fatigue_capacity
+        if cap is not None and self.fatigue >= cap:
+            raise ValueError(
+                f"fatigue {self.fatigue} is not below fatigue_capacity {cap} "
+                "(Fatigue overflows at capacity)"
+            )
+        return self
+
     @property
     def puzzle(self) -> bool:
         """No Resilience: only its stated Resolution ends it."""
@@ -124,6 +136,15 @@ class Player(core.Combatant, frozen=True):
     fatigue: int | None = Field(default=None, ge=0)
     armor: vocab.Armor = "none"
     body: int | None = None
+
+    @model_validator(mode="after")
+    def _below_body(self) -> Player:
+        # As for adversaries: Fatigue overflows at Body, so only a GM override could hold more.
+        if self.body is not None and self.fatigue is not None and self.fatigue >= self.body:
+            raise ValueError(
+                f"fatigue {self.fatigue} is not below body {self.body} (Fatigue overflows at Body)"
+            )
+        return self
 
 
 class FERoll(core.Roll, frozen=True):

@@ -4,7 +4,8 @@ Damage is increased, then reduced (recorded reductions and the target's resistan
 floored at 0 once. Damage left over is defended by taking that much fatigue, unless the target is
 Incapacitated (fatigue over endurance before the hit) or spends 1 Void point to take a critical
 strike instead; a critical strike waits at the source's deadliness until `critical.resolved`
-records the severity it ended at. Scene end, rest and other effects remove fatigue.
+records the severity it ended at (for the damage it names, else the oldest pending one). Scene
+end, rest and other effects remove fatigue.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from ledger import events
 from ledger.errors import BadInput
 from ledger.events import l5r as vocab
 from projections import core
-from projections.findings import Finding, error, info
+from projections.findings import Finding, error, info, warning
 
 Cause = Literal["incapacitated", "void", "direct"]
 
@@ -193,13 +194,39 @@ def deal(state: L5rState, seq: int, event: vocab.DamageDealt) -> core.State:
     return core.replace_combatant(state, hurt)
 
 
-def resolve_critical(state: core.State, seq: int, event: vocab.CriticalResolved) -> core.State:
-    """Record the final severity of the oldest pending critical strike (or a direct one)."""
-    target = _character(state, event.target)
+def _listed(crits: tuple[Critical, ...]) -> str:
+    return ", ".join(f"seq {c.seq} at severity {c.severity}" for c in crits) or "none"
+
+
+def resolved_by(target: Character, event: vocab.CriticalResolved) -> Critical | None:
+    """The pending critical strike `event` resolves: the one from its `damage` seq, else the
+    oldest pending; None (a direct one) when none is pending and no damage is named."""
     pending = target.pending()
-    if pending:
-        done = pending[0].model_copy(update={"severity": event.severity, "resolved": seq})
-        crits = tuple(done if c is pending[0] else c for c in target.criticals)
+    if event.damage is None:
+        return pending[0] if pending else None
+    for crit in pending:
+        if crit.seq == event.damage:
+            return crit
+    done = next((c for c in target.criticals if c.seq == event.damage), None)
+    if done is not None:
+        raise BadInput(
+            f"critical.resolved: the critical strike from damage seq {event.damage} on "
+            f"{target.name!r} was resolved at seq {done.resolved} (pending: {_listed(pending)})"
+        )
+    raise BadInput(
+        f"critical.resolved names damage seq {event.damage}, which left no pending critical "
+        f"strike on {target.name!r} (pending: {_listed(pending)})"
+    )
+
+
+def resolve_critical(state: core.State, seq: int, event: vocab.CriticalResolved) -> core.State:
+    """Record the final severity of the named (else the oldest) pending critical strike, or
+    of a direct one when none is pending."""
+    target = _character(state, event.target)
+    crit = resolved_by(target, event)
+    if crit is not None:
+        done = crit.model_copy(update={"severity": event.severity, "resolved": seq})
+        crits = tuple(done if c is crit else c for c in target.criticals)
     else:
         # A technique or the Strike action can inflict a critical strike without damage.
         direct = Critical(seq=seq, severity=event.severity, cause="direct", resolved=seq)
@@ -285,8 +312,8 @@ def _unresolved(crit: Critical, name: str, seq: int, what: str) -> Finding:
 
 
 def audit(before: core.State, seq: int, event: Any, after: core.State) -> Iterator[Finding]:
-    """`defend-while-incapacitated`, `void-critical-not-allowed`, `void-overspent`, and
-    `critical-without-damage` (informational)."""
+    """`defend-while-incapacitated`, `void-critical-not-allowed`, `void-overspent`,
+    `critical-severity-raised` (a warning) and `critical-without-damage` (informational)."""
     match event:
         case vocab.DamageDealt():
             for crit in _undefended(before, event.target):
@@ -306,12 +333,22 @@ def audit(before: core.State, seq: int, event: Any, after: core.State) -> Iterat
                 for crit in _undefended(before, name):
                     yield _unresolved(crit, name, seq, "the scene end")
         case vocab.CriticalResolved():
-            if not _character(before, event.target).pending():
+            resolving = resolved_by(_character(before, event.target), event)
+            if resolving is None:
                 yield info(
                     "critical-without-damage",
                     (seq,),
                     f"seq {seq} resolves a critical strike on {event.target!r} at severity "
                     f"{event.severity} with none pending from damage: recorded as a direct one",
+                )
+            elif event.severity > resolving.severity:
+                yield warning(
+                    "critical-severity-raised",
+                    (resolving.seq, seq),
+                    f"seq {seq} resolves the critical strike from damage seq {resolving.seq} "
+                    f"on {event.target!r} at severity {event.severity}, above the source's "
+                    f"deadliness {resolving.severity}; severity is based on the damage source "
+                    "and a Fitness check lowers it (name the damage it resolves with damage=SEQ)",
                 )
         case vocab.VoidSpent():
             held = _character(before, event.target).void_points

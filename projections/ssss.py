@@ -2,13 +2,15 @@
 
 Harm of level h goes in a free slot of tier h; a full (or absent) tier raises it to the next,
 upwards only, until a tier has room; an enemy who cannot hold the resulting level is defeated.
-Penalties apply once per tier that holds harm. Throws and Grit are GM-entered facts.
+The house rule `top_tier_exhaustion_defeats_on_any_harm` reads the text's Level 4 note literally:
+once an enemy's tier-4 slots, its top tier, are all filled, any harm defeats it. Penalties apply
+once per tier that holds harm. Throws and Grit are GM-entered facts.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from pydantic import BaseModel, Field, ValidationError, model_validator
 
@@ -24,6 +26,8 @@ class Rules(BaseModel, frozen=True, extra="forbid"):
 
     #: The text's "maximum of 3 Harm slots at each Level"; a table may allow fewer.
     max_per_tier: int = Field(default=3, ge=1, le=3)
+    #: "Once their available Level 4 Harm is exhausted, further Harm defeats them": tier 4 only,
+    #: and only where it is the top tier (a god's free tier-5 slots still hold harm).
     top_tier_exhaustion_defeats_on_any_harm: bool = False
     penalty_stacking: Literal["per_distinct_tier", "highest_only"] = "per_distinct_tier"
     pc_lethal_harm_level: int = Field(default=4, ge=1, le=10)
@@ -125,17 +129,34 @@ def _json(value: Any) -> str:
     return json.dumps(value)
 
 
-def place(enemy: Enemy, level: int, rules: Rules) -> int | None:
-    """The tier Harm of `level` lands in: the lowest tier >= level with a free slot, or None."""
-    if rules.top_tier_exhaustion_defeats_on_any_harm and enemy.slots:
-        top = max(enemy.slots, key=int)
-        if enemy.slots[top].filled >= enemy.slots[top].capacity:
-            return None
+#: The tier of the text's "Level 4 Harm" (the Level 4 Enemies note).
+LEVEL_4_TIER: Final = "4"
+
+
+def free_tier(enemy: Enemy, level: int) -> int | None:
+    """The text's placement: the lowest tier >= `level` with a free slot, or None."""
     for tier in sorted(enemy.slots, key=int):
         slot = enemy.slots[tier]
         if int(tier) >= level and slot.filled < slot.capacity:
             return int(tier)
     return None
+
+
+def level_4_exhausted(enemy: Enemy, rules: Rules) -> bool:
+    """Whether the literal reading defeats on any harm: tier 4 is the top tier, and full."""
+    if not rules.top_tier_exhaustion_defeats_on_any_harm:
+        return False
+    top = max((int(t) for t, s in enemy.slots.items() if s.capacity > 0), default=None)
+    slot = enemy.slots.get(LEVEL_4_TIER)
+    return top == int(LEVEL_4_TIER) and slot is not None and slot.filled >= slot.capacity
+
+
+def place(enemy: Enemy, level: int, rules: Rules) -> int | None:
+    """The tier Harm of `level` lands in, or None (defeated): `free_tier`, unless the house
+    rule finds the enemy's Level 4 Harm exhausted."""
+    if level_4_exhausted(enemy, rules):
+        return None
+    return free_tier(enemy, level)
 
 
 def _penalties(slots: Mapping[str, Slot], rules: Rules) -> int:
@@ -149,7 +170,7 @@ def inflict(state: SsssState, seq: int, event: vocab.HarmInflicted) -> core.Stat
     """Record harm on an enemy (slots) or a player (harm list)."""
     target = state.combatant(event.target, "target")
     if event.throw is not None and state.roll_at(event.throw) is None:
-        raise BadInput(f"harm.inflicted names throw seq {event.throw}, which is not a throw")
+        raise core.not_a_roll("harm.inflicted", event.throw, seq, "throw")
     if isinstance(target, Player):
         return core.replace_combatant(state, _harmed(target, (*target.harm, event.level), state))
     assert isinstance(target, Enemy)
@@ -235,8 +256,18 @@ def audit(before: core.State, seq: int, event: Any, after: core.State) -> Iterat
                     f"{event.throw} gave harm level {throw.harm_level}",
                 )
         if isinstance(target, Enemy) and target.active:
-            tier = place(target, event.level, _rules(before))
-            if tier is None:
+            tier = free_tier(target, event.level)
+            if tier is not None and level_4_exhausted(target, _rules(before)):
+                top = target.slots[LEVEL_4_TIER]
+                yield info(
+                    "slot-placement",
+                    (seq,),
+                    f"harm {event.level} on {event.target!r} would fit at tier {tier}, but its "
+                    f"Level 4 Harm is exhausted (tier 4: {top.filled}/{top.capacity} filled) and "
+                    "the house rule top_tier_exhaustion_defeats_on_any_harm defeats it on any "
+                    "harm: defeated",
+                )
+            elif tier is None:
                 yield info(
                     "slot-placement",
                     (seq,),

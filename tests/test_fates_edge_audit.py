@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
+from ledger import Ledger
+from ledger.errors import RuleRefused
 from projections.findings import Finding
 from tests.streams import audit, rules_hit
 from tests.test_fates_edge_fold import (
@@ -428,6 +432,47 @@ def test_a_puzzle_adversary_left_as_defeated_is_a_warning() -> None:
     assert found(riddle, left) == [("puzzle-needs-resolution", (5,))]
     resolved = {"type": "combatant.left", "name": "Riddle", "manner": "resolved"}
     assert found(riddle, resolved) == []
+
+
+# stake-rolled-once: one roll resolves locked stakes; a second one is flagged and the first stands
+
+
+def test_a_second_roll_of_a_stake_is_flagged_and_the_first_roll_stands() -> None:
+    items = [attack("a", 2), roll("a", 3, 1), roll("a", 10, 9, 8), hit(2, "a")]
+    assert found(*items) == [
+        ("stake-rolled-once", (5, 6)),
+        ("hit-without-success", (4, 5, 7)),
+    ]
+    (reroll, _) = [f for f in audit(fe(ASH, BLADE, *items)) if f.severity != "info"]
+    assert (reroll.severity, reroll.message) == (
+        "error",
+        "seq 6 rolls stake 'a' again; it was rolled at seq 5 (0 successes vs DV 3: miss) and "
+        "that roll stands: one roll resolves locked stakes",
+    )
+
+
+def test_rolling_a_stake_again_after_its_roll_was_undone_keeps_the_rule() -> None:
+    undo = {"type": "event.retracted", "target": 5, "reason": "the dice fell off the table"}
+    items = [attack("a", 2), roll("a", 3, 1), undo, roll("a", 10, 9, 8), hit(2, "a")]
+    assert found(*items) == []
+
+
+def test_each_stake_rolled_once_keeps_the_rule() -> None:
+    assert found(*landed("a", 2), *landed("b", 1)) == []
+
+
+def test_a_strict_reroll_is_refused_unless_the_first_roll_was_undone(ledger: Ledger) -> None:
+    ledger.open("duel", "fates-edge")
+    for joined in (ASH, BLADE):
+        ledger.join("duel", joined["name"], joined["side"], joined["stats"])
+    ledger.record("duel", attack("a", 2))
+    ledger.record("duel", roll("a", 3, 1))
+    with pytest.raises(RuleRefused, match=r"\[stake-rolled-once\] seq 6 rolls stake 'a' again"):
+        ledger.record("duel", roll("a", 10, 9, 8), strict=True)
+    assert ledger.tracks("duel").seq == 5
+    ledger.undo("duel", 5, reason="the dice fell off the table")
+    assert ledger.record("duel", roll("a", 10, 9, 8), strict=True).seq == 7
+    assert [r.outcome for r in ledger.tracks("duel").rolls] == ["success"]
 
 
 # outcome-claim (common) reads the computed Fate's Edge outcome

@@ -380,6 +380,49 @@ def test_a_gm_override_to_zero_resilience_ends_the_phase() -> None:
     assert (track(items)["phase"], *rf(items)) == (2, 4, 0)
 
 
+def override(track: str, value: Any, target: str = "Silken Blade") -> Event:
+    """A GM override of one track."""
+    return {
+        "type": "track.adjusted",
+        "target": target,
+        "track": track,
+        "value": value,
+        "reason": "ruling",
+    }
+
+
+def test_a_gm_override_of_fatigue_to_capacity_or_above_is_refused_naming_both() -> None:
+    for value in (3, 7):
+        message = refused(fe(player(), adversary(), override("fatigue", value)))
+        assert message == (
+            "track 'fatigue' of 'Silken Blade': value error, fatigue "
+            f"{value} is not below fatigue_capacity 3 (Fatigue overflows at capacity)"
+        )
+
+
+def test_a_gm_override_of_capacity_down_to_the_fatigue_held_is_refused() -> None:
+    message = refused(fe(player(), adversary(), tired(2), override("fatigue_capacity", 2)))
+    assert message == (
+        "track 'fatigue_capacity' of 'Silken Blade': value error, fatigue 2 is not below "
+        "fatigue_capacity 2 (Fatigue overflows at capacity)"
+    )
+
+
+def test_a_gm_override_of_a_players_fatigue_to_body_or_above_is_refused() -> None:
+    message = refused(fe(player(), adversary(), override("fatigue", 3, "Ash")))
+    assert message == (
+        "track 'fatigue' of 'Ash': value error, fatigue 3 is not below body 3 "
+        "(Fatigue overflows at Body)"
+    )
+    assert track(fe(player(), adversary(), override("fatigue", 2, "Ash")), "Ash")["fatigue"] == 2
+
+
+def test_gm_overrides_that_keep_fatigue_below_capacity_are_applied() -> None:
+    items = fe(player(), adversary(), override("fatigue", 2), override("fatigue_capacity", 5))
+    assert (track(items)["fatigue"], track(items)["fatigue_capacity"]) == (2, 5)
+    assert fold(items).skipped == ()
+
+
 # Rolls and the SB pool
 
 

@@ -151,6 +151,23 @@ def test_strict_spend_beyond_the_pool_is_refused(tmp_path: Path) -> None:
     assert "sb-overspent" in err
 
 
+def test_a_strict_second_roll_of_a_stake_is_refused_and_the_first_roll_stands(
+    tmp_path: Path,
+) -> None:
+    db = duel(tmp_path)
+    attack(db)
+    assert run(db, "roll", "duel", "cut", "--dice", "2,3")[0] == 0
+    code, out, err = run(db, "roll", "duel", "cut", "--dice", "10,9,8", "--strict")
+    assert (code, out) == (2, "")
+    assert err == (
+        "Error: refused (--strict): [stake-rolled-once] seq 6 rolls stake 'cut' again; it was "
+        "rolled at seq 5 (0 successes vs DV 3: miss) and that roll stands: one roll resolves "
+        "locked stakes\n"
+    )
+    code, out, _ = run(db, "tracks", "duel", "--json")
+    assert [r["outcome"] for r in json.loads(out)["rolls"]] == ["miss"]
+
+
 def test_suffer_applies_the_player_procedure(tmp_path: Path) -> None:
     db = duel(tmp_path)
     lock = ["lock", "duel", "stab", "--actor", "Ash", "--against", "Silken Blade"]

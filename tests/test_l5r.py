@@ -236,6 +236,45 @@ def test_pending_criticals_are_resolved_oldest_first() -> None:
     ]
 
 
+#: Two criticals pending on an Incapacitated Akodo: seq 4 at deadliness 6, seq 5 at 4.
+TWO_PENDING = [joined(), damage(9), damage(2, deadliness=6), damage(2, deadliness=4)]
+
+
+def test_a_critical_resolved_naming_its_damage_resolves_that_critical() -> None:
+    records = stream("l5r", *TWO_PENDING, crit(3, damage=5))
+    assert [(c["seq"], c["severity"], c["resolved"]) for c in of(records)["criticals"]] == [
+        (4, 6, None),
+        (5, 3, 6),
+    ]
+
+
+def test_a_critical_resolved_naming_damage_that_left_no_pending_critical_is_bad_input() -> None:
+    assert refusal(*TWO_PENDING, crit(3, damage=3)) == (
+        "critical.resolved names damage seq 3, which left no pending critical strike on "
+        "'Akodo' (pending: seq 4 at severity 6, seq 5 at severity 4)"
+    )
+    assert refusal(joined(), crit(3, damage=2)) == (
+        "critical.resolved names damage seq 2, which left no pending critical strike on "
+        "'Akodo' (pending: none)"
+    )
+
+
+def test_a_critical_resolved_naming_one_already_resolved_is_bad_input() -> None:
+    message = refusal(*TWO_PENDING, crit(6, damage=4), crit(5, damage=4))
+    assert message == (
+        "critical.resolved: the critical strike from damage seq 4 on 'Akodo' was resolved at "
+        "seq 6 (pending: seq 5 at severity 4)"
+    )
+
+
+def test_a_critical_resolved_without_damage_still_resolves_the_oldest_pending() -> None:
+    records = stream("l5r", *TWO_PENDING, crit(6), crit(4))
+    assert [(c["seq"], c["severity"], c["resolved"]) for c in of(records)["criticals"]] == [
+        (4, 6, 6),
+        (5, 4, 7),
+    ]
+
+
 def test_a_critical_resolved_with_none_pending_is_recorded_as_a_direct_one() -> None:
     records = stream("l5r", joined(), crit(6))
     assert of(records)["criticals"] == [{"seq": 3, "severity": 6, "cause": "direct", "resolved": 3}]

@@ -135,6 +135,38 @@ def test_a_critical_resolved_with_none_pending_is_an_informational_finding() -> 
     assert finding.seq == (3,)
 
 
+# critical-severity-raised: severity is based on the damage source (its deadliness); a Fitness
+# check lowers it. Resolving the wrong pending critical is how a raise usually happens.
+
+TWO_PENDING = [joined(), damage(9), damage(2, deadliness=6), damage(2, deadliness=4)]
+
+
+def test_resolving_a_critical_above_its_deadliness_is_a_warning() -> None:
+    records = stream("l5r", *TWO_PENDING, crit(6), crit(6))
+    assert rules_hit(records) == [
+        ("defend-while-incapacitated", (4, 5)),
+        ("critical-severity-raised", (5, 7)),
+    ]
+    raised = [f for f in audit(records) if f.rule == "critical-severity-raised"]
+    assert [(f.severity, f.message) for f in raised] == [
+        (
+            "warning",
+            "seq 7 resolves the critical strike from damage seq 5 on 'Akodo' at severity 6, "
+            "above the source's deadliness 4; severity is based on the damage source and a "
+            "Fitness check lowers it (name the damage it resolves with damage=SEQ)",
+        )
+    ]
+
+
+def test_resolving_the_named_critical_at_or_below_its_deadliness_keeps_the_rule() -> None:
+    records = stream("l5r", *TWO_PENDING, crit(4, damage=5), crit(3, damage=4))
+    assert rules_hit(records) == [("defend-while-incapacitated", (4, 5))]
+
+
+def test_a_direct_critical_has_no_deadliness_to_exceed() -> None:
+    assert rules_hit(stream("l5r", joined(), crit(12))) == []
+
+
 def test_damage_after_a_character_left_is_flagged_by_the_common_rule() -> None:
     left = {"type": "combatant.left", "name": "Akodo", "manner": "fled"}
     assert rules_hit(stream("l5r", joined(), left, damage(2))) == [("event-after-defeat", (4,))]

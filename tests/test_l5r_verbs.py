@@ -94,6 +94,29 @@ def test_damage_to_an_unknown_target_is_bad_input(tmp_path: Path) -> None:
     assert err.startswith("Error: target 'Nobody' is not in encounter 'duel'")
 
 
+def test_record_resolves_the_critical_strike_of_the_damage_it_names(tmp_path: Path) -> None:
+    db = duel(tmp_path / "e.db")
+    for args in (["11"], ["4", "--deadliness", "6"], ["4", "--deadliness", "4"]):
+        assert run(db, "damage", "duel", "Akodo", *args)[0] == 0
+    resolve = "record duel critical.resolved target=Akodo severity=6"
+    code, out, err = run(db, *resolve.split(), "damage=5")
+    assert (code, err) == (0, "")
+    assert out == (
+        "Recorded seq 6: critical.resolved\n"
+        "  Akodo criticals: @4: 6 (due), @5: 4 (due) -> @4: 6 (due), @5: 6 (resolved @6)\n"
+        "warning [critical-severity-raised] seq 5, 6: seq 6 resolves the critical strike from "
+        "damage seq 5 on 'Akodo' at severity 6, above the source's deadliness 4; severity is "
+        "based on the damage source and a Fitness check lowers it (name the damage it "
+        "resolves with damage=SEQ)\n"
+    )
+    code, out, err = run(db, *resolve.split(), "damage=3")
+    assert (code, out) == (2, "")
+    assert err == (
+        "Error: critical.resolved names damage seq 3, which left no pending critical strike on "
+        "'Akodo' (pending: seq 4 at severity 6)\n"
+    )
+
+
 def test_the_damage_verb_has_help(tmp_path: Path) -> None:
     code, out, _ = run(tmp_path / "e.db", "damage", "--help")
     assert code == 0

@@ -15,7 +15,7 @@ from ledger import cli, events
 from projections import steps
 from projections.registry import RULESETS
 from tests import streams
-from tests.streams import audit, rules_hit, stream, tracks
+from tests.streams import audit, fold, rules_hit, stream, tracks
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 READING_B = {"top_tier_exhaustion_defeats_on_any_harm": True}
@@ -209,6 +209,50 @@ def test_reading_b_any_harm_defeats_once_the_top_tier_is_exhausted() -> None:
     assert status(before) == "active"
 
 
+def test_reading_b_says_the_exhausted_tier_4_and_the_house_rule_defeat_not_a_full_tier() -> None:
+    boss = enemy(4, "Boss", slots={"1": 1, "4": 1})
+    records = stream("ssss", boss, harm(4, "Boss"), harm(1, "Boss"), rules=READING_B)
+    assert (status(records, "Boss"), filled(records, "Boss")) == ("defeated", {"1": 0, "4": 1})
+    found = [(f.rule, f.severity, f.seq, f.message) for f in audit(records)]
+    assert found == [
+        (
+            "slot-placement",
+            "info",
+            (4,),
+            "harm 1 on 'Boss' would fit at tier 1, but its Level 4 Harm is exhausted (tier 4: "
+            "1/1 filled) and the house rule top_tier_exhaustion_defeats_on_any_harm defeats it "
+            "on any harm: defeated",
+        ),
+    ]
+
+
+def test_reading_b_notes_harm_that_finds_no_slot_anyway_as_the_text_does() -> None:
+    boss = enemy(4, "Boss", slots={"1": 1, "4": 1})
+    records = stream("ssss", boss, harm(4, "Boss"), harm(4, "Boss"), rules=READING_B)
+    assert [(f.seq, f.message) for f in audit(records)] == [
+        ((4,), "harm 4 on 'Boss' finds no free slot at tier 4 or above: defeated")
+    ]
+
+
+def test_reading_b_leaves_a_level_3_enemy_with_tier_3_exhausted_to_the_text() -> None:
+    records = stream("ssss", enemy(3, slots={"1": 1, "3": 1}), harm(3), harm(1), rules=READING_B)
+    assert (status(records), filled(records)) == ("active", {"1": 1, "3": 1})
+    assert audit(records) == []
+
+
+def test_reading_b_leaves_a_level_5_god_with_free_tier_5_slots_standing() -> None:
+    hits = [harm(4), harm(4), harm(4), harm(1), harm(5)]
+    records = stream("ssss", enemy(5), *hits, rules=READING_B)
+    assert status(records) == "active"
+    assert filled(records) == {"1": 1, "2": 0, "3": 0, "4": 3, "5": 1}
+
+
+def test_reading_b_applies_to_a_level_5_god_the_gm_trimmed_to_tier_4() -> None:
+    trimmed = enemy(5, slots={"1": 1, "4": 1, "5": 0})
+    records = stream("ssss", trimmed, harm(4), harm(1), rules=READING_B)
+    assert (status(records), filled(records)) == ("defeated", {"1": 0, "4": 1})
+
+
 def test_a_level_5_god_fills_tier_5_with_three_harm_5_and_falls_to_a_fourth() -> None:
     lower = [harm(1), harm(2), harm(3), harm(4)]
     records = stream("ssss", enemy(5), *[harm(5)] * 3, *lower)
@@ -322,9 +366,18 @@ def test_a_throw_is_a_roll_with_its_attribute_and_harm_level() -> None:
     ]
 
 
+def test_a_throw_without_a_harm_level_reads_without_one() -> None:
+    [roll] = fold(stream("ssss", ASH, throw(harm_level=None, outcome="lost"))).rolls
+    assert roll.describe() == "lost (attribute swords)"
+
+
 def test_harm_naming_a_seq_that_is_not_a_throw_is_bad_input() -> None:
     message = refusal(ASH, enemy(1), harm(1, throw=3))
-    assert message == "harm.inflicted names throw seq 3, which is not a throw"
+    assert message == "harm.inflicted names seq 3, which is not an effective throw"
+    message = refusal(ASH, enemy(1), harm(1, throw=9))
+    assert message == (
+        "harm.inflicted at seq 4 names throw seq 9; the throw it resolves comes before it"
+    )
 
 
 # Audit: slot-placement.
@@ -417,8 +470,9 @@ def test_slots_never_overfill_and_defeat_comes_iff_no_free_slot_at_or_above_the_
             slots = previous["slots"]
             free = sorted(int(t) for t, s in slots.items() if s["filled"] < s["capacity"])
             room = [t for t in free if t >= event.level]
-            top = max((int(t) for t in slots), default=None)
-            exhausted = top is not None and slots[str(top)]["filled"] >= slots[str(top)]["capacity"]
+            # Reading B: tier 4 is the top tier (none above it) and every tier-4 slot is filled.
+            top = max((int(t) for t, s in slots.items() if s["capacity"] > 0), default=None)
+            exhausted = top == 4 and slots["4"]["filled"] >= slots["4"]["capacity"]
             if previous["status"] == "defeated":
                 assert now == previous  # a defeated enemy holds no more harm
             elif not room or (reading_b and exhausted):
@@ -496,7 +550,9 @@ def test_the_harm_verb_records_harm_from_a_throw(tmp_path: Path) -> None:
     assert "Bandit status: active -> defeated" in out
     code, out, err = run("harm", "ford", "Bandit", "1", "--throw", "9")
     assert (code, out) == (2, "")
-    assert err == "Error: harm.inflicted names throw seq 9, which is not a throw\n"
+    assert err == (
+        "Error: harm.inflicted at seq 6 names throw seq 9; the throw it resolves comes before it\n"
+    )
 
 
 def test_a_defeated_enemy_holds_no_more_harm() -> None:

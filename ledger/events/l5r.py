@@ -6,7 +6,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from ledger.events.base import Amount, EventBase, Model, Name, Positive, Text
+from ledger.events.base import Amount, EventBase, Model, Name, Positive, Seq, Text
 from ledger.events.common import RollMade, StakesLocked
 
 Ring = Annotated[int, Field(ge=1, le=10)]
@@ -60,6 +60,8 @@ class CriticalResolved(EventBase, frozen=True):
     target: Name
     severity: Amount
     fitness_successes: Amount | None = None
+    #: The damage.dealt whose pending critical strike this resolves (None: the oldest pending).
+    damage: Seq | None = None
 
 
 class FatigueRemoved(EventBase, frozen=True):
