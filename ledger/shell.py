@@ -7,6 +7,7 @@ The commands live in `ledger.cli` (generic) and `ledger.verbs` (one module a sys
 # No `from __future__ import annotations`: typer reads the callback's annotations (and those of
 # the parameter types below, in every command) each time the app runs.
 import json
+import re
 import sys
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
@@ -41,7 +42,11 @@ class OneLineErrors(typer.core.TyperGroup):
             if type(exc).__name__ == "NoArgsIsHelpError":
                 sys.exit(0)  # typer has printed the help already
             message = " ".join(exc.format_message().split())
-            typer.echo(f"Error: {message} (see --help)", err=True)
+            hint = "see --help"
+            if re.fullmatch(r"No such option: -\d+", message):
+                # A negative number where an argument was meant: `--` ends the options.
+                hint = "a negative number reads as an option: put -- before it"
+            typer.echo(f"Error: {message} ({hint})", err=True)
             sys.exit(exc.exit_code)
         except typer.Abort:
             typer.echo("Error: aborted", err=True)

@@ -75,6 +75,14 @@ def test_a_usage_mistake_is_one_line_and_exit_2(db: Path, args: list[str], messa
     assert (code, out, err) == (2, "", f"Error: {message} (see --help)\n")
 
 
+def test_a_negative_number_read_as_an_option_says_to_put_two_dashes_before_it(db: Path) -> None:
+    code, out, err = run(db, "harm", "ford", "Bandit", "-1")
+    assert (code, out) == (2, "")
+    assert err == (
+        "Error: No such option: -1 (a negative number reads as an option: put -- before it)\n"
+    )
+
+
 def test_new_pins_house_rule_overrides_from_a_file(db: Path, tmp_path: Path) -> None:
     rules = tmp_path / "house.json"
     rules.write_text('{"penalty_stacking": "highest_only"}')
