@@ -203,16 +203,21 @@ def replay(
     name: Source,
     start: Annotated[int | None, typer.Option("--from", help="First seq shown.")] = None,
     end: Annotated[int | None, typer.Option("--to", help="Last seq folded.")] = None,
+    without: Annotated[
+        list[int] | None, typer.Option("--without", help="As if this seq never happened; repeat.")
+    ] = None,
     json_: Json = False,
 ) -> None:
     """Step through the encounter: each effective event and the tracks it changed."""
     with source(ctx, name) as (ledger, encounter):
-        steps = guard(lambda: list(ledger.replay(encounter, start, end)))
+        steps = guard(lambda: list(ledger.replay(encounter, start, end, without or ())))
     for step in steps:
         if json_:
             emit_json(step.document())
             continue
         typer.echo(f"seq {step.record.seq} {step.record.type} {render.summary(step.record.event)}")
+        if step.skipped is not None:
+            typer.echo(f"  no longer applies: {step.skipped}")
         rolled = render.roll_line(step.state, step.record.seq)
         if rolled:
             typer.echo(rolled)

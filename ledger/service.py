@@ -348,15 +348,24 @@ class Ledger:
         return state if state.seq == top else state.model_copy(update={"seq": top})
 
     def replay(
-        self, encounter: str, start: int | None = None, end: int | None = None
+        self,
+        encounter: str,
+        start: int | None = None,
+        end: int | None = None,
+        without: Iterable[int] = (),
     ) -> Iterator[steps.Step]:
-        """One step per effective event, with the tracks after it."""
+        """One step per effective event, with the tracks after it (as if `without` never
+        happened: events that then no longer apply are steps that say so)."""
+        without = list(without)
         head = self.store.require(encounter)
         _check_seqs(head.seq, [start] if start is not None else [], "--from")
         _check_seqs(head.seq, [end] if end is not None else [], "--to")
+        _check_seqs(head.seq, without, "--without")
+        if 1 in without:
+            raise BadInput("--without 1: encounter.opened cannot be left out")
         if start is not None and end is not None and start > end:
             raise BadInput(f"--from {start} is after --to {end}")
-        _, gone, _, rows = self._stream(encounter)
+        _, gone, _, rows = self._stream(encounter, None, without)
         return steps.replay_stream(RULESETS, rows, gone, start, end)
 
     def audit(self, encounter: str) -> list[Finding]:

@@ -63,15 +63,24 @@ class Step(BaseModel, frozen=True, defer_build=True):
     state: SerializeAsAny[State]
     changes: tuple[Change, ...]
 
+    @property
+    def skipped(self) -> str | None:
+        """Why this step's event no longer applies (after an undo or with --without), or None."""
+        last = self.state.skipped[-1] if self.state.skipped else None
+        return last.reason if last is not None and last.seq == self.record.seq else None
+
     def document(self) -> dict[str, Any]:
-        """The `replay --json` line."""
-        return {
+        """The `replay --json` line (with `skipped` when the event no longer applies)."""
+        doc = {
             "seq": self.record.seq,
             "type": self.record.type,
             "event": events.body_of(self.record.event),
             "combatants": {name: c.view() for name, c in self.state.combatants.items()},
             "pools": dict(self.state.pools),
         }
+        if self.skipped is not None:
+            doc["skipped"] = self.skipped
+        return doc
 
 
 def replay(

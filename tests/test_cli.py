@@ -342,6 +342,23 @@ def test_replay_shows_each_step_and_its_changes(skirmish: Path) -> None:
     )
 
 
+def test_replay_without_an_event_shows_how_it_would_have_gone(skirmish: Path) -> None:
+    assert ok(skirmish, "replay", "ford", "--from", "4", "--without", "4") == (
+        "seq 5 harm.inflicted target=Bandit level=1\n"
+        "  Bandit slots: T1:0/3 T2:0/3 -> T1:1/3 T2:0/3\n"
+        "  Bandit penalties: 0 -> 1\n"
+    )
+    assert ok(skirmish, "replay", "ford", "--from", "5", "--without", "2") == (
+        "seq 5 harm.inflicted target=Bandit level=1\n"
+        "  no longer applies: target 'Bandit' is not in encounter 'ford' (known: Ash)\n"
+    )
+    [line] = ok(skirmish, "replay", "ford", "--from", "5", "--without", "2", "--json").splitlines()
+    assert json.loads(line)["skipped"] == "target 'Bandit' is not in encounter 'ford' (known: Ash)"
+    assert run(skirmish, "replay", "ford", "--without", "1")[2] == (
+        "Error: --without 1: encounter.opened cannot be left out\n"
+    )
+
+
 def test_replay_json_is_one_line_per_effective_event(skirmish: Path) -> None:
     lines = [
         json.loads(x) for x in ok(skirmish, "replay", "ford", "--json", "--to", "4").splitlines()
