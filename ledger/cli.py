@@ -115,6 +115,44 @@ def undo(
 
 
 @app.command()
+def amend(
+    ctx: typer.Context,
+    name: Encounter,
+    seq: Annotated[int, typer.Argument(help="The seq of the event to correct.")],
+    fields: Annotated[
+        list[str] | None,
+        typer.Argument(help="KEY=VALUE fields to change; values parse as JSON (null clears)."),
+    ] = None,
+    reason: Annotated[str, typer.Option("--reason", help="Why the event is corrected.")] = "",
+    strict: Strict = False,
+    expect: Expect = None,
+) -> None:
+    """Correct an event: retract it and record it again with some fields changed, at once."""
+    if not reason.strip():
+        fail(BadInput("amend needs --reason TEXT (the ledger keeps why a ruling changed)"))
+    changed = parse_pairs(fields or [], "field")
+    if not changed:
+        fail(BadInput("amend needs at least one KEY=VALUE field to change"))
+    with opened(ctx) as ledger:
+        result = guard(
+            lambda: ledger.amend(name, seq, changed, reason=reason, strict=strict, expect=expect)
+        )
+    undone, redone = result.records
+    typer.echo(
+        f"Amended seq {seq}: retracted by seq {undone.seq}, recorded again as seq {redone.seq} "
+        f"({redone.type})"
+    )
+    rolled = render.roll_line(result.state, redone.seq)
+    if rolled:
+        typer.echo(rolled)
+    for line in render.change_lines(result.changes):
+        typer.echo(line)
+    for finding in result.findings:
+        if finding.rule != "ruling-reversed":
+            typer.echo(render.finding_line(finding))
+
+
+@app.command()
 def redo(
     ctx: typer.Context,
     name: Encounter,

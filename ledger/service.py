@@ -212,6 +212,56 @@ class Ledger:
 
         return self._write(encounter, retraction, strict=strict, expect=expect)
 
+    def amend(
+        self,
+        encounter: str,
+        seq: int,
+        fields: Mapping[str, Any],
+        *,
+        reason: str,
+        strict: bool = False,
+        expect: int | None = None,
+    ) -> Recorded:
+        """Correct the event at `seq`: retract it and record it again with `fields` changed, in
+        one atomic write. The corrected event is recorded now, at the head (history is never
+        rewritten), so it folds after everything recorded since."""
+        if "type" in fields:
+            raise BadInput("amend keeps the event's type; undo it and record another instead")
+        with self.store.writing(encounter, expect) as writer:
+            if writer.system is None:
+                self.store.require(encounter)
+            session = Session(self._cache, writer).ready()
+            before = session.state
+            original = next(iter(writer.records(seq - 1)), None) if seq >= 1 else None
+            if original is None or original.seq != seq:
+                raise UnknownName(
+                    f"seq {seq} is not in encounter {encounter!r} (seqs 1-{writer.seq})"
+                )
+            if isinstance(original.event, events.EventRetracted | events.EncounterOpened):
+                raise BadInput(
+                    f"seq {seq} is {original.type}: amend corrects a table fact "
+                    "(redo reverses an undo; house rules are fixed when the encounter opens)"
+                )
+            if seq in session.gone:
+                raise BadInput(f"seq {seq} is retracted; redo it, or record the event anew")
+            data = {"type": original.type, **events.body_of(original.event), **fields}
+            system = session.system()
+            corrected = self._parse(data, system)
+            retraction = self._parse(
+                {"type": "event.retracted", "target": seq, "reason": reason}, system
+            )
+            undone, found = session.admit(retraction, strict=strict)
+            redone, more = session.admit(corrected, strict=strict)
+            after = session.state
+            assert before is not None and after is not None
+        self._remember(encounter, session)
+        return Recorded(
+            records=(undone, redone),
+            findings=(*found, *more),
+            changes=tuple(steps.changes(before, after)),
+            state=after,
+        )
+
     def _write(
         self,
         encounter: str,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -132,3 +133,47 @@ def test_an_event_that_is_not_a_mapping_is_bad_input(ledger: Ledger) -> None:
     with pytest.raises(BadInput, match=r"an event is a mapping with a 'type'.*not str"):
         ledger.record("ford", "notadict")  # type: ignore[arg-type]
     assert ledger.tracks("ford").seq == 1
+
+
+def test_amend_retracts_an_event_and_records_it_again_with_the_fields_changed(
+    ledger: Ledger,
+) -> None:
+    ledger.open("ford", "ssss")
+    ledger.join("ford", "Bandit", "adversary", {"level": 2})
+    ledger.record("ford", {"type": "harm.inflicted", "target": "Bandit", "level": 2})
+    amended = ledger.amend("ford", 3, {"level": 1}, reason="a glancing blow")
+    assert [(r.seq, r.type) for r in amended.records] == [
+        (4, "event.retracted"),
+        (5, "harm.inflicted"),
+    ]
+    assert [(c.track, c.after) for c in amended.changes] == [
+        ("slots", {"1": {"filled": 1, "capacity": 3}, "2": {"filled": 0, "capacity": 3}})
+    ]
+    assert ledger.tracks("ford") == ledger.tracks("ford", without=[3])
+
+
+@pytest.mark.parametrize(
+    ("seq", "fields", "message"),
+    [
+        (1, {"title": "x"}, "seq 1 is encounter.opened: amend corrects a table fact"),
+        (3, {"type": "note"}, "amend keeps the event's type"),
+        (3, {"level": 0}, "harm.inflicted event field 'level'"),
+        (9, {"level": 1}, "seq 9 is not in encounter 'ford' (seqs 1-3)"),
+    ],
+)
+def test_an_amend_that_cannot_be_made_appends_nothing(
+    ledger: Ledger, seq: int, fields: dict[str, object], message: str
+) -> None:
+    ledger.open("ford", "ssss")
+    ledger.join("ford", "Bandit", "adversary", {"level": 2})
+    ledger.record("ford", {"type": "harm.inflicted", "target": "Bandit", "level": 2})
+    with pytest.raises(BadInput, match=re.escape(message)):
+        ledger.amend("ford", seq, fields, reason="why")
+    assert ledger.tracks("ford").seq == 3
+
+
+def test_a_strict_amend_that_breaks_a_rule_is_refused(ledger: Ledger) -> None:
+    locked_and_rolled(ledger)
+    with pytest.raises(RuleRefused, match=r"\[stakes-before-roll\]"):
+        ledger.amend("ford", 3, {"stake": "feint"}, reason="wrong id", strict=True)
+    assert ledger.tracks("ford").seq == 4

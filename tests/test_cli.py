@@ -643,6 +643,21 @@ def test_a_second_redo_has_nothing_to_redo(skirmish: Path) -> None:
     assert doc["combatants"]["Bandit"]["penalties"] == 2
 
 
+def test_amend_corrects_an_event_in_one_write_and_shows_what_changed(skirmish: Path) -> None:
+    out = ok(skirmish, "amend", "ford", "4", "level=1", "--reason", "a glancing blow")
+    assert out == (
+        "Amended seq 4: retracted by seq 6, recorded again as seq 7 (harm.inflicted)\n"
+        "  Bandit slots: T1:1/3 T2:1/3 -> T1:2/3 T2:0/3\n"
+        "  Bandit penalties: 2 -> 1\n"
+    )
+    assert run(skirmish, "amend", "ford", "4", "level=1")[2] == (
+        "Error: amend needs --reason TEXT (the ledger keeps why a ruling changed)\n"
+    )
+    assert run(skirmish, "amend", "ford", "4", "level=1", "--reason", "again")[2] == (
+        "Error: seq 4 is retracted; redo it, or record the event anew\n"
+    )
+
+
 def test_two_undos_then_two_redos_restore_both(skirmish: Path) -> None:
     ok(skirmish, "undo", "ford", "--reason", "one")
     ok(skirmish, "undo", "ford", "--reason", "two")
