@@ -13,7 +13,7 @@ from typing import Annotated
 
 import typer
 
-from ledger import render, service
+from ledger import events, render, service
 from ledger.errors import BadInput
 from ledger.shell import (
     Encounter,
@@ -259,6 +259,39 @@ def replay(
         rolled = render.roll_line(step.state, step.record.seq)
         if rolled:
             typer.echo(rolled)
+        for line in render.change_lines(step.changes):
+            typer.echo(line)
+
+
+@app.command()
+def history(
+    ctx: typer.Context,
+    name: Source,
+    combatant: Annotated[str, typer.Argument(help="Whose tracks to follow.")],
+    track: Annotated[
+        str | None, typer.Option("--track", help="Only this track (e.g. fatigue).")
+    ] = None,
+    json_: Json = False,
+) -> None:
+    """What happened to one combatant (or one track): each event that changed it, and how."""
+    with source(ctx, name) as (ledger, encounter):
+        found = guard(lambda: list(ledger.history(encounter, combatant, track)))
+    if json_:
+        for step in found:
+            emit_json(
+                {
+                    "seq": step.record.seq,
+                    "type": step.record.type,
+                    "event": events.body_of(step.record.event),
+                    "changes": [c.model_dump(mode="json") for c in step.changes],
+                }
+            )
+        return
+    if not found:
+        what = f"{combatant}'s {track}" if track else f"{combatant}'s tracks"
+        typer.echo(f"No event changed {what}.")
+    for step in found:
+        typer.echo(f"seq {step.record.seq} {step.record.type} {render.summary(step.record.event)}")
         for line in render.change_lines(step.changes):
             typer.echo(line)
 

@@ -418,6 +418,24 @@ class Ledger:
         _, gone, _, rows = self._stream(encounter, None, without)
         return steps.replay_stream(RULESETS, rows, gone, start, end)
 
+    def history(
+        self, encounter: str, combatant: str, track: str | None = None
+    ) -> Iterator[steps.Step]:
+        """The replay steps that changed one combatant (or one of its tracks), each with only
+        those changes: "what happened to the ogre's Fatigue?"."""
+        known = self.tracks(encounter).combatant(combatant)
+        if track is not None and track not in known.view():
+            tracks = ", ".join(k for k in known.view() if k != "side")
+            raise UnknownName(f"{combatant!r} has no track {track!r} (tracks: {tracks})")
+        for step in self.replay(encounter):
+            mine = tuple(
+                c
+                for c in step.changes
+                if c.combatant == combatant and (track is None or c.track == track)
+            )
+            if mine:
+                yield step.model_copy(update={"changes": mine})
+
     def audit(self, encounter: str) -> list[Finding]:
         """Every finding of the encounter, in seq order (the audit driver, streaming).
 

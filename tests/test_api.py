@@ -177,3 +177,18 @@ def test_a_strict_amend_that_breaks_a_rule_is_refused(ledger: Ledger) -> None:
     with pytest.raises(RuleRefused, match=r"\[stakes-before-roll\]"):
         ledger.amend("ford", 3, {"stake": "feint"}, reason="wrong id", strict=True)
     assert ledger.tracks("ford").seq == 4
+
+
+def test_history_lists_the_steps_that_changed_one_combatant(ledger: Ledger) -> None:
+    ledger.open("ford", "ssss")
+    ledger.join("ford", "Bandit", "adversary", {"level": 0})
+    ledger.join("ford", "Ash", "player", {})
+    ledger.record("ford", {"type": "harm.inflicted", "target": "Bandit", "level": 1})
+    ledger.record("ford", {"type": "harm.inflicted", "target": "Bandit", "level": 1})
+    found = list(ledger.history("ford", "Bandit", "status"))
+    assert [(s.record.seq, [(c.before, c.after) for c in s.changes]) for s in found] == [
+        (2, [(None, "active")]),
+        (5, [("active", "defeated")]),
+    ]
+    with pytest.raises(BadInput, match="combatant 'Nobody' is not in encounter 'ford'"):
+        list(ledger.history("ford", "Nobody"))

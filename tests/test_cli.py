@@ -658,6 +658,32 @@ def test_amend_corrects_an_event_in_one_write_and_shows_what_changed(skirmish: P
     )
 
 
+def test_history_answers_what_happened_to_one_combatants_track(skirmish: Path) -> None:
+    ok(skirmish, "undo", "ford", "--reason", "that blow was on Ash")
+    assert ok(skirmish, "history", "ford", "Bandit", "--track", "penalties") == (
+        "seq 4 harm.inflicted target=Bandit level=2\n  Bandit penalties: 0 -> 1\n"
+    )
+    assert ok(skirmish, "history", "ford", "Ash") == (
+        "seq 3 combatant.joined name=Ash side=player stats={}\n  Ash status: - -> active\n"
+    )
+    assert (
+        ok(skirmish, "history", "ford", "Ash", "--track", "harm")
+        == "No event changed Ash's harm.\n"
+    )
+    [line] = ok(skirmish, "history", "ford", "Bandit", "--track", "slots", "--json").splitlines()
+    assert json.loads(line)["changes"] == [
+        {
+            "combatant": "Bandit",
+            "track": "slots",
+            "before": {"1": {"filled": 0, "capacity": 3}, "2": {"filled": 0, "capacity": 3}},
+            "after": {"1": {"filled": 0, "capacity": 3}, "2": {"filled": 1, "capacity": 3}},
+        }
+    ]
+    assert run(skirmish, "history", "ford", "Bandit", "--track", "fatigue")[2] == (
+        "Error: 'Bandit' has no track 'fatigue' (tracks: status, level, slots, penalties, tags)\n"
+    )
+
+
 def test_two_undos_then_two_redos_restore_both(skirmish: Path) -> None:
     ok(skirmish, "undo", "ford", "--reason", "one")
     ok(skirmish, "undo", "ford", "--reason", "two")
