@@ -20,8 +20,9 @@ from pydantic import BaseModel, SerializeAsAny
 from ledger import events, exchange
 from ledger.chain import ChainReport
 from ledger.errors import BadInput, BrokenChain, UnknownName
+from ledger.rows import Head, now_utc
 from ledger.session import Folded, Session, fold_forward
-from ledger.store import Head, Store, now_utc
+from ledger.store import Store
 from projections import audit as audit_rules
 from projections import core, steps
 from projections.findings import Finding, error

@@ -13,7 +13,8 @@ from typing import Final
 
 from ledger import events
 from ledger.errors import BadInput, RuleRefused, UnknownName
-from ledger.store import Writer, recorded
+from ledger.rows import recorded
+from ledger.writer import Writer
 from projections import audit as audit_rules
 from projections import core
 from projections.findings import Finding

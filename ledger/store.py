@@ -1,25 +1,25 @@
 """The SQLite event store: append-only, hash-chained per encounter, safe for concurrent writers.
 
-This is the only module that touches SQLite. Rows become `events.Recorded` here; nothing above
-sees a raw row. The `heads` table is a cache of each encounter's head (rebuilt when missing).
+This is the only module that touches SQLite. Rows become models (`ledger.rows`) here; nothing
+above sees a raw row. Appends go through a `Writer` (`ledger.writer`) inside `writing()`. The
+`heads` table is a cache of each encounter's head (rebuilt when missing).
 """
 
 from __future__ import annotations
 
-import itertools
 import json
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager, suppress
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Final
 
-from pydantic import BaseModel
-
 from ledger import chain, events
 from ledger.chain import ChainReport
-from ledger.errors import BadInput, BrokenChain, Conflict, LedgerError, StoreError, UnknownName
+from ledger.errors import BadInput, Conflict, LedgerError, StoreError, UnknownName
+from ledger.rows import COLUMNS, Head, head_of, load, now_utc
+from ledger.writer import Writer
 
 BUSY_TIMEOUT_S: Final = 60.0
 
@@ -53,219 +53,7 @@ _SCHEMA: Final = (
 )
 
 
-def now_utc() -> datetime:
-    """The real clock (tests inject their own or use freezegun)."""
-    return datetime.now(UTC)
-
-
-def timestamp(moment: datetime) -> str:
-    """ISO 8601 UTC with a Z, to the microsecond."""
-    # isoformat() is several times faster than strftime(); every append reads the clock.
-    return moment.astimezone(UTC).replace(tzinfo=None).isoformat(timespec="microseconds") + "Z"
-
-
-class Head(BaseModel, frozen=True):
-    """An encounter's head: its system and title, last seq and hash, and when it was touched."""
-
-    encounter: str
-    system: str
-    title: str | None
-    seq: int
-    hash: str
-    opened_at: str
-    updated_at: str
-
-
-_RECORDED_FIELDS: Final = frozenset(
-    ("encounter", "seq", "id", "recorded_at", "prev_hash", "hash", "event")
-)
-
-
-def recorded(
-    encounter: str,
-    seq: int,
-    id: str,
-    recorded_at: str,
-    prev_hash: str,
-    hash: str,
-    event: events.Event,
-) -> events.Recorded:
-    """A `Recorded` from values already validated (what `model_construct` does, faster).
-
-    Every row read and every event appended becomes one of these, so the generic
-    `model_construct` (which walks the fields and their defaults) is too slow here.
-    """
-    record = object.__new__(events.Recorded)
-    object.__setattr__(
-        record,
-        "__dict__",
-        {
-            "encounter": encounter,
-            "seq": seq,
-            "id": id,
-            "recorded_at": recorded_at,
-            "prev_hash": prev_hash,
-            "hash": hash,
-            "event": event,
-        },
-    )
-    object.__setattr__(record, "__pydantic_fields_set__", set(_RECORDED_FIELDS))
-    object.__setattr__(record, "__pydantic_extra__", None)
-    object.__setattr__(record, "__pydantic_private__", None)
-    return record
-
-
-def _load(row: Any, system: str) -> events.Recorded:
-    encounter, seq, id_, type_, recorded_at, body, prev_hash, hash_ = row
-    if not isinstance(body, str) or not isinstance(type_, str):
-        raise BrokenChain(f"encounter {encounter!r} seq {seq}: stored row is not text")
-    try:
-        event = events.parse_stored(type_, body, system)
-    except BadInput as exc:
-        raise BrokenChain(
-            f"encounter {encounter!r} seq {seq}: stored event is invalid: {exc}"
-        ) from exc
-    return recorded(encounter, seq, id_, recorded_at, prev_hash, hash_, event)
-
-
-_COLUMNS: Final = "encounter, seq, id, type, recorded_at, body, prev_hash, hash"
-_INSERT: Final = f"INSERT INTO events ({_COLUMNS}) VALUES (?,?,?,?,?,?,?,?)"
-#: Rows appended in one transaction are inserted together, at most this many at a time.
-_BATCH: Final = 2000
-
-
-class Writer:
-    """Appends inside one `BEGIN IMMEDIATE` transaction; see `Store.writing`.
-
-    Rows are buffered and inserted in batches (`flush`); every read through the writer flushes
-    first, so it always sees what it appended.
-    """
-
-    def __init__(self, store: Store, encounter: str, head: Head | None) -> None:
-        self._store = store
-        self.encounter = encounter
-        self.opened = head
-        self.seq = head.seq if head else 0
-        self.hash = head.hash if head else chain.GENESIS
-        self.system: str | None = head.system if head else None
-        self.appended: list[events.Recorded] = []
-        self._rows: list[tuple[Any, ...]] = []
-        self._pending: dict[str, events.Recorded] = {}
-        self._stamp: str | None = None
-
-    @property
-    def head(self) -> Head | None:
-        """The encounter's head, counting what this writer appended (None: not opened yet)."""
-        if self.opened is None:
-            return None
-        if not self.appended:
-            return self.opened
-        return self.opened.model_copy(
-            update={"seq": self.seq, "hash": self.hash, "updated_at": self.appended[-1].recorded_at}
-        )
-
-    def now(self) -> str:
-        """The time this transaction records at (one clock reading for the whole batch)."""
-        if self._stamp is None:
-            self._stamp = timestamp(self._store.clock())
-        return self._stamp
-
-    def append(
-        self,
-        event: events.Event,
-        *,
-        id: str | None = None,
-        recorded_at: str | None = None,
-    ) -> events.Recorded:
-        """Append one event at the next seq, chaining its hash to the head."""
-        seq = self.seq + 1
-        prev_hash = self.hash
-        if id is None:
-            id = chain.new_id()
-        elif id in self._pending:
-            raise BadInput(f"event id {id!r} is already stored")
-        if recorded_at is None:
-            recorded_at = self.now()
-        kind = events.type_of(event)
-        body = events.body_of(event)
-        try:
-            # The canonical text is both hashed and stored: one encoding per event.
-            body_text = chain.CANONICAL.encode(body)
-            digest = chain.hash_text(
-                self.encounter, seq, id, kind, recorded_at, body_text, prev_hash
-            )
-        except ValueError as exc:  # NaN or infinity: not JSON
-            raise BadInput(f"{kind} event holds a number that JSON cannot carry: {exc}") from exc
-        row = (self.encounter, seq, id, kind, recorded_at, body_text, prev_hash, digest)
-        self._rows.append(row)
-        if isinstance(event, events.EncounterOpened):
-            self.system = event.system
-            self.opened = Head(
-                encounter=self.encounter,
-                system=event.system,
-                title=event.title,
-                seq=seq,
-                hash=digest,
-                opened_at=recorded_at,
-                updated_at=recorded_at,
-            )
-        record = recorded(self.encounter, seq, id, recorded_at, prev_hash, digest, event)
-        self.seq, self.hash = seq, digest
-        self.appended.append(record)
-        self._pending[id] = record
-        if len(self._rows) >= _BATCH:
-            self.flush()
-        return record
-
-    def flush(self) -> None:
-        """Insert the buffered rows (still inside the transaction)."""
-        if not self._rows:
-            return
-        rows, self._rows = self._rows, []
-        try:
-            self._store.conn.executemany(_INSERT, rows)
-        except sqlite3.IntegrityError as exc:
-            raise BadInput(f"an event id in this batch is already stored: {exc}") from exc
-
-    def records(self, after: int = 0) -> Iterator[events.Recorded]:
-        """Stored events of this encounter after seq `after`, appended ones included, in order."""
-        if self.system is None:
-            return iter(())
-        if not self.appended:
-            return self._store.load_rows(self.encounter, self.system, after, self.seq)
-        # What this writer appended is at hand, parsed: only older rows are read back (an undo
-        # inside a long import refolds from a checkpoint that is usually in this transaction).
-        first = self.appended[0].seq
-        if after + 1 >= first:
-            return iter(self.appended[after + 1 - first :])
-        older = self._store.load_rows(self.encounter, self.system, after, first - 1)
-        return itertools.chain(older, self.appended)
-
-    def retractions(self) -> list[events.Recorded]:
-        """The encounter's `event.retracted` events, appended ones included."""
-        if self.system is None:
-            return []
-        self.flush()
-        return self._store.retractions(self.encounter, self.system, self.seq)
-
-    def appended_with(self, id: str) -> events.Recorded | None:
-        """The event this writer appended with this id, if any."""
-        return self._pending.get(id)
-
-    def known_id(self, id: str) -> events.Recorded | None:
-        """The event with this id, in any encounter, appended by this writer or stored before."""
-        return self._pending.get(id) or self._store.by_id(id)
-
-    def stored_ids(self, ids: Iterable[str]) -> set[str]:
-        """Which of these ids are already stored (before this writer)."""
-        return self._store.stored_ids(ids)
-
-    def seqs_from_head(self) -> Iterator[tuple[int, str]]:
-        """(seq, type) of the encounter's events, newest first."""
-        if self.system is None:
-            return iter(())
-        self.flush()
-        return self._store.seqs_from_head(self.encounter, self.seq)
+_INSERT: Final = f"INSERT INTO events ({COLUMNS}) VALUES (?,?,?,?,?,?,?,?)"
 
 
 class Store:
@@ -360,7 +148,7 @@ class Store:
             "SELECT encounter, system, title, seq, hash, opened_at, updated_at FROM heads "
             "ORDER BY encounter"
         ).fetchall()
-        return [_head(row) for row in rows]
+        return [head_of(row) for row in rows]
 
     def head(self, encounter: str) -> Head | None:
         """The encounter's head, or None when it does not exist."""
@@ -369,7 +157,7 @@ class Store:
             "WHERE encounter = ?",
             (encounter,),
         ).fetchone()
-        return _head(row) if row else None
+        return head_of(row) if row else None
 
     def require(self, encounter: str) -> Head:
         """The encounter's head, or bad input naming the known encounters."""
@@ -401,23 +189,23 @@ class Store:
     ) -> Iterator[events.Recorded]:
         """Rows after..upto of an encounter of `system`, parsed one at a time (streaming)."""
         cursor = self.conn.execute(
-            f"SELECT {_COLUMNS} FROM events WHERE encounter = ? AND seq > ? AND seq <= ? "
+            f"SELECT {COLUMNS} FROM events WHERE encounter = ? AND seq > ? AND seq <= ? "
             "ORDER BY seq",
             (encounter, after, upto),
         )
         for row in cursor:
-            yield _load(row, system)
+            yield load(row, system)
 
     def retractions(
         self, encounter: str, system: str, upto: int | None = None
     ) -> list[events.Recorded]:
         """The encounter's `event.retracted` events up to seq `upto` (an index serves them)."""
         rows = self.conn.execute(
-            f"SELECT {_COLUMNS} FROM events WHERE encounter = ? AND type = 'event.retracted' "
+            f"SELECT {COLUMNS} FROM events WHERE encounter = ? AND type = 'event.retracted' "
             "AND seq <= ? ORDER BY seq",
             (encounter, upto if upto is not None else 2**62),
         )
-        return [_load(row, system) for row in rows]
+        return [load(row, system) for row in rows]
 
     def seqs_from_head(self, encounter: str, upto: int) -> Iterator[tuple[int, str]]:
         """(seq, type) of the encounter's events at or below `upto`, newest first."""
@@ -435,11 +223,11 @@ class Store:
 
     def by_id(self, id: str) -> events.Recorded | None:
         """The stored event with this id, if any."""
-        row = self.conn.execute(f"SELECT {_COLUMNS} FROM events WHERE id = ?", (id,)).fetchone()
+        row = self.conn.execute(f"SELECT {COLUMNS} FROM events WHERE id = ?", (id,)).fetchone()
         if row is None:
             return None
         head = self.require(row[0])
-        return _load(row, head.system)
+        return load(row, head.system)
 
     def stored_ids(self, ids: Iterable[str]) -> set[str]:
         """Which of `ids` are stored, in any encounter."""
@@ -457,7 +245,7 @@ class Store:
     def raw_rows(self, encounter: str) -> Iterator[tuple[Any, ...]]:
         """Stored rows as they are, for verification and export."""
         yield from self.conn.execute(
-            f"SELECT {_COLUMNS} FROM events WHERE encounter = ? ORDER BY seq", (encounter,)
+            f"SELECT {COLUMNS} FROM events WHERE encounter = ? ORDER BY seq", (encounter,)
         )
 
     def stored_encounters(self) -> list[str]:
@@ -504,6 +292,13 @@ class Store:
             self._rollback()
             raise
 
+    def insert(self, rows: list[tuple[Any, ...]]) -> None:
+        """Insert built rows inside the open write transaction (see `Writer.flush`)."""
+        try:
+            self.conn.executemany(_INSERT, rows)
+        except sqlite3.IntegrityError as exc:
+            raise BadInput(f"an event id in this batch is already stored: {exc}") from exc
+
     def _rollback(self) -> None:
         # SQLite may already have rolled back (a full disk, a read-only file).
         if self.conn.in_transaction:
@@ -524,16 +319,3 @@ def _write_error(path: Path, exc: sqlite3.OperationalError) -> LedgerError:
     if "readonly" in text or "read-only" in text:
         return StoreError(f"the ledger {path} is read-only; nothing was appended")
     return StoreError(f"cannot write to the ledger {path} ({text}); nothing was appended")
-
-
-def _head(row: Any) -> Head:
-    encounter, system, title, seq, digest, opened_at, updated_at = row
-    return Head(
-        encounter=encounter,
-        system=system,
-        title=title,
-        seq=seq,
-        hash=digest,
-        opened_at=opened_at,
-        updated_at=updated_at,
-    )

@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT))
 
 from ledger import Ledger  # noqa: E402
 from ledger.chain import GENESIS, STORED, chain_hash, new_id  # noqa: E402
-from ledger.store import now_utc, timestamp  # noqa: E402
+from ledger.rows import now_utc, timestamp  # noqa: E402
 from projections.core import pinned_rules  # noqa: E402
 from projections.registry import ruleset  # noqa: E402
 from tests.longstreams import cli_env, lines, skirmish  # noqa: E402

@@ -1,0 +1,106 @@
+"""Stored rows and the models they become: the head of an encounter, an event as stored.
+
+`ledger.store` reads rows and `ledger.writer` builds them; both turn them into these models here,
+so nothing above the store sees a raw row.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any, Final
+
+from pydantic import BaseModel
+
+from ledger import events
+from ledger.errors import BadInput, BrokenChain
+
+
+def now_utc() -> datetime:
+    """The real clock (tests inject their own or use freezegun)."""
+    return datetime.now(UTC)
+
+
+def timestamp(moment: datetime) -> str:
+    """ISO 8601 UTC with a Z, to the microsecond."""
+    # isoformat() is several times faster than strftime(); every append reads the clock.
+    return moment.astimezone(UTC).replace(tzinfo=None).isoformat(timespec="microseconds") + "Z"
+
+
+class Head(BaseModel, frozen=True):
+    """An encounter's head: its system and title, last seq and hash, and when it was touched."""
+
+    encounter: str
+    system: str
+    title: str | None
+    seq: int
+    hash: str
+    opened_at: str
+    updated_at: str
+
+
+_RECORDED_FIELDS: Final = frozenset(
+    ("encounter", "seq", "id", "recorded_at", "prev_hash", "hash", "event")
+)
+
+
+def recorded(
+    encounter: str,
+    seq: int,
+    id: str,
+    recorded_at: str,
+    prev_hash: str,
+    hash: str,
+    event: events.Event,
+) -> events.Recorded:
+    """A `Recorded` from values already validated (what `model_construct` does, faster).
+
+    Every row read and every event appended becomes one of these, so the generic
+    `model_construct` (which walks the fields and their defaults) is too slow here.
+    """
+    record = object.__new__(events.Recorded)
+    object.__setattr__(
+        record,
+        "__dict__",
+        {
+            "encounter": encounter,
+            "seq": seq,
+            "id": id,
+            "recorded_at": recorded_at,
+            "prev_hash": prev_hash,
+            "hash": hash,
+            "event": event,
+        },
+    )
+    object.__setattr__(record, "__pydantic_fields_set__", set(_RECORDED_FIELDS))
+    object.__setattr__(record, "__pydantic_extra__", None)
+    object.__setattr__(record, "__pydantic_private__", None)
+    return record
+
+
+def load(row: Any, system: str) -> events.Recorded:
+    encounter, seq, id_, type_, recorded_at, body, prev_hash, hash_ = row
+    if not isinstance(body, str) or not isinstance(type_, str):
+        raise BrokenChain(f"encounter {encounter!r} seq {seq}: stored row is not text")
+    try:
+        event = events.parse_stored(type_, body, system)
+    except BadInput as exc:
+        raise BrokenChain(
+            f"encounter {encounter!r} seq {seq}: stored event is invalid: {exc}"
+        ) from exc
+    return recorded(encounter, seq, id_, recorded_at, prev_hash, hash_, event)
+
+
+COLUMNS: Final = "encounter, seq, id, type, recorded_at, body, prev_hash, hash"
+
+
+def head_of(row: Any) -> Head:
+    encounter, system, title, seq, digest, opened_at, updated_at = row
+    return Head(
+        encounter=encounter,
+        system=system,
+        title=title,
+        seq=seq,
+        hash=digest,
+        opened_at=opened_at,
+        updated_at=updated_at,
+    )
