@@ -31,7 +31,8 @@ from ledger.errors import (
 
 if TYPE_CHECKING:
     from ledger.exchange import parse_lines
-    from ledger.service import DEFAULT_DB, Imported, Ledger, Recorded, load
+    from ledger.files import load
+    from ledger.service import DEFAULT_DB, Imported, Ledger, Recorded
 
 #: Names loaded on first use, and the module that defines each.
 _LAZY = {
@@ -39,7 +40,7 @@ _LAZY = {
     "Imported": "ledger.service",
     "Ledger": "ledger.service",
     "Recorded": "ledger.service",
-    "load": "ledger.service",
+    "load": "ledger.files",
     "parse_lines": "ledger.exchange",
 }
 

@@ -13,7 +13,7 @@ from typing import Annotated
 
 import typer
 
-from ledger import events, render, service
+from ledger import events, files, render, service
 from ledger.errors import BadInput
 from ledger.shell import (
     Encounter,
@@ -411,7 +411,7 @@ def verify(
     """Recompute the hash chains; exit 1 when one is broken."""
     if name is not None and names_a_file(name):
         file = name
-        reports = [guard(lambda: service.verify_file(file))]
+        reports = [guard(lambda: files.verify_file(file))]
     else:
         with opened(ctx, create=False) as ledger:
             reports = guard(lambda: ledger.verify(name))

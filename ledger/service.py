@@ -19,7 +19,7 @@ from pydantic import BaseModel, SerializeAsAny
 
 from ledger import events, exchange
 from ledger.chain import ChainReport
-from ledger.errors import BadInput, BrokenChain, UnknownName
+from ledger.errors import BadInput, UnknownName
 from ledger.rows import Head, now_utc
 from ledger.session import Folded, Session, fold_forward
 from ledger.store import Store
@@ -152,19 +152,11 @@ class Ledger:
         """Retract `seq` (default: the last effective event that is not a retraction)."""
 
         def retraction(session: Session) -> events.Event:
-            target = seq
-            if target is None:
-                target = next(
-                    (
-                        s
-                        for s, kind in session.writer.seqs_from_head()
-                        if s > 1 and s not in session.gone and kind != "event.retracted"
-                    ),
-                    None,
-                )
-                if target is None:
-                    raise BadInput(f"encounter {encounter!r} has nothing to undo")
-            fields = {"type": "event.retracted", "target": target, "reason": reason}
+            fields = {
+                "type": "event.retracted",
+                "target": session.undo_target(seq),
+                "reason": reason,
+            }
             return self._parse(fields, session.system())
 
         return self._write(encounter, retraction, strict=strict, expect=expect)
@@ -181,33 +173,7 @@ class Ledger:
         """Retract a retraction: `seq` is the retraction or the event it retracted."""
 
         def retraction(session: Session) -> events.Event:
-            # The undos still in effect; a redo's own retraction is not one, so a second redo
-            # finds nothing rather than undoing the first.
-            undos = [
-                r
-                for r in session.retractions
-                if r.seq not in session.gone
-                and isinstance(r.event, events.EventRetracted)
-                and r.event.kind == "undo"
-            ]
-            if seq is None:
-                if not undos:
-                    raise BadInput(f"encounter {encounter!r} has nothing to redo")
-                target = undos[-1].seq
-            elif any(r.seq == seq for r in undos):
-                target = seq
-            else:
-                match = [
-                    r.seq
-                    for r in undos
-                    if isinstance(r.event, events.EventRetracted) and r.event.target == seq
-                ]
-                if not match:
-                    raise BadInput(
-                        f"seq {seq} is neither an undone event nor an undo in effect; "
-                        "nothing to redo there"
-                    )
-                target = match[-1]
+            target = session.redo_target(seq)
             fields = {"type": "event.retracted", "target": target, "reason": reason, "kind": "redo"}
             return self._parse(fields, session.system())
 
@@ -474,41 +440,6 @@ class Ledger:
             set(self.store.stored_encounters()) | {h.encounter for h in self.encounters()}
         )
         return [self.store.verify(name) for name in names]
-
-
-def load(path: str | Path) -> tuple[Ledger, str]:
-    """A JSON Lines file read into an in-memory ledger (nothing written), and its encounter."""
-    file = Path(path)
-    try:
-        text = file.read_text(encoding="utf-8")
-    except FileNotFoundError as exc:
-        raise UnknownName(f"no such file: {file}") from exc
-    except UnicodeDecodeError as exc:
-        raise BadInput(f"{file} is not UTF-8 text (byte {exc.start})") from exc
-    except OSError as exc:
-        raise BadInput(f"cannot read {file}: {exc.strerror}") from exc
-    lines = text.splitlines()
-    report = exchange.chain_of(exchange.parse_lines(lines, str(file)), str(file))
-    if report is not None and not report.ok:
-        raise BrokenChain(f"{file}: the chain is broken at seq {report.bad_seq}: {report.problem}")
-    ledger = Ledger(":memory:")
-    result = ledger.import_lines(lines, source=str(file))
-    return ledger, result.encounter
-
-
-def verify_file(path: str | Path) -> ChainReport:
-    """Recompute the hash chain of an exported JSON Lines file (nothing is written)."""
-    file = Path(path)
-    try:
-        text = file.read_text(encoding="utf-8")
-    except FileNotFoundError as exc:
-        raise UnknownName(f"no such file: {file}") from exc
-    except (UnicodeDecodeError, OSError) as exc:
-        raise BadInput(f"cannot read {file} as UTF-8 text: {exc}") from exc
-    report = exchange.chain_of(exchange.parse_lines(text.splitlines(), str(file)), str(file))
-    if report is None:
-        raise BadInput(f"{file} carries no hashes to verify (export a ledger to get them)")
-    return report
 
 
 def _check_name(name: str, what: str) -> None:

@@ -109,6 +109,45 @@ class Session:
             self.checkpoints,
         )
 
+    def undo_target(self, seq: int | None) -> int:
+        """What an undo retracts: `seq`, else the last effective event that is not a
+        retraction (nor seq 1)."""
+        if seq is not None:
+            return seq
+        for s, kind in self.writer.seqs_from_head():
+            if s > 1 and s not in self.gone and kind != "event.retracted":
+                return s
+        raise BadInput(f"encounter {self.writer.encounter!r} has nothing to undo")
+
+    def redo_target(self, seq: int | None) -> int:
+        """What a redo retracts: the undo in effect that is `seq` or retracted `seq`, else the
+        last undo in effect."""
+        # A redo's own retraction is not an undo, so a second redo finds nothing rather than
+        # undoing the first.
+        undos = [
+            r
+            for r in self.retractions
+            if r.seq not in self.gone
+            and isinstance(r.event, events.EventRetracted)
+            and r.event.kind == "undo"
+        ]
+        if seq is None:
+            if not undos:
+                raise BadInput(f"encounter {self.writer.encounter!r} has nothing to redo")
+            return undos[-1].seq
+        if any(r.seq == seq for r in undos):
+            return seq
+        match = [
+            r.seq
+            for r in undos
+            if isinstance(r.event, events.EventRetracted) and r.event.target == seq
+        ]
+        if not match:
+            raise BadInput(
+                f"seq {seq} is neither an undone event nor an undo in effect; nothing to redo there"
+            )
+        return match[-1]
+
     def admit(
         self,
         event: events.Event,

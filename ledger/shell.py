@@ -18,7 +18,7 @@ from typing import Annotated, Any, NoReturn, TypeVar
 import typer
 import typer.core
 
-from ledger import render, service
+from ledger import files, render, service
 from ledger.errors import BadInput, LedgerError
 
 
@@ -131,7 +131,7 @@ def source(ctx: typer.Context, name: str) -> Iterator[tuple[service.Ledger, str]
     """An encounter in the ledger file, or a .jsonl file read into memory."""
     try:
         if names_a_file(name):
-            ledger, encounter = service.load(name)
+            ledger, encounter = files.load(name)
             with ledger:
                 yield ledger, encounter
         else:

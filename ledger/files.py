@@ -1,0 +1,42 @@
+"""JSON Lines files read without a ledger file: a shared session, an export to verify."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ledger import exchange
+from ledger.chain import ChainReport
+from ledger.errors import BadInput, BrokenChain, UnknownName
+from ledger.service import Ledger
+
+
+def _read(file: Path) -> str:
+    try:
+        return file.read_text(encoding="utf-8")
+    except FileNotFoundError as exc:
+        raise UnknownName(f"no such file: {file}") from exc
+    except UnicodeDecodeError as exc:
+        raise BadInput(f"{file} is not UTF-8 text (byte {exc.start})") from exc
+    except OSError as exc:
+        raise BadInput(f"cannot read {file}: {exc.strerror}") from exc
+
+
+def load(path: str | Path) -> tuple[Ledger, str]:
+    """A JSON Lines file read into an in-memory ledger (nothing written), and its encounter."""
+    file = Path(path)
+    lines = _read(file).splitlines()
+    report = exchange.chain_of(exchange.parse_lines(lines, str(file)), str(file))
+    if report is not None and not report.ok:
+        raise BrokenChain(f"{file}: the chain is broken at seq {report.bad_seq}: {report.problem}")
+    ledger = Ledger(":memory:")
+    result = ledger.import_lines(lines, source=str(file))
+    return ledger, result.encounter
+
+
+def verify_file(path: str | Path) -> ChainReport:
+    """Recompute the hash chain of an exported JSON Lines file (nothing is written)."""
+    file = Path(path)
+    report = exchange.chain_of(exchange.parse_lines(_read(file).splitlines(), str(file)), str(file))
+    if report is None:
+        raise BadInput(f"{file} carries no hashes to verify (export a ledger to get them)")
+    return report
