@@ -381,3 +381,53 @@ def test_the_streaming_reads_equal_the_pure_fold_of_the_stored_stream(system: st
             fresh.close()
 
     check()
+
+
+@pytest.mark.parametrize("system", list(STRATEGIES))
+def test_a_combatants_history_ends_at_its_tracks(system: str) -> None:
+    @FUZZ
+    @given(st.lists(STRATEGIES[system](), min_size=6, max_size=30))
+    def check(stream: list[Event]) -> None:
+        with record_all(system, stream) as ledger:
+            state = ledger.tracks("fuzz")
+            for name, combatant in state.combatants.items():
+                last: dict[str, Any] = {}
+                for step in ledger.history("fuzz", name):
+                    assert all(c.combatant == name for c in step.changes)
+                    last.update({c.track: c.after for c in step.changes})
+                view = combatant.view()
+                assert {k: view[k] for k in last} == last
+
+    check()
+
+
+@pytest.mark.parametrize("system", list(STRATEGIES))
+def test_amend_folds_as_its_retraction_and_the_corrected_event_at_the_head(system: str) -> None:
+    @FUZZ
+    @given(st.lists(STRATEGIES[system](), min_size=6, max_size=30), st.integers(0, 40))
+    def check(stream: list[Event], pick: int) -> None:
+        with record_all(system, stream) as ledger:
+            records = ledger.records("fuzz")
+            gone = core.excluded(records)
+            facts = [
+                r
+                for r in records
+                if r.seq > 1 + len(CAST[system])
+                and r.seq not in gone
+                and r.type != "event.retracted"
+            ]
+            if not facts:
+                return
+            target = facts[pick % len(facts)]
+            try:
+                amended = ledger.amend("fuzz", target.seq, {"by": "gm"}, reason="fuzz")
+            except BadInput:
+                return  # the corrected event does not apply at the head (a stale reference)
+            undone, redone = amended.records
+            assert (undone.type, redone.type) == ("event.retracted", target.type)
+            assert redone.event == target.event.model_copy(update={"by": "gm"})
+            pure = core.fold(RULESETS, [*records, undone, redone])
+            assert effective_view(amended.state) == effective_view(pure)
+            assert effective_view(ledger.tracks("fuzz")) == effective_view(pure)
+
+    check()
