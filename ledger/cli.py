@@ -115,6 +115,24 @@ def undo(
 
 
 @app.command()
+def redo(
+    ctx: typer.Context,
+    name: Encounter,
+    seq: Annotated[
+        int | None,
+        typer.Argument(help="The retraction, or the event it retracted (default: the last undo)."),
+    ] = None,
+    reason: Annotated[str, typer.Option("--reason", help="Why.")] = "redo",
+    strict: Strict = False,
+    expect: Expect = None,
+) -> None:
+    """Retract a retraction: the undone event counts again."""
+    with opened(ctx) as ledger:
+        result = guard(lambda: ledger.redo(name, seq, reason=reason, strict=strict, expect=expect))
+    _show_retraction(result, "redid")
+
+
+@app.command()
 def amend(
     ctx: typer.Context,
     name: Encounter,
@@ -152,24 +170,6 @@ def amend(
             typer.echo(render.finding_line(finding))
 
 
-@app.command()
-def redo(
-    ctx: typer.Context,
-    name: Encounter,
-    seq: Annotated[
-        int | None,
-        typer.Argument(help="The retraction, or the event it retracted (default: the last undo)."),
-    ] = None,
-    reason: Annotated[str, typer.Option("--reason", help="Why.")] = "redo",
-    strict: Strict = False,
-    expect: Expect = None,
-) -> None:
-    """Retract a retraction: the undone event counts again."""
-    with opened(ctx) as ledger:
-        result = guard(lambda: ledger.redo(name, seq, reason=reason, strict=strict, expect=expect))
-    _show_retraction(result, "redid")
-
-
 def _show_retraction(result: service.Recorded, verb: str) -> None:
     record = result.records[-1]
     target = getattr(record.event, "target", "?")
@@ -187,8 +187,7 @@ def _show_retraction(result: service.Recorded, verb: str) -> None:
 
 @app.command()
 def log(ctx: typer.Context, name: Source, json_: Json = False) -> None:
-    """Every event, retractions and retracted events included (marked with the seq that
-    retracts them)."""
+    """Every event, retractions included; undone events marked with the seq that undid them."""
     from projections.core import excluded
 
     with source(ctx, name) as (ledger, encounter):
