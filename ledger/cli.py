@@ -25,6 +25,7 @@ from ledger.shell import (
     System,
     app,
     emit_json,
+    emit_recorded,
     fail,
     guard,
     names_a_file,
@@ -35,7 +36,7 @@ from ledger.shell import (
     source,
 )
 
-__all__ = ["Encounter", "Expect", "Strict", "app", "fail", "main", "record_command"]
+__all__ = ["Encounter", "Expect", "Json", "Strict", "app", "fail", "main", "record_command"]
 
 
 @app.command()
@@ -47,11 +48,14 @@ def new(
     rules: Annotated[
         Path | None, typer.Option("--rules", help="A JSON file of house-rule overrides.")
     ] = None,
+    json_: Json = False,
 ) -> None:
     """Open a new encounter, pinning its house rules."""
     overrides = read_json_object(rules, "--rules") if rules else {}
     with opened(ctx) as ledger:
         result = ledger.open(name, system.value, title=title, rules=overrides)
+    if json_:
+        emit_recorded(result)
     typer.echo(f"Opened {name!r} ({system.value}) at seq {result.seq}.")
 
 
@@ -69,12 +73,13 @@ def add(
     ] = None,
     strict: Strict = False,
     expect: Expect = None,
+    json_: Json = False,
 ) -> None:
     """Add a combatant with its stat block."""
     stats = read_json_object(from_file, "--from") if from_file else {}
     stats.update(parse_pairs(stat or [], "--stat"))
     fields = {"type": "combatant.joined", "name": combatant, "side": side.value, "stats": stats}
-    record_command(ctx, name, fields, strict, expect)
+    record_command(ctx, name, fields, strict, expect, json_=json_)
 
 
 @app.command()
@@ -87,12 +92,13 @@ def record(
     ] = None,
     strict: Strict = False,
     expect: Expect = None,
+    json_: Json = False,
 ) -> None:
     """Record any event by its type."""
     data = parse_pairs(fields or [], "field")
     if "type" in data:
         fail(BadInput("give the type as the TYPE argument, not as a field"))
-    record_command(ctx, name, {"type": type, **data}, strict, expect)
+    record_command(ctx, name, {"type": type, **data}, strict, expect, json_=json_)
 
 
 @app.command()
@@ -105,12 +111,15 @@ def undo(
     reason: Annotated[str, typer.Option("--reason", help="Why the ruling is undone.")] = "",
     strict: Strict = False,
     expect: Expect = None,
+    json_: Json = False,
 ) -> None:
     """Retract a mistaken event; every later track is recomputed."""
     if not reason.strip():
         fail(BadInput("undo needs --reason TEXT (the ledger keeps why a ruling changed)"))
     with opened(ctx) as ledger:
         result = guard(lambda: ledger.undo(name, seq, reason=reason, strict=strict, expect=expect))
+    if json_:
+        emit_recorded(result)
     _show_retraction(result, "undid")
 
 
@@ -125,10 +134,13 @@ def redo(
     reason: Annotated[str, typer.Option("--reason", help="Why.")] = "redo",
     strict: Strict = False,
     expect: Expect = None,
+    json_: Json = False,
 ) -> None:
     """Retract a retraction: the undone event counts again."""
     with opened(ctx) as ledger:
         result = guard(lambda: ledger.redo(name, seq, reason=reason, strict=strict, expect=expect))
+    if json_:
+        emit_recorded(result)
     _show_retraction(result, "redid")
 
 
@@ -144,6 +156,7 @@ def amend(
     reason: Annotated[str, typer.Option("--reason", help="Why the event is corrected.")] = "",
     strict: Strict = False,
     expect: Expect = None,
+    json_: Json = False,
 ) -> None:
     """Correct an event: retract it and record it again with some fields changed, at once."""
     if not reason.strip():
@@ -155,6 +168,8 @@ def amend(
         result = guard(
             lambda: ledger.amend(name, seq, changed, reason=reason, strict=strict, expect=expect)
         )
+    if json_:
+        emit_recorded(result)
     undone, redone = result.records
     typer.echo(
         f"Amended seq {seq}: retracted by seq {undone.seq}, recorded again as seq {redone.seq} "
@@ -372,6 +387,7 @@ def import_(
     ] = False,
     strict: Strict = False,
     expect: Expect = None,
+    json_: Json = False,
 ) -> None:
     """Import JSON Lines: all lines or none; events already stored are skipped."""
     try:
@@ -393,6 +409,9 @@ def import_(
                 source="stdin" if str(file) == "-" else str(file),
             )
         )
+    if json_:
+        emit_json(result.model_dump(mode="json"))
+        return
     typer.echo(
         f"Imported {result.appended} event{'s' * (result.appended != 1)} into {result.encounter!r} "
         f"({result.already_stored} already stored); head seq {result.head}."

@@ -159,6 +159,27 @@ def show_recorded(result: service.Recorded, note: str = "", show_roll: bool = Tr
         typer.echo(render.finding_line(finding))
 
 
+def recorded_document(result: service.Recorded) -> dict[str, Any]:
+    """A write's `--json` document: the events appended (as exported), the rolls they made,
+    the tracks they changed and the findings they raised."""
+    seqs = {r.seq for r in result.records}
+    return {
+        "encounter": result.state.encounter,
+        "seq": result.seq,
+        "records": [r.exchange() for r in result.records],
+        "rolls": [r.model_dump(mode="json") for r in result.state.rolls if r.seq in seqs],
+        "changes": [c.model_dump(mode="json") for c in result.changes],
+        "findings": [f.model_dump(mode="json") for f in result.findings],
+    }
+
+
+def emit_recorded(result: service.Recorded) -> NoReturn:
+    """Print a write's `--json` document and end the command (a verb's own lines for people
+    never follow it)."""
+    emit_json(recorded_document(result))
+    raise typer.Exit(0)
+
+
 def record_command(
     ctx: typer.Context,
     encounter: str,
@@ -166,14 +187,18 @@ def record_command(
     strict: bool = False,
     expect: int | None = None,
     show_roll: bool = True,
+    json_: bool = False,
 ) -> service.Recorded:
     """Record one event dict and print what it did (the building block of friendly verbs);
-    a verb that prints a roll in its own words passes `show_roll=False`."""
+    a verb that prints a roll in its own words passes `show_roll=False`. With `json_`, the
+    JSON document is printed instead and the command ends here."""
     with opened(ctx) as ledger:
         try:
             result = ledger.record(encounter, fields, strict=strict, expect=expect)
         except LedgerError as exc:
             fail(exc)
+    if json_:
+        emit_recorded(result)
     show_recorded(result, show_roll=show_roll)
     return result
 

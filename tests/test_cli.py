@@ -684,6 +684,44 @@ def test_history_answers_what_happened_to_one_combatants_track(skirmish: Path) -
     )
 
 
+def test_write_commands_answer_in_json_for_tools(skirmish: Path, tmp_path: Path) -> None:
+    doc = json.loads(
+        ok(skirmish, "record", "ford", "harm.inflicted", "target=Ash", "level=1", "--json")
+    )
+    assert (doc["seq"], doc["records"][0]["type"], doc["records"][0]["seq"]) == (
+        6,
+        "harm.inflicted",
+        6,
+    )
+    assert doc["changes"] == [{"combatant": "Ash", "track": "harm", "before": [], "after": [1]}]
+    assert (doc["rolls"], doc["findings"]) == ([], [])
+    undone = json.loads(ok(skirmish, "undo", "ford", "--reason", "wrong", "--json"))
+    assert [(r["type"], r["target"]) for r in undone["records"]] == [("event.retracted", 6)]
+    assert [f["rule"] for f in undone["findings"]] == ["ruling-reversed"]
+    amended = json.loads(
+        ok(skirmish, "amend", "ford", "5", "level=2", "--reason", "harder", "--json")
+    )
+    assert [r["seq"] for r in amended["records"]] == [8, 9]
+    added = json.loads(ok(skirmish, "add", "ford", "Wren", "--side", "player", "--json"))
+    assert added["changes"] == [
+        {"combatant": "Wren", "track": "status", "before": None, "after": "active"}
+    ]
+    export = tmp_path / "ford.jsonl"
+    export.write_text(ok(skirmish, "export", "ford"))
+    assert json.loads(ok(skirmish, "import", str(export), "--json")) == {
+        "encounter": "ford",
+        "appended": 0,
+        "already_stored": 10,
+        "head": 10,
+    }
+    opened = json.loads(ok(skirmish, "new", "moor", "--system", "ssss", "--json"))
+    assert (opened["encounter"], opened["seq"], opened["records"][0]["system"]) == (
+        "moor",
+        1,
+        "ssss",
+    )
+
+
 def test_two_undos_then_two_redos_restore_both(skirmish: Path) -> None:
     ok(skirmish, "undo", "ford", "--reason", "one")
     ok(skirmish, "undo", "ford", "--reason", "two")

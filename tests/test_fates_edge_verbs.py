@@ -79,6 +79,35 @@ def test_roll_with_faces_prints_successes_sb_and_outcome(tmp_path: Path) -> None
     )
 
 
+def test_roll_json_is_one_document_with_the_computed_roll_and_nothing_else(
+    tmp_path: Path,
+) -> None:
+    db = duel(tmp_path)
+    attack(db)
+    code, out, err = run(db, "roll", "duel", "cut", "--dice", "10,7,1", "--json")
+    assert (code, err) == (0, "")
+    doc = json.loads(out)
+    assert (doc["encounter"], doc["seq"]) == ("duel", 5)
+    assert [(r["seq"], r["type"], r["dice"]) for r in doc["records"]] == [
+        (5, "roll.made", [10, 7, 1])
+    ]
+    assert doc["rolls"] == [
+        {
+            "seq": 5,
+            "stake": "cut",
+            "actor": "Ash",
+            "outcome": "success",
+            "claimed": None,
+            "successes": 3,
+            "sb": 1,
+            "dv": 3,
+            "effective_position": "controlled",
+        }
+    ]
+    assert doc["changes"] == [{"combatant": "pools", "track": "sb", "before": 0, "after": 1}]
+    assert doc["findings"] == []
+
+
 def test_roll_without_faces_rolls_the_pool_and_records_the_faces(tmp_path: Path) -> None:
     db = duel(tmp_path)
     attack(db)

@@ -122,6 +122,7 @@ def register(app: typer.Typer) -> None:
         ] = None,
         strict: cli.Strict = False,
         expect: cli.Expect = None,
+        json_: cli.Json = False,
     ) -> None:
         """Lock the stakes of a test: Position, DV, Effect, Harm and consequence, before rolling."""
         from projections.fates_edge_model import FeState, stepped
@@ -143,7 +144,7 @@ def register(app: typer.Typer) -> None:
             intent=intent,
             consequence=consequence,
         )
-        result = cli.record_command(ctx, name, fields, strict, expect)
+        result = cli.record_command(ctx, name, fields, strict, expect, json_=json_)
         state = result.state
         if isinstance(state, FeState) and stake in state.lock_fatigue:
             marked = state.lock_fatigue[stake]
@@ -168,6 +169,7 @@ def register(app: typer.Typer) -> None:
         ] = None,
         strict: cli.Strict = False,
         expect: cli.Expect = None,
+        json_: cli.Json = False,
     ) -> None:
         """Roll (or record the faces of) a locked test: successes, SB and outcome."""
         from projections.fates_edge_model import FERoll
@@ -179,7 +181,7 @@ def register(app: typer.Typer) -> None:
         fields = _set(
             {"type": "roll.made", "stake": stake, "dice": faces}, actor=actor, outcome=claim
         )
-        result = cli.record_command(ctx, name, fields, strict, expect, show_roll=False)
+        result = cli.record_command(ctx, name, fields, strict, expect, show_roll=False, json_=json_)
         rolled = result.state.roll_at(result.seq)
         if isinstance(rolled, FERoll):
             shown = ", ".join(map(str, faces))
@@ -202,6 +204,7 @@ def register(app: typer.Typer) -> None:
         ] = None,
         strict: cli.Strict = False,
         expect: cli.Expect = None,
+        json_: cli.Json = False,
     ) -> None:
         """A damaging hit: armor conversion, Resilience, Fatigue, one overflow check."""
         from projections.fates_edge_model import FeState
@@ -216,7 +219,7 @@ def register(app: typer.Typer) -> None:
             stake=stake,
             ignore_armor=ignore,
         )
-        result = cli.record_command(ctx, name, fields, strict, expect)
+        result = cli.record_command(ctx, name, fields, strict, expect, json_=json_)
         state = result.state
         done = state.last_hit if isinstance(state, FeState) else None
         if done is not None and done.seq == result.seq:
@@ -236,10 +239,11 @@ def register(app: typer.Typer) -> None:
         cause: Annotated[str | None, typer.Option("--cause", help="Why.")] = None,
         strict: cli.Strict = False,
         expect: cli.Expect = None,
+        json_: cli.Json = False,
     ) -> None:
         """Mark Fatigue directly, with one overflow check."""
         fields = _set({"type": "fatigue.marked", "target": target, "amount": amount}, cause=cause)
-        cli.record_command(ctx, name, fields, strict, expect)
+        cli.record_command(ctx, name, fields, strict, expect, json_=json_)
 
     @app.command("spend")
     def spend(
@@ -253,6 +257,7 @@ def register(app: typer.Typer) -> None:
         ] = None,
         strict: cli.Strict = False,
         expect: cli.Expect = None,
+        json_: cli.Json = False,
     ) -> None:
         """The GM spends Story Beats from the pool."""
         fields = _set(
@@ -260,7 +265,7 @@ def register(app: typer.Typer) -> None:
             move=move,
             stake=stake,
         )
-        cli.record_command(ctx, name, fields, strict, expect)
+        cli.record_command(ctx, name, fields, strict, expect, json_=json_)
 
     @app.command("suffer")
     def suffer(
@@ -271,7 +276,8 @@ def register(app: typer.Typer) -> None:
         stake: Annotated[str, typer.Option("--stake", help="The failed response's stake.")],
         strict: cli.Strict = False,
         expect: cli.Expect = None,
+        json_: cli.Json = False,
     ) -> None:
         """A player suffers the consequence of a failed response (armor, Harm, Fatigue)."""
         fields = {"type": "harm.suffered", "target": target, "stake": stake, "harm": harm}
-        cli.record_command(ctx, name, fields, strict, expect)
+        cli.record_command(ctx, name, fields, strict, expect, json_=json_)

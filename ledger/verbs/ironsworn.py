@@ -67,6 +67,7 @@ def register(app: typer.Typer) -> None:
         ] = None,
         strict: cli.Strict = False,
         expect: cli.Expect = None,
+        json_: cli.Json = False,
     ) -> None:
         """Endure Harm: -health (amount, else rank, else the foe's rank, else 2), rest -momentum."""
         fields: dict[str, Any] = {"type": "harm.suffered", "target": target}
@@ -76,7 +77,7 @@ def register(app: typer.Typer) -> None:
             fields["rank"] = rank.value
         if foe is not None:
             fields["foe"] = foe
-        cli.record_command(ctx, name, fields, strict, expect)
+        cli.record_command(ctx, name, fields, strict, expect, json_=json_)
 
     @app.command("action-roll")
     def action_roll(
@@ -101,6 +102,7 @@ def register(app: typer.Typer) -> None:
         ] = None,
         strict: cli.Strict = False,
         expect: cli.Expect = None,
+        json_: cli.Json = False,
     ) -> None:
         """An action roll: d6 + stat + adds (max 10) against two d10s."""
         try:
@@ -118,7 +120,7 @@ def register(app: typer.Typer) -> None:
         }
         if outcome is not None:
             fields["outcome"] = outcome
-        result = cli.record_command(ctx, name, fields, strict, expect, show_roll=False)
+        result = cli.record_command(ctx, name, fields, strict, expect, show_roll=False, json_=json_)
         rolled = result.state.roll_at(result.seq)
         if rolled is not None:
             shown = rolled.model_dump()
@@ -138,6 +140,7 @@ def register(app: typer.Typer) -> None:
         ] = None,
         strict: cli.Strict = False,
         expect: cli.Expect = None,
+        json_: cli.Json = False,
     ) -> None:
         """Roll on the Endure Harm oracle (d100): face death, dying, unconscious, reeling..."""
         fields: dict[str, Any] = {
@@ -146,4 +149,4 @@ def register(app: typer.Typer) -> None:
             "table": "endure_harm",
             "roll": random.randint(1, 100) if result is None else result,
         }
-        cli.record_command(ctx, name, fields, strict, expect)
+        cli.record_command(ctx, name, fields, strict, expect, json_=json_)

@@ -48,6 +48,7 @@ def register(app: typer.Typer) -> None:
         ] = None,
         strict: cli.Strict = False,
         expect: cli.Expect = None,
+        json_: cli.Json = False,
     ) -> None:
         """Deal damage: increases, then reductions and resistance; fatigue or a critical strike."""
         fields: dict[str, Any] = {
@@ -63,4 +64,4 @@ def register(app: typer.Typer) -> None:
             fields["deadliness"] = deadliness
         if source is not None:
             fields["source"] = source
-        cli.record_command(ctx, name, fields, strict, expect)
+        cli.record_command(ctx, name, fields, strict, expect, json_=json_)

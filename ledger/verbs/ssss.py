@@ -22,9 +22,10 @@ def register(app: typer.Typer) -> None:
         ] = None,
         strict: cli.Strict = False,
         expect: cli.Expect = None,
+        json_: cli.Json = False,
     ) -> None:
         """Inflict Harm: the lowest free slot at or above its level, else defeat."""
         fields: dict[str, Any] = {"type": "harm.inflicted", "target": target, "level": level}
         if throw is not None:
             fields["throw"] = throw
-        cli.record_command(ctx, name, fields, strict, expect)
+        cli.record_command(ctx, name, fields, strict, expect, json_=json_)
