@@ -172,7 +172,9 @@ class Session:
             raise UnknownName(f"encounter {self.writer.encounter!r} does not exist yet")
         if isinstance(event, events.EventRetracted):
             assert before is not None
-            return self._retract(event, before, strict=strict, id=id, recorded_at=recorded_at)
+            return self._retract(
+                event, before, strict=strict, audit=audit, id=id, recorded_at=recorded_at
+            )
         probe = recorded(self.writer.encounter, seq, id or "", "", "", "", event)
         folder = core.Folder(RULESETS, before)
         after = folder.add(probe, strict=True)
@@ -193,6 +195,7 @@ class Session:
         before: core.State,
         *,
         strict: bool,
+        audit: bool,
         id: str | None,
         recorded_at: str | None,
     ) -> tuple[events.Recorded, list[Finding]]:
@@ -215,11 +218,15 @@ class Session:
         gone = core.excluded(retractions)
         # Everything before the first seq whose standing changed folds as it did: refold from
         # the last checkpoint before it, once as the stream stood and once as it stands now,
-        # auditing both, so that what the retraction breaks shows wherever it shows.
+        # auditing both, so that what the retraction breaks shows wherever it shows (an import
+        # that neither audits nor refuses folds once, without auditing).
         fork = min(gone ^ self.gone)
         checkpoints = [c for c in self.checkpoints if c[0] < fork]
         start, state = checkpoints[-1] if checkpoints else (0, None)
-        _, was = fold_audited(self.writer.records(start), self.gone | {record.seq}, state)
+        audited = audit or strict
+        was: list[Finding] = []
+        if audited:
+            _, was = fold_audited(self.writer.records(start), self.gone | {record.seq}, state)
         types: dict[int, str] = {}
 
         def remember_target(records: Iterator[events.Recorded]) -> Iterator[events.Recorded]:
@@ -229,7 +236,12 @@ class Session:
                 yield r
 
         after, now = fold_audited(
-            remember_target(self.writer.records(start)), gone, state, checkpoints, quiet=record.seq
+            remember_target(self.writer.records(start)),
+            gone,
+            state,
+            checkpoints,
+            quiet=record.seq if audited else None,
+            audit=audited,
         )
         assert after is not None
         if strict and len(after.skipped) > len(before.skipped):
@@ -240,6 +252,10 @@ class Session:
             )
         # What the stream raises now and did not before (each at its own seqs): events the
         # retraction orphans, and rules they now break (a roll left without its lock...).
+        if not audited:
+            # Without the audit of the stream as it stood, what was orphaned before is known
+            # from the state before the retraction.
+            was = [f for f in now if any(s.seq == f.seq[0] for s in before.skipped)]
         found = new_findings(was, now)
         if strict and any(f.severity == "error" for f in found):
             raise RuleRefused(
@@ -258,15 +274,21 @@ def fold_audited(
     state: core.State | None,
     checkpoints: list[Checkpoint] | None = None,
     quiet: int | None = None,
+    audit: bool = True,
 ) -> tuple[core.State | None, list[Finding]]:
-    """`fold_forward`, auditing each event it folds (except the seq `quiet`)."""
+    """`fold_forward`, auditing each event it folds (except the seq `quiet`); with `audit`
+    False, only what no longer applies is reported (`event-orphaned`)."""
     folder = core.Folder(RULESETS, state)
     found: list[Finding] = []
     for record in records:
         if record.seq not in gone:
             was = folder.state
             now = folder.add(record)
-            if was is not None and record.seq != quiet:
+            if not audit:
+                if was is not None and len(now.skipped) > len(was.skipped):
+                    lost = now.skipped[-1]
+                    found.append(audit_rules.orphaned(lost.seq, lost.type, lost.reason))
+            elif was is not None and record.seq != quiet:
                 found += audit_rules.for_event(folder.ruleset, was, record, now, {})
         if checkpoints is not None and record.seq % CHECKPOINT_EVERY == 0:
             assert folder.state is not None
