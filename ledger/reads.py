@@ -1,0 +1,236 @@
+"""The read commands of `encounter`: log, tracks, replay, history, audit, list, export, verify.
+
+They never write: NAME may be an encounter of the ledger file or a `.jsonl` file read into
+memory. Registered on the app by `ledger.cli` after the writing commands.
+"""
+
+# No `from __future__ import annotations`: typer reads these annotations each time the app runs.
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ledger import events, files, render
+from ledger.errors import BadInput
+from ledger.shell import (
+    Encounter,
+    Json,
+    Source,
+    app,
+    emit_json,
+    fail,
+    guard,
+    names_a_file,
+    opened,
+    source,
+)
+
+
+def register() -> None:
+    """Add the read commands to the app."""
+
+    @app.command()
+    def log(ctx: typer.Context, name: Source, json_: Json = False) -> None:
+        """Every event, retractions included; undone events marked with the seq that undid them."""
+        from projections.core import excluded
+
+        with source(ctx, name) as (ledger, encounter):
+            records = guard(lambda: ledger.records(encounter))
+        gone = excluded(records)
+        by: dict[int, int] = {}
+        for r in records:
+            target = getattr(r.event, "target", None)
+            if r.type == "event.retracted" and r.seq not in gone and isinstance(target, int):
+                by[target] = r.seq
+        if json_:
+            # The export's lines, and on each event that does not count the seq that retracts it.
+            for record in records:
+                line = record.exchange()
+                if record.seq in by:
+                    line["retracted_by"] = by[record.seq]
+                emit_json(line)
+            return
+        render.console().print(render.log_table(records, by))
+
+    @app.command()
+    def tracks(
+        ctx: typer.Context,
+        name: Source,
+        at: Annotated[
+            int | None, typer.Option("--at", help="The tracks right after this seq.")
+        ] = None,
+        without: Annotated[
+            list[int] | None,
+            typer.Option("--without", help="As if this seq never happened; repeat."),
+        ] = None,
+        json_: Json = False,
+    ) -> None:
+        """The tracks of every combatant (now, at a seq, or without some events)."""
+        with source(ctx, name) as (ledger, encounter):
+            state = guard(lambda: ledger.tracks(encounter, at=at, without=without or ()))
+        if json_:
+            emit_json(state.view())
+            return
+        out = render.console()
+        typer.echo(f"{state.encounter} ({state.system}) at seq {state.seq}")
+        for table in render.tracks_tables(state):
+            out.print(table)
+        pools = render.pools_line(state)
+        if pools:
+            out.print(pools)
+
+    @app.command()
+    def replay(
+        ctx: typer.Context,
+        name: Source,
+        start: Annotated[int | None, typer.Option("--from", help="First seq shown.")] = None,
+        end: Annotated[int | None, typer.Option("--to", help="Last seq folded.")] = None,
+        without: Annotated[
+            list[int] | None,
+            typer.Option("--without", help="As if this seq never happened; repeat."),
+        ] = None,
+        json_: Json = False,
+    ) -> None:
+        """Step through the encounter: each effective event and the tracks it changed."""
+        with source(ctx, name) as (ledger, encounter):
+            steps = guard(lambda: list(ledger.replay(encounter, start, end, without or ())))
+        for step in steps:
+            if json_:
+                emit_json(step.document())
+                continue
+            typer.echo(
+                f"seq {step.record.seq} {step.record.type} {render.summary(step.record.event)}"
+            )
+            if step.skipped is not None:
+                typer.echo(f"  no longer applies: {step.skipped}")
+            rolled = render.roll_line(step.state, step.record.seq)
+            if rolled:
+                typer.echo(rolled)
+            for line in render.change_lines(step.changes):
+                typer.echo(line)
+
+    @app.command()
+    def history(
+        ctx: typer.Context,
+        name: Source,
+        combatant: Annotated[str, typer.Argument(help="Whose tracks to follow.")],
+        track: Annotated[
+            str | None, typer.Option("--track", help="Only this track (e.g. fatigue).")
+        ] = None,
+        json_: Json = False,
+    ) -> None:
+        """What happened to one combatant (or one track): each event that changed it, and how."""
+        with source(ctx, name) as (ledger, encounter):
+            found = guard(lambda: list(ledger.history(encounter, combatant, track)))
+        if json_:
+            for step in found:
+                emit_json(
+                    {
+                        "seq": step.record.seq,
+                        "type": step.record.type,
+                        "event": events.body_of(step.record.event),
+                        "changes": [c.model_dump(mode="json") for c in step.changes],
+                    }
+                )
+            return
+        if not found:
+            what = f"{combatant}'s {track}" if track else f"{combatant}'s tracks"
+            typer.echo(f"No event changed {what}.")
+        for step in found:
+            typer.echo(
+                f"seq {step.record.seq} {step.record.type} {render.summary(step.record.event)}"
+            )
+            for line in render.change_lines(step.changes):
+                typer.echo(line)
+
+    @app.command()
+    def audit(ctx: typer.Context, name: Source, json_: Json = False) -> None:
+        """Check the encounter against its rules; exit 1 when any finding is an error."""
+        with source(ctx, name) as (ledger, encounter):
+            findings = guard(lambda: ledger.audit(encounter))
+        errors = sum(f.severity == "error" for f in findings)
+        if json_:
+            emit_json(
+                {"encounter": encounter, "findings": [f.model_dump(mode="json") for f in findings]}
+            )
+        elif findings:
+            render.console().print(render.findings_table(findings))
+            warnings = sum(f.severity == "warning" for f in findings)
+            notes = len(findings) - errors - warnings
+            typer.echo(f"{errors} error(s), {warnings} warning(s), {notes} note(s).")
+        else:
+            typer.echo(f"{encounter}: no findings.")
+        if errors:
+            raise typer.Exit(1)
+
+    @app.command("list")
+    def list_(ctx: typer.Context, json_: Json = False) -> None:
+        """The encounters in the ledger file."""
+        if not Path(ctx.obj).exists():
+            heads = []
+        else:
+            with opened(ctx, create=False) as ledger:
+                heads = ledger.encounters()
+        if json_:
+            emit_json([h.model_dump(mode="json") for h in heads])
+            return
+        if not heads:
+            typer.echo(f"No encounters in {ctx.obj}.")
+            return
+        from rich.table import Table
+
+        table = Table()
+        for column in ("encounter", "system", "title", "events", "head", "updated"):
+            table.add_column(column)
+        for h in heads:
+            table.add_row(
+                h.encounter, h.system, h.title or "-", str(h.seq), h.hash[:12], h.updated_at
+            )
+        render.console().print(table)
+
+    @app.command()
+    def export(
+        ctx: typer.Context,
+        name: Encounter,
+        out: Annotated[Path | None, typer.Option("--out", help="Write to this file.")] = None,
+    ) -> None:
+        """The encounter as JSON Lines, envelope and chain included."""
+        with opened(ctx, create=False) as ledger:
+            lines = guard(lambda: list(ledger.export(name)))
+        text = "".join(line + "\n" for line in lines)
+        if out is None:
+            sys.stdout.write(text)
+            return
+        try:
+            out.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            fail(BadInput(f"cannot write {out}: {exc.strerror}"))
+        typer.echo(f"Exported {len(lines)} events of {name!r} to {out}.", err=True)
+
+    @app.command()
+    def verify(
+        ctx: typer.Context,
+        name: Annotated[
+            str | None,
+            typer.Argument(help="One encounter, or an exported .jsonl file (default: all)."),
+        ] = None,
+    ) -> None:
+        """Recompute the hash chains; exit 1 when one is broken."""
+        if name is not None and names_a_file(name):
+            file = name
+            reports = [guard(lambda: files.verify_file(file))]
+        else:
+            with opened(ctx, create=False) as ledger:
+                reports = guard(lambda: ledger.verify(name))
+        broken = False
+        for r in reports:
+            if r.ok:
+                typer.echo(f"{r.encounter}: {r.events} events, chain ok, head {r.head}")
+            else:
+                broken = True
+                typer.echo(f"{r.encounter}: BROKEN at seq {r.bad_seq}: {r.problem}")
+        if not reports:
+            typer.echo(f"No encounters in {ctx.obj}.")
+        if broken:
+            raise typer.Exit(1)
