@@ -214,6 +214,10 @@ class Ledger:
             data = {"type": original.type, **events.body_of(original.event), **fields}
             system = session.system()
             corrected = self._parse(data, system)
+            if corrected == original.event:
+                # Re-recording it unchanged would only move it to the head.
+                changed = ", ".join(f"{k}={json.dumps(v)}" for k, v in fields.items())
+                raise BadInput(f"seq {seq} already has {changed}: nothing to amend")
             retraction = self._parse(
                 {"type": "event.retracted", "target": seq, "reason": reason}, system
             )

@@ -159,6 +159,7 @@ def test_amend_retracts_an_event_and_records_it_again_with_the_fields_changed(
         (3, {"type": "note"}, "amend keeps the event's type"),
         (3, {"level": 0}, "harm.inflicted event field 'level'"),
         (9, {"level": 1}, "seq 9 is not in encounter 'ford' (seqs 1-3)"),
+        (3, {"level": 2}, "seq 3 already has level=2: nothing to amend"),
     ],
 )
 def test_an_amend_that_cannot_be_made_appends_nothing(
