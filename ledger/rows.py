@@ -38,9 +38,10 @@ class Head(BaseModel, frozen=True):
     updated_at: str
 
 
-_RECORDED_FIELDS: Final = frozenset(
-    ("encounter", "seq", "id", "recorded_at", "prev_hash", "hash", "event")
-)
+#: The fields set of every `Recorded` built here, shared: the models are frozen, so pydantic
+#: never adds to it (and copies it before an update would).
+_RECORDED_FIELDS: Final = {"encounter", "seq", "id", "recorded_at", "prev_hash", "hash", "event"}
+_set: Final = object.__setattr__
 
 
 def recorded(
@@ -58,7 +59,7 @@ def recorded(
     `model_construct` (which walks the fields and their defaults) is too slow here.
     """
     record = object.__new__(events.Recorded)
-    object.__setattr__(
+    _set(
         record,
         "__dict__",
         {
@@ -71,9 +72,9 @@ def recorded(
             "event": event,
         },
     )
-    object.__setattr__(record, "__pydantic_fields_set__", set(_RECORDED_FIELDS))
-    object.__setattr__(record, "__pydantic_extra__", None)
-    object.__setattr__(record, "__pydantic_private__", None)
+    _set(record, "__pydantic_fields_set__", _RECORDED_FIELDS)
+    _set(record, "__pydantic_extra__", None)
+    _set(record, "__pydantic_private__", None)
     return record
 
 
