@@ -1,9 +1,11 @@
 """The event vocabulary: one tagged union of frozen models per system, and the stored envelope.
 
 An event's `type` is its stored contract. Each system reads `roll.made`, `stakes.locked` and
-`harm.suffered` with its own fields, so an event is parsed with the adapter of its encounter's
-system (`parse`), known from `encounter.opened` at seq 1. A system's events are imported the
-first time they are needed, so reading one system's encounter never loads the other three.
+`harm.suffered` with its own fields, so an event is parsed by the model its type names in its
+encounter's system (`parse`), known from `encounter.opened` at seq 1: the type picks the member
+of the union as a discriminator would, without building validators for the others. A system's
+events are imported the first time they are needed, so reading one system's encounter never
+loads the other three.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from collections.abc import Mapping
 from functools import cache, reduce
 from typing import TYPE_CHECKING, Annotated, Any, Final, get_args
 
-from pydantic import BaseModel, Field, TypeAdapter, ValidationError
+from pydantic import BaseModel, Field, ValidationError
 
 from ledger.errors import BadInput
 from ledger.events.base import SYSTEMS, EventBase, Name, Side, SystemKey
@@ -96,14 +98,6 @@ if not TYPE_CHECKING:
 
 
 @cache
-def _adapter(system: str) -> TypeAdapter[Any]:
-    # Built on first use (models defer their schemas too): a command that reads one system's
-    # encounter never pays for building the other systems' validators.
-    tagged: Any = Annotated[_union(system), Field(discriminator="type")]
-    return TypeAdapter(tagged)
-
-
-@cache
 def event_types(system: str) -> tuple[str, ...]:
     """Every event type a system accepts, sorted."""
     return tuple(sorted(m.model_fields["type"].default for m in get_args(_union(system))))
@@ -112,14 +106,11 @@ def event_types(system: str) -> tuple[str, ...]:
 _MEMBER_TAGS: Final = frozenset({"int", "str", "bool", "float", "none", "dict", "list", "tuple"})
 
 
-def describe(exc: ValidationError, what: str = "event", tagged: bool = False) -> str:
+def describe(exc: ValidationError, what: str = "event") -> str:
     """One line naming the first thing wrong in a validation error, with the offending value."""
     errors = exc.errors()
     err = errors[0]
     loc = [str(p) for p in err["loc"]]
-    # The first element of a tagged-union location is the tag itself; it says nothing new.
-    if tagged and loc and err["type"] != "union_tag_invalid":
-        loc = loc[1:]
     # pydantic names the member of a union it tried (`constrained-int`, `literal['all']`):
     # that is not a field, so leave it out of the path.
     loc = [p for p in loc if not ("[" in p or "-" in p or p in _MEMBER_TAGS)]
@@ -148,18 +139,19 @@ def parse(data: Mapping[str, Any], system: str | None) -> Event:
         raise BadInput("event has no 'type' (a string such as \"hit.resolved\")")
     if kind == "encounter.opened":
         opened = data.get("system")
-        adapter = _adapter(opened if isinstance(opened, str) and opened in _MODULES else "ssss")
+        system = opened if isinstance(opened, str) and opened in _MODULES else "ssss"
     elif system is None:
         raise BadInput(f"a {kind!r} event needs an encounter opened first")
-    else:
-        adapter = _adapter(system)
-        if kind not in event_types(system):
-            known = ", ".join(event_types(system))
-            raise BadInput(f"unknown event type {kind!r} for {system} (known: {known})")
+    model = _models(system).get(kind)
+    if model is None:
+        known = ", ".join(event_types(system))
+        raise BadInput(f"unknown event type {kind!r} for {system} (known: {known})")
     try:
-        event: Event = adapter.validate_json(json.dumps(dict(data)))
+        # JSON, not Python objects: strict JSON validation takes a list for a tuple field and
+        # still refuses "3" for a number or "yes" for a boolean.
+        event: Event = model.__pydantic_validator__.validate_json(json.dumps(dict(data)))
     except ValidationError as exc:
-        raise BadInput(describe(exc, f"{kind} event", tagged=True)) from exc
+        raise BadInput(describe(exc, f"{kind} event")) from exc
     return event
 
 
