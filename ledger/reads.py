@@ -17,6 +17,7 @@ from ledger.shell import (
     Encounter,
     Json,
     Source,
+    Without,
     app,
     emit_json,
     fail,
@@ -60,10 +61,7 @@ def register() -> None:
         at: Annotated[
             int | None, typer.Option("--at", help="The tracks right after this seq.")
         ] = None,
-        without: Annotated[
-            list[int] | None,
-            typer.Option("--without", help="As if this seq never happened; repeat."),
-        ] = None,
+        without: Without = None,
         json_: Json = False,
     ) -> None:
         """The tracks of every combatant (now, at a seq, or without some events)."""
@@ -86,10 +84,7 @@ def register() -> None:
         name: Source,
         start: Annotated[int | None, typer.Option("--from", help="First seq shown.")] = None,
         end: Annotated[int | None, typer.Option("--to", help="Last seq folded.")] = None,
-        without: Annotated[
-            list[int] | None,
-            typer.Option("--without", help="As if this seq never happened; repeat."),
-        ] = None,
+        without: Without = None,
         json_: Json = False,
     ) -> None:
         """Step through the encounter: each effective event and the tracks it changed."""

@@ -94,6 +94,9 @@ Expect = Annotated[
     typer.Option("--expect", help="The seq you last saw; a stale one is a conflict (exit 3)."),
 ]
 Encounter = Annotated[str, typer.Argument(help="The encounter's name.")]
+Without = Annotated[
+    list[int] | None, typer.Option("--without", help="As if this seq never happened; repeat.")
+]
 Source = Annotated[
     str, typer.Argument(help="The encounter's name, or a .jsonl file (read, nothing written).")
 ]
