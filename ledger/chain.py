@@ -124,9 +124,19 @@ def _row_problem(
         return f"seq {expected_seq} is missing (next stored is {seq})"
     if prev_hash != prev:
         return "prev_hash does not match the previous event's hash"
-    texts = (encounter, id, type, recorded_at, body, stored_hash)
-    if not all(isinstance(t, str) for t in texts):
-        return "a column holds a value that is not text"
+    texts = {
+        "encounter": encounter,
+        "id": id,
+        "type": type,
+        "recorded_at": recorded_at,
+        "body": body,
+        "hash": stored_hash,
+    }
+    for name, value in texts.items():
+        if value is None:
+            return f"{name} is missing"
+        if not isinstance(value, str):
+            return f"{name} is not text"
     try:
         parsed = json.loads(body)
         canonical = CANONICAL.encode(parsed)

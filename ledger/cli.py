@@ -149,7 +149,7 @@ def amend(
     seq: Annotated[int, typer.Argument(help="The seq of the event to correct.")],
     fields: Annotated[
         list[str] | None,
-        typer.Argument(help="KEY=VALUE fields to change; values parse as JSON (null clears)."),
+        typer.Argument(help="KEY=VALUE fields to change (JSON values; null removes a field)."),
     ] = None,
     reason: Annotated[str, typer.Option("--reason", help="Why the event is corrected.")] = "",
     strict: Strict = False,

@@ -19,7 +19,7 @@ from pydantic import BaseModel, SerializeAsAny
 
 from ledger import events, exchange
 from ledger.chain import ChainReport
-from ledger.errors import BadInput, UnknownName
+from ledger.errors import BadInput, BrokenChain, RuleRefused, UnknownName
 from ledger.rows import Head, now_utc
 from ledger.session import Folded, Session, fold_forward
 from ledger.store import Store
@@ -150,6 +150,8 @@ class Ledger:
         expect: int | None = None,
     ) -> Recorded:
         """Retract `seq` (default: the last effective event that is not a retraction)."""
+        if not reason.strip():
+            raise BadInput("undo needs a reason (the ledger keeps why a ruling changed)")
 
         def retraction(session: Session) -> events.Event:
             fields = {
@@ -192,13 +194,18 @@ class Ledger:
         """Correct the event at `seq`: retract it and record it again with `fields` changed, in
         one atomic write. The corrected event is recorded now, at the head (history is never
         rewritten), so it folds after everything recorded since."""
+        if not isinstance(fields, Mapping) or not fields:
+            raise BadInput("amend needs the fields to change, as a mapping (KEY=VALUE)")
         if "type" in fields:
             raise BadInput("amend keeps the event's type; undo it and record another instead")
+        if not reason.strip():
+            raise BadInput("amend needs a reason (the ledger keeps why a ruling changed)")
         with self.store.writing(encounter, expect) as writer:
             if writer.system is None:
                 self.store.require(encounter)
             session = Session(self._cache, writer).ready()
             before = session.state
+            assert before is not None  # the encounter exists (require above)
             original = next(iter(writer.records(seq - 1)), None) if seq >= 1 else None
             if original is None or original.seq != seq:
                 raise UnknownName(
@@ -210,21 +217,35 @@ class Ledger:
                     "(redo reverses an undo; house rules are fixed when the encounter opens)"
                 )
             if seq in session.gone:
-                raise BadInput(f"seq {seq} is retracted; redo it, or record the event anew")
-            data = {"type": original.type, **events.body_of(original.event), **fields}
+                raise BadInput(
+                    session.amended(seq)
+                    or f"seq {seq} is retracted; redo it, or record the event anew"
+                )
+            data = {"type": original.type, **merged(events.body_of(original.event), fields)}
             system = session.system()
+            data = dict(ruleset(str(system)).pin(before, seq, data))
             corrected = self._parse(data, system)
             if corrected == original.event:
                 # Re-recording it unchanged would only move it to the head.
                 changed = ", ".join(f"{k}={json.dumps(v)}" for k, v in fields.items())
                 raise BadInput(f"seq {seq} already has {changed}: nothing to amend")
             retraction = self._parse(
-                {"type": "event.retracted", "target": seq, "reason": reason}, system
+                {"type": "event.retracted", "target": seq, "reason": reason, "kind": "amend"},
+                system,
             )
             undone, found = session.admit(retraction, strict=strict)
-            redone, more = session.admit(corrected, strict=strict)
+            try:
+                redone, more = session.admit(corrected, strict=strict)
+            except RuleRefused:
+                raise
+            except BadInput as exc:
+                raise type(exc)(
+                    f"the corrected seq {seq} does not apply at the head: {exc} (a later event "
+                    "that resolves by order may have taken what it resolved: amend that one "
+                    "first, naming what it resolves)"
+                ) from exc
             after = session.state
-            assert before is not None and after is not None
+            assert after is not None
         self._remember(encounter, session)
         return Recorded(
             records=(undone, redone),
@@ -415,17 +436,23 @@ class Ledger:
         then judges events that may not be the ones the table recorded.
         """
         report = self.store.verify(encounter)
-        _, gone, retractions, rows = self._stream(encounter)
-        targets = {
-            r.event.target for r in retractions if isinstance(r.event, events.EventRetracted)
-        }
-        found = audit_rules.audit_stream(RULESETS, rows, gone, targets)
+        unread = ""
+        try:
+            _, gone, retractions, rows = self._stream(encounter)
+            targets = {
+                r.event.target for r in retractions if isinstance(r.event, events.EventRetracted)
+            }
+            found = audit_rules.audit_stream(RULESETS, rows, gone, targets)
+        except BrokenChain as exc:
+            if report.ok:
+                raise
+            found, unread = [], f"; no rule was checked, because {exc}"
         if report.bad_seq is not None:
             broken = error(
                 "chain-broken",
                 (report.bad_seq,),
                 f"the stored events do not verify at seq {report.bad_seq} ({report.problem}): "
-                "the file was changed after they were written; see `encounter verify`",
+                f"the file was changed after they were written; see `encounter verify`{unread}",
             )
             found.insert(0, broken)
         return found
@@ -444,6 +471,21 @@ class Ledger:
             set(self.store.stored_encounters()) | {h.encounter for h in self.encounters()}
         )
         return [self.store.verify(name) for name in names]
+
+
+def merged(body: Mapping[str, Any], changes: Mapping[str, Any]) -> dict[str, Any]:
+    """`body` with `changes` applied: a nested object changes only in the keys given
+    (`stats.level=3` keeps the other stats); null removes a key (`stats.level=null`)."""
+    out = dict(body)
+    for key, value in changes.items():
+        old = out.get(key)
+        if value is None:
+            out.pop(key, None)
+        elif isinstance(value, Mapping) and isinstance(old, Mapping):
+            out[key] = merged(old, value)
+        else:
+            out[key] = value
+    return out
 
 
 def _check_name(name: str, what: str) -> None:

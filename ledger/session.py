@@ -109,6 +109,23 @@ class Session:
             self.checkpoints,
         )
 
+    def amend_at(self, seq: int) -> events.EventRetracted | None:
+        """The retraction at `seq` when it is the first half of an amend."""
+        for r in self.retractions:
+            if r.seq == seq and isinstance(r.event, events.EventRetracted):
+                return r.event if r.event.kind == "amend" else None
+        return None
+
+    def amended(self, seq: int) -> str | None:
+        """When an amend in effect retracted `seq`: where its corrected copy is, as advice."""
+        by = retracted_by(self.retractions, seq, self.gone)
+        if by and self.amend_at(by) is not None:
+            return (
+                f"seq {seq} was amended (retracted at seq {by}; its corrected copy is seq "
+                f"{by + 1}): amend or undo seq {by + 1} instead"
+            )
+        return None
+
     def undo_target(self, seq: int | None) -> int:
         """What an undo retracts: `seq`, else the last effective event that is not a
         retraction (nor seq 1)."""
@@ -137,6 +154,11 @@ class Session:
             return undos[-1].seq
         if any(r.seq == seq for r in undos):
             return seq
+        amended = self.amended(seq) if seq in self.gone else None
+        if amended is not None or self.amend_at(seq) is not None:
+            raise BadInput(
+                amended or f"seq {seq} is the retraction half of an amend: amends are not redone"
+            )
         match = [
             r.seq
             for r in undos
@@ -206,7 +228,17 @@ class Session:
             )
         if target == 1:
             raise BadInput("seq 1 (encounter.opened) cannot be retracted")
+        amend = self.amend_at(target)
+        if amend is not None:
+            raise BadInput(
+                f"seq {target} is the retraction half of the amend of seq {amend.target} "
+                f"(its corrected copy is seq {target + 1}): undo seq {target + 1} to drop the "
+                "correction"
+            )
         if target in self.gone:
+            amended = self.amended(target)
+            if amended is not None:
+                raise BadInput(amended)
             by = retracted_by(self.retractions, target, self.gone)
             if any(r.seq == target for r in self.retractions):
                 raise BadInput(f"seq {target} is an undo that seq {by} already reversed")

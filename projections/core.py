@@ -157,7 +157,9 @@ class Ruleset:
     `start` builds the system's initial state from the common one; `join` validates stats and
     builds a combatant; `apply` folds the system's own events (and `roll.made`); `adjust` applies
     a GM override; `scene_end` applies scene-end recovery; `audit` yields the findings one event
-    raises, given the states before and after it.
+    raises, given the states before and after it. `pin` makes explicit what an event at a seq
+    resolved implicitly (by order), so that its corrected copy, recorded at the head by an
+    amend, resolves the same thing: it gets the state now and the event's fields.
     """
 
     key: str
@@ -168,6 +170,7 @@ class Ruleset:
     adjust: Callable[[State, int, events.TrackAdjusted], State]
     scene_end: Callable[[State, int], State]
     audit: Callable[[State, int, Any, State], Iterable[Finding]]
+    pin: Callable[[State, int, Mapping[str, Any]], Mapping[str, Any]] = lambda s, seq, f: f
 
 
 def pinned_rules(ruleset: Ruleset, overrides: Mapping[str, Any]) -> dict[str, Any]:

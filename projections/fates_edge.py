@@ -3,7 +3,8 @@
 A damaging hit converts its first 3 Harm through the armor column (after any ignored steps),
 subtracts the remaining Harm from Resilience (clearing Fatigue if any remains), adds the converted
 Fatigue, then checks overflow once. Resilience 0 ends a phase or defeats. Rolls count d10
-successes against the locked DV; each 1 gives the GM a Story Beat.
+successes against the locked DV; each 1 gives the GM a Story Beat. A stake's first effective roll
+stands: rolling it again changes nothing.
 """
 
 from __future__ import annotations
@@ -256,7 +257,13 @@ def successes(dice: tuple[int, ...]) -> int:
 
 
 def roll_made(state: FeState, seq: int, event: vocab.FERollMade) -> FeState:
-    """Count successes against the locked DV; each 1 adds an SB to the GM's pool."""
+    """Count successes against the locked DV; each 1 adds an SB to the GM's pool.
+
+    A stake's first effective roll stands: a later roll of it changes nothing (no SB, no entry
+    in `rolls`); the audit flags it as `stake-rolled-once`.
+    """
+    if event.stake in state.rolled:
+        return state
     lock = state.lock(event.stake)
     dv = lock.dv if lock is not None and lock.dv is not None else state.table.dv_default
     hits = successes(event.dice)
@@ -276,7 +283,7 @@ def roll_made(state: FeState, seq: int, event: vocab.FERollMade) -> FeState:
         dv=dv,
         effective_position=position,
     )
-    rolled = state.rolled if event.stake in state.rolled else {**state.rolled, event.stake: roll}
+    rolled = {**state.rolled, event.stake: roll}
     pools = {**state.pools, "sb": state.pools.get("sb", 0) + sb}
     state = state.model_copy(update={"pools": pools, "rolled": rolled})
     added = core.add_roll(state, roll)

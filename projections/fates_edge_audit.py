@@ -111,7 +111,8 @@ def rolled(state: FeState, seq: int, event: vocab.FERollMade) -> Iterator[Findin
         )
     first_roll = state.roll_of(event.stake)
     if first_roll is not None:
-        # The fold keeps the first roll (an undone one is not in the effective stream).
+        # The fold keeps the first roll and folds nothing of this one (no SB, no outcome); an
+        # undone first roll is not in the effective stream, so the next roll is the first.
         yield error(
             "stake-rolled-once",
             (first_roll.seq, seq),
@@ -179,7 +180,12 @@ def hit_on_adversary(state: FeState, seq: int, hit: vocab.HitResolved) -> Iterat
         )
     roll = state.roll_of(hit.stake)
     if roll is None or roll.outcome == "miss":
-        what = "was never rolled" if roll is None else f"missed at seq {roll.seq} ({_tally(roll)})"
+        # Not "never rolled": a roll may be recorded later (an amended roll goes to the head).
+        what = (
+            f"had no roll before seq {seq}"
+            if roll is None
+            else f"missed at seq {roll.seq} ({_tally(roll)})"
+        )
         yield error(
             "hit-without-success",
             _seqs(first, roll.seq if roll else None, seq),
@@ -272,7 +278,9 @@ def harm_on_player(
                 f"{stake!r} (seq {roll.seq}); harm follows a failed response",
             )
         else:
-            what = "was never rolled" if roll is None else f"succeeded at seq {roll.seq}"
+            what = (
+                f"had no roll before seq {seq}" if roll is None else f"succeeded at seq {roll.seq}"
+            )
             yield error(
                 "hit-without-success",
                 _seqs(first, roll.seq if roll else None, seq),

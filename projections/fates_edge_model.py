@@ -187,7 +187,8 @@ class FeState(core.State, frozen=True):
     table: Rules = Field(default_factory=Rules, exclude=True)
     #: stake -> Fatigue marked on its opposing adversary when the stakes were locked
     lock_fatigue: Mapping[str, int] = {}
-    #: stake -> its (first) roll, with the SB that roll generated (provenance of the pool)
+    #: stake -> the roll that resolved it (its first effective one; later ones are not folded),
+    #: with the SB that roll generated (provenance of the pool)
     rolled: Mapping[str, FERoll] = {}
     #: stake -> seq of the hit on an adversary / harm on a player that charged it
     hit_charged: Mapping[str, int] = {}

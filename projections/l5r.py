@@ -342,13 +342,19 @@ def audit(before: core.State, seq: int, event: Any, after: core.State) -> Iterat
                     f"{event.severity} with none pending from damage: recorded as a direct one",
                 )
             elif event.severity > resolving.severity:
+                # Resolving the wrong pending critical is the usual cause; naming it is the cure.
+                hint = (
+                    ""
+                    if event.damage is not None
+                    else " (name the damage it resolves with damage=SEQ)"
+                )
                 yield warning(
                     "critical-severity-raised",
                     (resolving.seq, seq),
                     f"seq {seq} resolves the critical strike from damage seq {resolving.seq} "
                     f"on {event.target!r} at severity {event.severity}, above the source's "
                     f"deadliness {resolving.severity}; severity is based on the damage source "
-                    "and a Fitness check lowers it (name the damage it resolves with damage=SEQ)",
+                    f"and a Fitness check lowers it{hint}",
                 )
         case vocab.VoidSpent():
             held = _character(before, event.target).void_points
@@ -363,6 +369,20 @@ def audit(before: core.State, seq: int, event: Any, after: core.State) -> Iterat
             return
 
 
+def pin(state: core.State, seq: int, fields: Mapping[str, Any]) -> Mapping[str, Any]:
+    """A `critical.resolved` that named no damage resolved the oldest pending critical strike:
+    its copy names that strike's damage seq, so it resolves the same one at the head."""
+    if fields.get("type") != "critical.resolved" or fields.get("damage") is not None:
+        return fields
+    target = state.combatants.get(str(fields.get("target")))
+    if not isinstance(target, Character):
+        return fields
+    crit = next((c for c in target.criticals if c.resolved == seq), None)
+    if crit is None or crit.seq == seq:  # not resolved by it, or a direct critical strike
+        return fields
+    return {**fields, "damage": crit.seq}
+
+
 RULESET = core.Ruleset(
     key="l5r",
     rules=Rules,
@@ -372,4 +392,5 @@ RULESET = core.Ruleset(
     adjust=adjust,
     scene_end=scene_end,
     audit=audit,
+    pin=pin,
 )

@@ -45,6 +45,10 @@ def changes(before: State | None, after: State) -> list[Change]:
                 continue
             if was.get(track) != value:
                 out.append(Change(combatant=name, track=track, before=was.get(track), after=value))
+        # Tracks the combatant no longer has (an amend that changed its side, say).
+        for track, value in was.items():
+            if track not in tracks:
+                out.append(Change(combatant=name, track=track, before=value, after=None))
     for name, gone in old.items():
         if name not in new:
             out.append(Change(combatant=name, track="status", before=gone.status, after=None))

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import ledger
-from ledger import Conflict, Ledger
+from ledger import Conflict, Ledger, events
 from ledger.errors import BadInput, RuleRefused
 
 
@@ -193,3 +193,102 @@ def test_history_lists_the_steps_that_changed_one_combatant(ledger: Ledger) -> N
     ]
     with pytest.raises(BadInput, match="combatant 'Nobody' is not in encounter 'ford'"):
         list(ledger.history("ford", "Nobody"))
+
+
+def test_amend_changes_only_the_nested_fields_it_names(ledger: Ledger) -> None:
+    ledger.open("ford", "ssss")
+    ledger.join("ford", "Bandit", "adversary", {"level": 2, "slots": {"1": 2, "2": 1}})
+    amended = ledger.amend("ford", 2, {"stats": {"level": 3}}, reason="a veteran")
+    joined = amended.records[1].event
+    assert isinstance(joined, events.CombatantJoined)
+    assert dict(joined.stats) == {"level": 3, "slots": {"1": 2, "2": 1}}
+
+
+def test_a_redo_never_brings_back_an_amended_event_beside_its_copy(ledger: Ledger) -> None:
+    ledger.open("ford", "ssss")
+    ledger.join("ford", "Bandit", "adversary", {"level": 2})
+    ledger.record("ford", {"type": "harm.inflicted", "target": "Bandit", "level": 1})
+    ledger.amend("ford", 3, {"level": 2}, reason="heavier")
+    with pytest.raises(BadInput, match="nothing to redo"):
+        ledger.redo("ford")
+    ledger.undo("ford", reason="no blow at all")  # drops the corrected copy (seq 5)
+    ledger.redo("ford")  # brings the copy back
+    with pytest.raises(BadInput, match="nothing to redo"):
+        ledger.redo("ford")
+    slots = ledger.tracks("ford").view()["combatants"]["Bandit"]["slots"]
+    assert slots == {"1": {"filled": 0, "capacity": 3}, "2": {"filled": 1, "capacity": 3}}
+
+
+@pytest.mark.parametrize(
+    ("fields", "reason", "message"),
+    [
+        ({}, "why", "amend needs the fields to change"),
+        ("level=2", "why", "amend needs the fields to change"),
+        ({"level": 2}, " ", "amend needs a reason"),
+    ],
+)
+def test_an_amend_without_fields_or_reason_is_bad_input(
+    ledger: Ledger, fields: object, reason: str, message: str
+) -> None:
+    ledger.open("ford", "ssss")
+    ledger.join("ford", "Bandit", "adversary", {"level": 2})
+    with pytest.raises(BadInput, match=message):
+        ledger.amend("ford", 2, fields, reason=reason)  # type: ignore[arg-type]
+    with pytest.raises(BadInput, match="undo needs a reason"):
+        ledger.undo("ford", reason="")
+
+
+def test_amending_a_critical_resolved_keeps_the_critical_strike_it_resolved(
+    ledger: Ledger,
+) -> None:
+    ledger.open("duel", "l5r")
+    rings = {"air": 2, "earth": 3, "fire": 2, "water": 2, "void": 2}
+    ledger.join("duel", "T", "player", {"rings": rings})
+    hit = {"type": "damage.dealt", "target": "T", "amount": 8, "deadliness": 5}
+    ledger.record("duel", {**hit, "voluntary_critical": True})  # seq 3: a crit at 5
+    ledger.record("duel", {**hit, "amount": 20, "deadliness": 3})  # seq 4: defended
+    ledger.record("duel", {**hit, "amount": 4, "deadliness": 7})  # seq 5: a crit at 7
+    resolved = {"type": "critical.resolved", "target": "T"}
+    ledger.record("duel", {**resolved, "severity": 2})  # seq 6 resolves @3
+    ledger.record("duel", {**resolved, "severity": 6})  # seq 7 resolves @5
+    # Without seq 6, seq 7 (which names no damage) resolves the oldest strike, @3, by order.
+    with pytest.raises(BadInput, match="the corrected seq 6 does not apply at the head"):
+        ledger.amend("duel", 6, {"severity": 4}, reason="one more Fitness success")
+    ledger.amend("duel", 7, {"damage": 5}, reason="name the strike it resolved")
+    amended = ledger.amend("duel", 6, {"severity": 4}, reason="one more Fitness success")
+    crits = amended.state.view()["combatants"]["T"]["criticals"]
+    assert [(c["seq"], c["severity"]) for c in crits] == [(3, 4), (5, 6)]
+    assert [f.rule for f in amended.findings] == ["ruling-reversed"]
+
+
+def test_amending_the_last_critical_resolved_resolves_the_same_strike(ledger: Ledger) -> None:
+    ledger.open("duel", "l5r")
+    rings = {"air": 2, "earth": 3, "fire": 2, "water": 2, "void": 2}
+    ledger.join("duel", "T", "player", {"rings": rings})
+    hit = {"type": "damage.dealt", "target": "T", "amount": 8, "deadliness": 5}
+    ledger.record("duel", {**hit, "voluntary_critical": True})  # seq 3: a crit at 5
+    ledger.record("duel", {**hit, "amount": 20, "deadliness": 3})  # seq 4: defended
+    ledger.record("duel", {**hit, "amount": 4, "deadliness": 7})  # seq 5: a crit at 7
+    ledger.record("duel", {"type": "critical.resolved", "target": "T", "severity": 2})
+    amended = ledger.amend("duel", 6, {"severity": 4}, reason="one more Fitness success")
+    resolved = amended.records[1].event
+    assert isinstance(resolved, events.l5r.CriticalResolved) and resolved.damage == 3
+    crits = amended.state.view()["combatants"]["T"]["criticals"]
+    assert [(c["seq"], c["severity"], c["resolved"]) for c in crits] == [
+        (3, 4, 8),
+        (5, 7, None),
+    ]
+
+
+def test_changes_name_the_tracks_a_combatant_no_longer_has(ledger: Ledger) -> None:
+    ledger.open("ford", "ssss")
+    ledger.join("ford", "Wren", "adversary", {"level": 1})
+    amended = ledger.amend("ford", 2, {"side": "player", "stats": {"level": None}}, reason="ally")
+    assert [(c.track, c.before, c.after) for c in amended.changes] == [
+        ("harm", None, []),
+        ("record", None, {}),
+        ("level", 1, None),
+        ("slots", {"1": {"filled": 0, "capacity": 3}}, None),
+        ("penalties", 0, None),
+        ("tags", [], None),
+    ]

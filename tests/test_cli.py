@@ -654,7 +654,15 @@ def test_amend_corrects_an_event_in_one_write_and_shows_what_changed(skirmish: P
         "Error: amend needs --reason TEXT (the ledger keeps why a ruling changed)\n"
     )
     assert run(skirmish, "amend", "ford", "4", "level=1", "--reason", "again")[2] == (
-        "Error: seq 4 is retracted; redo it, or record the event anew\n"
+        "Error: seq 4 was amended (retracted at seq 6; its corrected copy is seq 7): amend or "
+        "undo seq 7 instead\n"
+    )
+    assert run(skirmish, "redo", "ford", "6")[2] == (
+        "Error: seq 6 is the retraction half of an amend: amends are not redone\n"
+    )
+    assert run(skirmish, "undo", "ford", "6", "--reason", "x")[2] == (
+        "Error: seq 6 is the retraction half of the amend of seq 4 (its corrected copy is seq "
+        "7): undo seq 7 to drop the correction\n"
     )
 
 

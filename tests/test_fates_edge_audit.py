@@ -89,6 +89,28 @@ def test_a_hit_on_stakes_never_rolled_or_never_locked_is_flagged() -> None:
     assert found(hit(2, "zz")) == [("hit-without-success", (4,))]
 
 
+def test_a_hit_before_the_roll_says_the_stakes_had_no_roll_before_it() -> None:
+    # An amended roll: its corrected copy is recorded after the hit it should have preceded.
+    undo = {"type": "event.retracted", "target": 5, "reason": "amended: wrong dice"}
+    items = [attack("a", 2), roll("a", 2, 3), hit(2, "a"), undo, roll("a", 10, 9, 8)]
+    finding = only("hit-without-success", *items)
+    assert (finding.seq, finding.message) == (
+        (4, 6),
+        "hit 2 Harm on 'Silken Blade' at seq 6 for stakes 'a', which had no roll before seq 6; "
+        "a Miss makes no progress",
+    )
+
+
+def test_harm_before_the_roll_says_the_stakes_had_no_roll_before_it() -> None:
+    items = [*BANK, spend(1, "attack", stake="d"), defense("d"), suffer("d", 2), roll("d", 2)]
+    finding = only("hit-without-success", *items)
+    assert (finding.seq, finding.message) == (
+        (7, 8),
+        "harm 2 on 'Ash' at seq 8 for stakes 'd', which had no roll before seq 8; "
+        "harm follows a failed response",
+    )
+
+
 def test_harm_after_a_successful_action_is_flagged() -> None:
     items = [attack("a", 2, consequence_harm=2), roll("a", 10, 9), suffer("a", 2)]
     assert found(*items) == [("hit-without-success", (4, 5, 6))]
@@ -449,6 +471,25 @@ def test_a_second_roll_of_a_stake_is_flagged_and_the_first_roll_stands() -> None
         "seq 6 rolls stake 'a' again; it was rolled at seq 5 (0 successes vs DV 3: miss) and "
         "that roll stands: one roll resolves locked stakes",
     )
+
+
+def test_the_sb_of_a_second_roll_of_a_stake_are_not_in_the_pool() -> None:
+    items = [lock("a", dv=3), roll("a", 2, 3), roll("a", 1, 1, 1), spend(1, "complication")]
+    assert found(*items) == [("stake-rolled-once", (5, 6)), ("sb-overspent", (7,))]
+
+
+def test_a_second_roll_of_a_stake_is_flagged_once_whatever_outcome_it_claims() -> None:
+    items = [attack("a", 2), roll("a", 3, 1), roll("a", 10, 9, 8, outcome="miss")]
+    assert found(*items) == [("stake-rolled-once", (5, 6))]
+
+
+def test_each_further_roll_of_a_stake_is_flagged_against_the_first() -> None:
+    items = [attack("a", 2), roll("a", 3, 1), roll("a", 1, 1), roll("a", 10, 9, 8), hit(2, "a")]
+    assert found(*items) == [
+        ("stake-rolled-once", (5, 6)),
+        ("stake-rolled-once", (5, 7)),
+        ("hit-without-success", (4, 5, 8)),
+    ]
 
 
 def test_rolling_a_stake_again_after_its_roll_was_undone_keeps_the_rule() -> None:

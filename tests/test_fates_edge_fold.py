@@ -512,6 +512,37 @@ def test_a_retracted_roll_takes_its_sb_and_outcome_with_it() -> None:
     assert (tracks(items)["pools"], rolls(items)) == ({"sb": 0}, [])
 
 
+def test_a_second_roll_of_a_rolled_stake_adds_no_sb_and_no_roll() -> None:
+    items = fe(player(), adversary(), lock("a", dv=3), roll("a", 6, 1), roll("a", 1, 1, 1))
+    assert tracks(items)["pools"] == {"sb": 1}
+    assert [(r["seq"], r["sb"], r["outcome"]) for r in rolls(items)] == [(5, 1, "partial")]
+
+
+def test_a_second_roll_of_a_rolled_stake_changes_nothing_the_first_roll_fixed() -> None:
+    items = fe(
+        player(),
+        adversary(),
+        tired(1),
+        lock("a", position="desperate", dv=3),
+        roll("a", 2, 3),
+        tired(1),
+        roll("a", 10, 10, 1),
+    )
+    assert tracks(items) == tracks(items, without=[8])
+    state = fold(items)
+    assert isinstance(state, FeState)
+    first = state.roll_of("a")
+    assert first is not None
+    assert (first.seq, first.outcome, first.effective_position) == (6, "miss", "controlled")
+
+
+def test_after_the_first_roll_is_retracted_the_next_roll_of_the_stake_counts() -> None:
+    undo = {"type": "event.retracted", "target": 5, "reason": "the dice fell off the table"}
+    items = fe(player(), adversary(), lock("a"), roll("a", 1, 1), undo, roll("a", 1, 6))
+    assert tracks(items)["pools"] == {"sb": 1}
+    assert [(r["seq"], r["outcome"]) for r in rolls(items)] == [(7, "partial")]
+
+
 # Player side
 
 

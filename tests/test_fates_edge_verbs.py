@@ -197,6 +197,22 @@ def test_a_strict_second_roll_of_a_stake_is_refused_and_the_first_roll_stands(
     assert [r["outcome"] for r in json.loads(out)["rolls"]] == ["miss"]
 
 
+def test_a_second_roll_of_a_stake_is_flagged_and_changes_no_pool_or_roll(tmp_path: Path) -> None:
+    db = duel(tmp_path)
+    attack(db)
+    assert run(db, "roll", "duel", "cut", "--dice", "2,1")[0] == 0
+    code, out, _ = run(db, "roll", "duel", "cut", "--dice", "1,1,1")
+    assert (code, out) == (
+        0,
+        "Recorded seq 6: roll.made\n"
+        "error [stake-rolled-once] seq 5, 6: seq 6 rolls stake 'cut' again; it was rolled at seq 5 "
+        "(0 successes vs DV 3: miss) and that roll stands: one roll resolves locked stakes\n",
+    )
+    code, out, _ = run(db, "tracks", "duel", "--json")
+    view = json.loads(out)
+    assert (view["pools"], [r["seq"] for r in view["rolls"]]) == ({"sb": 1}, [5])
+
+
 def test_suffer_applies_the_player_procedure(tmp_path: Path) -> None:
     db = duel(tmp_path)
     lock = ["lock", "duel", "stab", "--actor", "Ash", "--against", "Silken Blade"]

@@ -158,6 +158,23 @@ def test_resolving_a_critical_above_its_deadliness_is_a_warning() -> None:
     ]
 
 
+def test_resolving_the_named_critical_above_its_deadliness_warns_without_the_damage_hint() -> None:
+    records = stream("l5r", *TWO_PENDING, crit(6, damage=5))
+    assert rules_hit(records) == [
+        ("defend-while-incapacitated", (4, 5)),
+        ("critical-severity-raised", (5, 6)),
+    ]
+    raised = [f for f in audit(records) if f.rule == "critical-severity-raised"]
+    assert [(f.severity, f.message) for f in raised] == [
+        (
+            "warning",
+            "seq 6 resolves the critical strike from damage seq 5 on 'Akodo' at severity 6, "
+            "above the source's deadliness 4; severity is based on the damage source and a "
+            "Fitness check lowers it",
+        )
+    ]
+
+
 def test_resolving_the_named_critical_at_or_below_its_deadliness_keeps_the_rule() -> None:
     records = stream("l5r", *TWO_PENDING, crit(4, damage=5), crit(3, damage=4))
     assert rules_hit(records) == [("defend-while-incapacitated", (4, 5))]

@@ -106,8 +106,7 @@ def test_record_resolves_the_critical_strike_of_the_damage_it_names(tmp_path: Pa
         "  Akodo criticals: @4: 6 (due), @5: 4 (due) -> @4: 6 (due), @5: 6 (resolved @6)\n"
         "warning [critical-severity-raised] seq 5, 6: seq 6 resolves the critical strike from "
         "damage seq 5 on 'Akodo' at severity 6, above the source's deadliness 4; severity is "
-        "based on the damage source and a Fitness check lowers it (name the damage it "
-        "resolves with damage=SEQ)\n"
+        "based on the damage source and a Fitness check lowers it\n"
     )
     code, out, err = run(db, *resolve.split(), "damage=3")
     assert (code, out) == (2, "")

@@ -308,3 +308,31 @@ def test_the_audit_reports_a_chain_broken_behind_the_triggers_first(
     assert [f.rule for f in rest] == ["slot-placement"]  # the edited harm, judged as stored
     assert (broken.rule, broken.severity, broken.seq) == ("chain-broken", "error", (4,))
     assert "do not verify at seq 4 (hash does not match the event's contents)" in broken.message
+
+
+def test_the_audit_of_a_body_edited_into_broken_json_is_chain_broken_alone(
+    ledger: Ledger, db: Path
+) -> None:
+    skirmish(ledger)
+    raw = sqlite3.connect(db)
+    raw.execute("DROP TRIGGER events_no_update")
+    raw.execute("UPDATE events SET body = '{not json' WHERE seq = 3")
+    raw.commit()
+    raw.close()
+    [broken] = ledger.audit("skirmish")
+    assert (broken.rule, broken.seq) == ("chain-broken", (3,))
+    assert broken.message.endswith(
+        "; no rule was checked, because encounter 'skirmish' seq 3: stored event is invalid: "
+        "body is not JSON: Expecting property name enclosed in double quotes"
+    )
+
+
+def test_verify_names_a_missing_hash(ledger: Ledger) -> None:
+    from ledger import exchange
+
+    skirmish(ledger)
+    lines = [json.loads(line) for line in ledger.export("skirmish")]
+    del lines[1]["hash"]
+    report = exchange.chain_of(lines)
+    assert report is not None
+    assert (report.bad_seq, report.problem) == (2, "hash is missing")

@@ -72,8 +72,9 @@ class EventRetracted(EventBase, frozen=True):
     target: Seq
     reason: Text
     #: Which command made it: `redo` looks for the last `undo` still in effect, so a second
-    #: redo finds nothing rather than undoing the first.
-    kind: Literal["undo", "redo"] = "undo"
+    #: redo finds nothing rather than undoing the first. An `amend` retraction is followed by
+    #: the corrected copy of its target: it is undone by undoing that copy, never redone alone.
+    kind: Literal["undo", "redo", "amend"] = "undo"
 
 
 class TrackAdjusted(EventBase, frozen=True):
