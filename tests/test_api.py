@@ -238,9 +238,8 @@ def test_an_amend_without_fields_or_reason_is_bad_input(
         ledger.undo("ford", reason="")
 
 
-def test_amending_a_critical_resolved_keeps_the_critical_strike_it_resolved(
-    ledger: Ledger,
-) -> None:
+def two_critical_strikes(ledger: Ledger) -> None:
+    """L5R `duel`: T takes a critical strike at seq 3 (at 5) and another at seq 5 (at 7)."""
     ledger.open("duel", "l5r")
     rings = {"air": 2, "earth": 3, "fire": 2, "water": 2, "void": 2}
     ledger.join("duel", "T", "player", {"rings": rings})
@@ -248,6 +247,12 @@ def test_amending_a_critical_resolved_keeps_the_critical_strike_it_resolved(
     ledger.record("duel", {**hit, "voluntary_critical": True})  # seq 3: a crit at 5
     ledger.record("duel", {**hit, "amount": 20, "deadliness": 3})  # seq 4: defended
     ledger.record("duel", {**hit, "amount": 4, "deadliness": 7})  # seq 5: a crit at 7
+
+
+def test_amending_a_critical_resolved_keeps_the_critical_strike_it_resolved(
+    ledger: Ledger,
+) -> None:
+    two_critical_strikes(ledger)
     resolved = {"type": "critical.resolved", "target": "T"}
     ledger.record("duel", {**resolved, "severity": 2})  # seq 6 resolves @3
     ledger.record("duel", {**resolved, "severity": 6})  # seq 7 resolves @5
@@ -262,13 +267,7 @@ def test_amending_a_critical_resolved_keeps_the_critical_strike_it_resolved(
 
 
 def test_amending_the_last_critical_resolved_resolves_the_same_strike(ledger: Ledger) -> None:
-    ledger.open("duel", "l5r")
-    rings = {"air": 2, "earth": 3, "fire": 2, "water": 2, "void": 2}
-    ledger.join("duel", "T", "player", {"rings": rings})
-    hit = {"type": "damage.dealt", "target": "T", "amount": 8, "deadliness": 5}
-    ledger.record("duel", {**hit, "voluntary_critical": True})  # seq 3: a crit at 5
-    ledger.record("duel", {**hit, "amount": 20, "deadliness": 3})  # seq 4: defended
-    ledger.record("duel", {**hit, "amount": 4, "deadliness": 7})  # seq 5: a crit at 7
+    two_critical_strikes(ledger)
     ledger.record("duel", {"type": "critical.resolved", "target": "T", "severity": 2})
     amended = ledger.amend("duel", 6, {"severity": 4}, reason="one more Fitness success")
     resolved = amended.records[1].event
