@@ -60,6 +60,12 @@ def join(state: core.State, seq: int, event: events.CombatantJoined) -> core.Com
         stats = vocab.AdversaryStats.model_validate_json(to_json(event.stats))
     except ValidationError as exc:
         raise BadInput(events.describe(exc, what)) from exc
+    if stats.resilience == 0:
+        # "At zero Resilience the adversary is defeated": it cannot join the fight that way.
+        raise BadInput(
+            f"{what}: resilience 0 is an adversary already defeated; give its starting "
+            "Resilience (or null, with a resolution, for a puzzle)"
+        )
     capacity = stats.capacity() if stats.fatigue_capacity is not None else None
     return Adversary(
         name=event.name,

@@ -121,6 +121,9 @@ class Adversary(core.Combatant, frozen=True):
                 f"fatigue {self.fatigue} is not below fatigue_capacity {cap} "
                 "(Fatigue overflows at capacity)"
             )
+        phases = 1 + len(self.stats.phases)
+        if self.phase > phases:
+            raise ValueError(f"phase {self.phase} is past its last phase ({phases})")
         return self
 
     @property

@@ -4,7 +4,9 @@ Harm comes off health first and spills into -momentum at 0 health; the Endure Ha
 action roll (die + stat + adds, capped, strictly beating each challenge die). A miss costs 1
 momentum at once; a later burn replaces the outcome with the momentum held at the roll and then
 sets momentum to the reset value, which absorbs that -1 (a burn needs positive momentum, so the
--1 never touched the floor). Debilities set max momentum and reset; the oracle sets tags.
+-1 never touched the floor), unless the roll is still a miss: then the -1 comes off the reset.
+Shake it off trades momentum for health only when the health can rise. Debilities set max
+momentum and reset; the oracle sets tags.
 """
 
 from __future__ import annotations
@@ -179,26 +181,39 @@ def burn(state: IronswornState, seq: int, event: vocab.MomentumBurned) -> core.S
     owed = dict(state.owed)
     if owed.get(c.name) is not None and (outcome != "miss" or owed[c.name] != made.seq):
         del owed[c.name]
-    c = c.model_copy(update={"momentum": c.momentum_reset})
+    c = settle(c.model_copy(update={"momentum": c.momentum_reset}), state.house)
+    if made.move == "endure_harm" and outcome == "miss":
+        c = shift_momentum(c, -1, state.house)  # still a miss: "also suffer -1 momentum"
     state = state.model_copy(
         update={"rolls": rolls, "owed": owed, "burns": {**state.burns, made.seq: seq}}
     )
-    return core.replace_combatant(state, settle(c, state.house))
+    return core.replace_combatant(state, c)
+
+
+def shake_it_off(c: Character, rules: Rules) -> Character:
+    """-1 momentum in exchange for +1 health; no exchange when the +1 health cannot happen."""
+    if "wounded" in c.debilities and rules.wounded_blocks_shake_it_off:
+        return c
+    if rules.strong_hit_text == "commentary":
+        return c.model_copy(update={"health": min(METER_MAX, c.health + 1)})
+    if c.health == 0:
+        return c  # "If your health is greater than 0"
+    if c.health == METER_MAX and rules.shake_it_off_at_max_health == "disallowed":
+        return c
+    # At full health a house rule that allows it lets the table pay for a wasted +1.
+    c = c.model_copy(update={"health": min(METER_MAX, c.health + 1)})
+    return shift_momentum(c, -1, rules)
 
 
 def choose(state: IronswornState, seq: int, event: vocab.ChoiceMade) -> core.State:
-    """Shake it off (-1 momentum, +1 health) or embrace the pain (+1 momentum)."""
+    """Shake it off (-1 momentum for +1 health, when allowed) or embrace the pain (+1)."""
     rules = state.house
     c = character(state, event.target)
     state = moved_on(state, c.name)
     if event.option == "embrace_the_pain":
         c = shift_momentum(c, 1, rules)
     else:
-        if rules.strong_hit_text == "move":
-            c = shift_momentum(c, -1, rules)
-        wounded = "wounded" in c.debilities and rules.wounded_blocks_shake_it_off
-        if not wounded:
-            c = c.model_copy(update={"health": min(METER_MAX, c.health + 1)})
+        c = shake_it_off(c, rules)
     on = state.last_roll.get(c.name)
     if on is not None:
         state = state.model_copy(

@@ -2,9 +2,10 @@
 
 Ids (DESIGN.md section 6): `harm-before-roll`, `endure-harm-stat`, `shake-it-off-allowed`,
 `miss-at-zero-health`, `momentum-burn-allowed`; added here: `recovery-blocked` (a meter raised
-while its debility is marked), `permanent-debility-cleared` (maimed or corrupted cleared), and
+while its debility is marked), `permanent-debility-cleared` (maimed or corrupted cleared),
 `debility-unchanged` (marking a debility already marked, or clearing one that is not: the fold
-leaves the sheet as it was, so the table's record and the ledger's may differ).
+leaves the sheet as it was, so the table's record and the ledger's may differ), and
+`oracle-not-owed` (the Endure Harm oracle rolled when no miss at 0 health called for it).
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from projections import ironsworn_model as model
 from projections.findings import Finding, error, info, warning
 
 PERMANENT = ("maimed", "corrupted")
+#: The fold makes no exchange that the text does not allow: momentum pays only for health.
+UNCHANGED = "(the ledger changes neither health nor momentum)"
 
 
 def audit(before: core.State, seq: int, event: Any, after: core.State) -> Iterator[Finding]:
@@ -29,6 +32,7 @@ def audit(before: core.State, seq: int, event: Any, after: core.State) -> Iterat
     yield from endure_harm_stat(before, seq, event)
     yield from shake_it_off_allowed(before, seq, event)
     yield from miss_at_zero_health(before, seq, event, after)
+    yield from oracle_not_owed(before, seq, event)
     yield from momentum_burn_allowed(before, seq, event, after)
     yield from meters(before, seq, event)
     yield from foe_gone(before, seq, event)
@@ -137,17 +141,25 @@ def shake_it_off_allowed(state: model.IronswornState, seq: int, event: Any) -> I
         yield error(
             "shake-it-off-allowed",
             (seq,),
-            f"shake it off at seq {seq}: {name!r} is wounded and cannot increase health",
+            f"shake it off at seq {seq}: {name!r} is wounded and cannot increase health "
+            f"{UNCHANGED}",
         )
     if rules.strong_hit_text == "move" and c.health == 0:
         yield error(
             "shake-it-off-allowed",
             (seq,),
-            f"shake it off at seq {seq}: {name!r} has 0 health; it needs health greater than 0",
+            f"shake it off at seq {seq}: {name!r} has 0 health; it needs health greater than 0 "
+            f"{UNCHANGED}",
         )
-    if c.health == model.METER_MAX and rules.shake_it_off_at_max_health != "allowed":
-        make = error if rules.shake_it_off_at_max_health == "disallowed" else warning
-        yield make(
+    if c.health == model.METER_MAX and rules.shake_it_off_at_max_health == "disallowed":
+        yield error(
+            "shake-it-off-allowed",
+            (seq,),
+            f"shake it off at seq {seq}: {name!r} is at full health {c.health}; "
+            f"these house rules refuse a wasted +1 health {UNCHANGED}",
+        )
+    elif c.health == model.METER_MAX and rules.shake_it_off_at_max_health != "allowed":
+        yield warning(
             "shake-it-off-allowed",
             (seq,),
             f"shake it off at seq {seq}: {name!r} is at full health {c.health}; "
@@ -208,6 +220,20 @@ def _options(debilities: tuple[str, ...]) -> str:
     if not free:
         return "roll the Endure Harm oracle (wounded and maimed are both marked)"
     return f"mark {' or '.join(free)} or roll the Endure Harm oracle"
+
+
+def oracle_not_owed(state: model.IronswornState, seq: int, event: Any) -> Iterator[Finding]:
+    """The oracle follows an Endure Harm miss at 0 health, or a reeling character's exertion."""
+    if not isinstance(event, vocab.OracleRolled) or event.target in state.owed:
+        return
+    if "reeling" in model.character(state, event.target).conditions:
+        return  # "If you engage in any vigorous activity ... roll on this table again"
+    yield warning(
+        "oracle-not-owed",
+        (seq,),
+        f"seq {seq} rolls the Endure Harm oracle for {event.target!r}, who owes no roll on it "
+        "(it follows an Endure Harm miss at 0 health); the ledger keeps its tag",
+    )
 
 
 def momentum_burn_allowed(

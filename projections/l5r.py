@@ -14,7 +14,7 @@ import math
 from collections.abc import Iterator, Mapping
 from typing import Annotated, Any, Literal, NamedTuple
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field, ValidationError, model_validator
 
 from ledger import events
 from ledger.errors import BadInput
@@ -58,6 +58,17 @@ class Character(core.Combatant, frozen=True):
     criticals: tuple[Critical, ...] = ()
     resistance: vocab.Resistance = vocab.Resistance()
     rings: vocab.Rings
+
+    @model_validator(mode="after")
+    def _void_within_ring(self) -> Character:
+        # The fold keeps Void points within the ring (it copies without validating); this
+        # refuses a GM override (track.adjusted) past it.
+        if self.void_points > self.rings.void:
+            raise ValueError(
+                f"void_points {self.void_points} is more than the Void ring {self.rings.void} "
+                "allows"
+            )
+        return self
 
     def pending(self) -> tuple[Critical, ...]:
         """Critical strikes not yet resolved, oldest first."""

@@ -294,6 +294,16 @@ def adjust(state: core.State, seq: int, event: events.TrackAdjusted) -> core.Sta
     """A GM override; new slots recount the penalties."""
     state = core.adjust_track(state, seq, event)
     target = state.combatants[event.target]
+    if isinstance(target, Enemy) and event.track in ("slots", "level"):
+        # As at joining: a maximum of 3 Harm slots at each Level, up to the enemy's level.
+        most = vocab.max_slots(target.level, _rules(state).max_per_tier)
+        for tier, slot in target.slots.items():
+            allowed = most.get(int(tier), 0)
+            if slot.capacity > allowed:
+                raise BadInput(
+                    f"track {event.track!r} of {event.target!r}: level {target.level} allows "
+                    f"{allowed} slot(s) at tier {tier}, not {slot.capacity}"
+                )
     if isinstance(target, Enemy) and event.track == "slots":
         penalties = _penalties(target.slots, _rules(state))
         state = core.replace_combatant(state, target.model_copy(update={"penalties": penalties}))

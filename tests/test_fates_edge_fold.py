@@ -417,6 +417,23 @@ def test_a_gm_override_of_a_players_fatigue_to_body_or_above_is_refused() -> Non
     assert track(fe(player(), adversary(), override("fatigue", 2, "Ash")), "Ash")["fatigue"] == 2
 
 
+def test_an_adversary_cannot_join_already_at_zero_resilience() -> None:
+    message = refused(fe(player(), adversary(resilience=0)))
+    assert message == (
+        "stats of 'Silken Blade': resilience 0 is an adversary already defeated; give its "
+        "starting Resilience (or null, with a resolution, for a puzzle)"
+    )
+
+
+def test_a_gm_override_cannot_set_a_phase_past_the_last() -> None:
+    message = refused(fe(player(), adversary(phases=[4]), override("phase", 3)))
+    assert (
+        message
+        == "track 'phase' of 'Silken Blade': value error, phase 3 is past its last phase (2)"
+    )
+    assert track(fe(player(), adversary(phases=[4]), override("phase", 2)))["phase"] == 2
+
+
 def test_gm_overrides_that_keep_fatigue_below_capacity_are_applied() -> None:
     items = fe(player(), adversary(), override("fatigue", 2), override("fatigue_capacity", 5))
     assert (track(items)["fatigue"], track(items)["fatigue_capacity"]) == (2, 5)

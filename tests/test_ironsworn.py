@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from ledger.errors import BadInput
 from projections import core, ironsworn_model
 from projections.registry import RULESETS
-from tests.streams import fold, stream, tracks
+from tests.streams import fold, rules_hit, stream, tracks
 
 Event = dict[str, Any]
 
@@ -213,10 +213,30 @@ def test_the_commentary_strong_hit_regains_health_at_no_cost() -> None:
     assert (got["health"], got["momentum"]) == (4, 2)
 
 
-def test_shake_it_off_while_wounded_raises_no_health_but_costs_the_momentum() -> None:
+def test_shake_it_off_at_zero_health_changes_neither_health_nor_momentum() -> None:
+    # "If your health is greater than 0": at 0 the exchange does not happen, and is flagged.
+    items = (kira(iron=3, health=1, momentum=4), harm(amount=1), roll(6, (1, 2)))
+    got = sheet(*items, choice("shake_it_off"))
+    assert (got["health"], got["momentum"]) == (0, 4)
+    assert rules_hit(stream("ironsworn", *items, choice("shake_it_off"))) == [
+        ("shake-it-off-allowed", (5,))
+    ]
+
+
+def test_shake_it_off_while_wounded_changes_neither_health_nor_momentum() -> None:
+    # Wounded blocks the +1 health, and the -1 momentum is only paid in exchange for it.
     items = (kira(iron=3, debilities=["wounded"]), harm(), roll(5, (2, 4)), choice("shake_it_off"))
     got = sheet(*items)
-    assert (got["health"], got["momentum"]) == (3, 1)
+    assert (got["health"], got["momentum"]) == (3, 2)
+    assert rules_hit(stream("ironsworn", *items)) == [("shake-it-off-allowed", (5,))]
+
+
+def test_shake_it_off_at_full_health_pays_the_momentum_unless_the_house_rule_disallows_it() -> None:
+    items = (kira(), harm(amount=0), roll(5, (2, 4), stat="health"), choice("shake_it_off"))
+    got = sheet(*items)
+    assert (got["health"], got["momentum"]) == (5, 1)
+    refused = sheet(*items, rules={"shake_it_off_at_max_health": "disallowed"})
+    assert (refused["health"], refused["momentum"]) == (5, 2)
 
 
 def test_shake_it_off_while_wounded_heals_when_the_house_rule_allows_it() -> None:
@@ -359,8 +379,35 @@ def test_retracting_a_burn_brings_back_the_miss_and_its_cost() -> None:
     assert sheet(*items)["momentum"] == 4
 
 
-def test_a_burn_that_cancels_nothing_still_resets_momentum() -> None:
-    items = (kira(iron=1, momentum=3), harm(), roll(1, (5, 9)), burn(4))
+def test_a_burn_that_leaves_an_endure_harm_miss_resets_momentum_then_costs_one() -> None:
+    # Held 3 at the roll: neither 6 nor 9 is below it, so it stays a miss and still costs 1.
+    items = (kira(iron=1, momentum=3), harm(amount=1), roll(1, (6, 9), stat="health"), burn(4))
+    assert last_roll(*items)["outcome"] == "miss"
+    assert sheet(*items)["momentum"] == 1
+    assert rules_hit(stream("ironsworn", *items)) == [("momentum-burn-allowed", (4, 5))]
+
+
+def test_a_burn_that_leaves_a_miss_with_a_reset_of_zero_takes_momentum_below_zero() -> None:
+    marked = ["wounded", "shaken"]
+    items = (kira(iron=1, momentum=3, debilities=marked), harm(), roll(1, (5, 9)), burn(4))
+    assert sheet(*items)["momentum"] == -1
+
+
+def test_a_burn_that_leaves_a_miss_past_minus_six_owes_a_setback() -> None:
+    reset = {
+        "type": "track.adjusted",
+        "target": "Kira",
+        "track": "momentum_reset",
+        "value": -6,
+        "reason": "a cursed asset",
+    }
+    items = (kira(iron=1, momentum=3), reset, harm(), roll(1, (5, 9)), burn(5))
+    got = sheet(*items)
+    assert (got["momentum"], got["conditions"]) == (-6, ["face_a_setback"])
+
+
+def test_a_burn_that_leaves_another_moves_miss_only_resets_momentum() -> None:
+    items = (kira(iron=1, momentum=3), roll(1, (5, 9), move="strike"), burn(3))
     assert last_roll(*items)["outcome"] == "miss"
     assert sheet(*items)["momentum"] == 2
 

@@ -227,6 +227,39 @@ def test_a_burn_that_turns_the_miss_into_a_hit_owes_nothing() -> None:
     assert hits(*items, harm(), roll(3, (1, 2))) == []
 
 
+# oracle-not-owed
+
+
+def test_an_oracle_roll_nothing_called_for_is_warned_and_its_tag_kept() -> None:
+    items = (kira(iron=3), harm(), roll(5, (2, 4)), oracle(42))
+    assert hits(*items) == [("oracle-not-owed", (5,))]
+    assert tracks(stream("ironsworn", *items))["combatants"]["Kira"]["conditions"] == ["reeling"]
+
+
+def test_an_oracle_roll_after_a_miss_with_health_left_is_warned() -> None:
+    items = (kira(iron=1), harm(), roll(1, (5, 9), stat="health"))
+    assert hits(*items, oracle(77)) == [("oracle-not-owed", (5,))]
+
+
+def test_an_oracle_roll_after_a_debility_settled_the_miss_is_warned() -> None:
+    assert hits(*zero_miss(), debility("wounded"), oracle(77)) == [("oracle-not-owed", (6,))]
+
+
+def test_an_oracle_roll_after_a_burn_turned_the_miss_into_a_hit_is_warned() -> None:
+    items = (kira(iron=1, health=1, momentum=7), harm(), roll(1, (3, 9)), burn(4))
+    assert hits(*items, oracle(77)) == [("oracle-not-owed", (6,))]
+
+
+def test_an_oracle_roll_after_a_burn_that_left_the_miss_at_zero_health_is_clean() -> None:
+    items = (kira(iron=1, health=1, momentum=3), harm(), roll(1, (5, 9)), burn(4))
+    assert hits(*items, oracle(77)) == [("momentum-burn-allowed", (4, 5))]
+
+
+def test_rolling_the_oracle_again_while_reeling_is_clean() -> None:
+    # "If you engage in any vigorous activity ... roll on this table again."
+    assert hits(*zero_miss(), oracle(42), oracle(15)) == []
+
+
 # momentum-burn-allowed
 
 #: Health 3 after the harm, +health and a 1 make 4: a miss that a 6 or more turns into a weak hit.

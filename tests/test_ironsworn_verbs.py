@@ -147,9 +147,23 @@ def test_an_out_of_range_die_is_bad_input(ambush: Path) -> None:
     assert "action_die" in err
 
 
-def test_the_oracle_sets_its_condition(ambush: Path) -> None:
+def test_the_oracle_after_a_miss_at_zero_health_sets_its_condition(ambush: Path) -> None:
+    ok(ambush, "endure-harm", "ambush", "Kira", "--amount", "5")
+    miss = ("--stat", "iron", "--die", "1", "--challenge", "5,9")  # health 0: a miss owes
+    ok(ambush, "action-roll", "ambush", "Kira", *miss)
     out = ok(ambush, "oracle", "ambush", "Kira", "--roll", "15")
-    assert out == "Recorded seq 4: oracle.rolled\n  Kira conditions: - -> dying\n"
+    assert out == "Recorded seq 6: oracle.rolled\n  Kira conditions: - -> dying\n"
+
+
+def test_an_oracle_nothing_called_for_sets_its_condition_and_is_warned(ambush: Path) -> None:
+    out = ok(ambush, "oracle", "ambush", "Kira", "--roll", "15")
+    assert out == (
+        "Recorded seq 4: oracle.rolled\n"
+        "  Kira conditions: - -> dying\n"
+        "warning [oracle-not-owed] seq 4: seq 4 rolls the Endure Harm oracle for 'Kira', "
+        "who owes no roll on it (it follows an Endure Harm miss at 0 health); "
+        "the ledger keeps its tag\n"
+    )
 
 
 def test_the_oracle_rolls_a_d100_when_none_is_given(ambush: Path) -> None:

@@ -363,6 +363,21 @@ def test_a_gm_override_of_fatigue_re_evaluates_incapacitated() -> None:
     assert of(stream("l5r", joined(), adjusted))["incapacitated"] is True
 
 
+def test_a_gm_override_cannot_give_more_void_points_than_the_void_ring() -> None:
+    adjusted = {
+        "type": "track.adjusted",
+        "target": "Akodo",
+        "track": "void_points",
+        "value": 9,
+        "reason": "blessing",
+    }
+    [skipped] = fold(stream("l5r", joined(), adjusted)).skipped
+    assert skipped.reason == (
+        "track 'void_points' of 'Akodo': value error, void_points 9 is more than the Void "
+        "ring 3 allows"
+    )
+
+
 def test_a_lower_endurance_re_evaluates_incapacitated() -> None:
     adjusted = {
         "type": "track.adjusted",

@@ -304,6 +304,30 @@ def test_a_gm_override_of_the_slots_recounts_the_penalties() -> None:
     assert of(records)["penalties"] == 2
 
 
+@pytest.mark.parametrize(
+    ("track", "value", "message"),
+    [
+        (
+            "slots",
+            {"1": {"filled": 0, "capacity": 3}, "5": {"filled": 0, "capacity": 9}},
+            "track 'slots' of 'Foe': level 2 allows 0 slot(s) at tier 5, not 9",
+        ),
+        (
+            "slots",
+            {"1": {"filled": 3, "capacity": 2}},
+            "track 'slots' of 'Foe' field 'slots.1': value error, 3 filled slots exceed the "
+            'tier\'s 2 (got {"filled": 3, "capacity": 2})',
+        ),
+        ("level", 1, "track 'level' of 'Foe': level 1 allows 0 slot(s) at tier 2, not 3"),
+    ],
+)
+def test_a_gm_override_cannot_give_an_enemy_slots_its_level_does_not_allow(
+    track: str, value: object, message: str
+) -> None:
+    adjusted = {"type": "track.adjusted", "target": "Foe", "track": track, "value": value}
+    assert refusal(enemy(2), {**adjusted, "reason": "ruling"}) == message
+
+
 # Player harm and Grit.
 
 
