@@ -221,14 +221,14 @@ class Ledger:
                     session.amended(seq)
                     or f"seq {seq} is retracted; redo it, or record the event anew"
                 )
-            data = {"type": original.type, **merged(events.body_of(original.event), fields)}
-            system = session.system()
-            data = dict(ruleset(str(system)).pin(before, seq, data))
-            corrected = self._parse(data, system)
-            if corrected == original.event:
+            body = events.body_of(original.event)
+            if merged(body, fields) == body:
                 # Re-recording it unchanged would only move it to the head.
                 changed = ", ".join(f"{k}={json.dumps(v)}" for k, v in fields.items())
                 raise BadInput(f"seq {seq} already has {changed}: nothing to amend")
+            system = session.system()
+            data = {"type": original.type, **merged(body, fields)}
+            corrected = self._parse(dict(ruleset(str(system)).pin(before, seq, data)), system)
             retraction = self._parse(
                 {"type": "event.retracted", "target": seq, "reason": reason, "kind": "amend"},
                 system,

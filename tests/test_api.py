@@ -291,3 +291,12 @@ def test_changes_name_the_tracks_a_combatant_no_longer_has(ledger: Ledger) -> No
         ("penalties", 0, None),
         ("tags", [], None),
     ]
+
+
+def test_an_amend_to_the_values_it_has_is_refused_even_where_the_copy_is_pinned(
+    ledger: Ledger,
+) -> None:
+    two_critical_strikes(ledger)
+    ledger.record("duel", {"type": "critical.resolved", "target": "T", "severity": 2})
+    with pytest.raises(BadInput, match="seq 6 already has severity=2: nothing to amend"):
+        ledger.amend("duel", 6, {"severity": 2}, reason="same")
