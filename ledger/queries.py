@@ -1,0 +1,163 @@
+"""The read side of a ledger file: tracks, replay, history, audit, export and verify.
+
+Reads stream the stored rows through one fold: a long encounter is never held as a list.
+`ledger.service.Ledger` adds the writes.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator, Sequence
+
+from ledger import events
+from ledger.chain import ChainReport
+from ledger.errors import BadInput, BrokenChain, UnknownName
+from ledger.rows import Head
+from ledger.session import Folded, fold_forward
+from ledger.store import Store
+from projections import audit as audit_rules
+from projections import core, steps
+from projections.findings import Finding, error
+from projections.registry import RULESETS
+
+
+class Queries:
+    """What a ledger answers without writing (the base of `ledger.service.Ledger`)."""
+
+    store: Store
+    _cache: dict[str, Folded]
+
+    def encounters(self) -> list[Head]:
+        """Every encounter in the file."""
+        return self.store.encounters()
+
+    def records(self, encounter: str) -> list[events.Recorded]:
+        """The encounter's whole stream, retractions and retracted events included."""
+        return self.store.records(encounter)
+
+    def _stream(
+        self, encounter: str, at: int | None = None, without: Iterable[int] = ()
+    ) -> tuple[Head, frozenset[int], list[events.Recorded], Iterator[events.Recorded]]:
+        """The head, the seqs that do not count, the retractions, and the rows up to `at`."""
+        head = self.store.require(encounter)
+        top = head.seq if at is None else at
+        retractions = self.store.retractions(encounter, head.system, top)
+        gone = core.excluded(retractions, without)
+        return head, gone, retractions, self.store.load_rows(encounter, head.system, 0, top)
+
+    def tracks(
+        self, encounter: str, at: int | None = None, without: Iterable[int] = ()
+    ) -> core.State:
+        """The tracks now, at a past seq, or as they would be without some events."""
+        without = list(without)
+        head = self.store.require(encounter)
+        _check_seqs(head.seq, [at] if at is not None else [], "--at")
+        _check_seqs(head.seq, without, "--without")
+        if 1 in without:
+            raise BadInput("--without 1: encounter.opened cannot be left out")
+        cached = self._cache.get(encounter)
+        if (
+            at is None
+            and not without
+            and cached is not None
+            and cached.state is not None
+            and (cached.seq, cached.hash) == (head.seq, head.hash)
+        ):
+            return cached.state
+        _, gone, _, rows = self._stream(encounter, at, without)
+        state = fold_forward(rows, gone, None)
+        if state is None:
+            raise BadInput("the stream has no encounter.opened")
+        # The seq the tracks are at (the head, or --at), even when the events left out with
+        # --without come last: it is the seq a writer passes to --expect.
+        top = head.seq if at is None else at
+        return state if state.seq == top else state.model_copy(update={"seq": top})
+
+    def replay(
+        self,
+        encounter: str,
+        start: int | None = None,
+        end: int | None = None,
+        without: Iterable[int] = (),
+    ) -> Iterator[steps.Step]:
+        """One step per effective event, with the tracks after it (as if `without` never
+        happened: events that then no longer apply are steps that say so)."""
+        without = list(without)
+        head = self.store.require(encounter)
+        _check_seqs(head.seq, [start] if start is not None else [], "--from")
+        _check_seqs(head.seq, [end] if end is not None else [], "--to")
+        _check_seqs(head.seq, without, "--without")
+        if 1 in without:
+            raise BadInput("--without 1: encounter.opened cannot be left out")
+        if start is not None and end is not None and start > end:
+            raise BadInput(f"--from {start} is after --to {end}")
+        _, gone, _, rows = self._stream(encounter, None, without)
+        return steps.replay_stream(RULESETS, rows, gone, start, end)
+
+    def history(
+        self, encounter: str, combatant: str, track: str | None = None
+    ) -> Iterator[steps.Step]:
+        """The replay steps that changed one combatant (or one of its tracks), each with only
+        those changes: "what happened to the ogre's Fatigue?"."""
+        known = self.tracks(encounter).combatant(combatant)
+        if track is not None and track not in known.view():
+            tracks = ", ".join(k for k in known.view() if k != "side")
+            raise UnknownName(f"{combatant!r} has no track {track!r} (tracks: {tracks})")
+        for step in self.replay(encounter):
+            mine = tuple(
+                c
+                for c in step.changes
+                if c.combatant == combatant and (track is None or c.track == track)
+            )
+            if mine:
+                yield step.model_copy(update={"changes": mine})
+
+    def audit(self, encounter: str) -> list[Finding]:
+        """Every finding of the encounter, in seq order (the audit driver, streaming).
+
+        A chain that does not verify (the file was edited or damaged after the events were
+        written) comes first, as `chain-broken` at the first bad seq: the rest of the audit
+        then judges events that may not be the ones the table recorded.
+        """
+        report = self.store.verify(encounter)
+        unread = ""
+        try:
+            _, gone, retractions, rows = self._stream(encounter)
+            targets = {
+                r.event.target for r in retractions if isinstance(r.event, events.EventRetracted)
+            }
+            found = audit_rules.audit_stream(RULESETS, rows, gone, targets)
+        except BrokenChain as exc:
+            if report.ok:
+                raise
+            found, unread = [], f"; no rule was checked, because {exc}"
+        if report.bad_seq is not None:
+            broken = error(
+                "chain-broken",
+                (report.bad_seq,),
+                f"the stored events do not verify at seq {report.bad_seq} ({report.problem}): "
+                f"the file was changed after they were written; see `encounter verify`{unread}",
+            )
+            found.insert(0, broken)
+        return found
+
+    def export(self, encounter: str) -> Iterator[str]:
+        """The encounter as JSON Lines (one event a line, envelope included)."""
+        for record in self.store.iter_records(encounter):
+            yield json.dumps(record.exchange(), ensure_ascii=False)
+
+    def verify(self, encounter: str | None = None) -> list[ChainReport]:
+        """Recompute the hash chain of one encounter, or of every encounter in the file."""
+        if encounter is not None:
+            self.store.require(encounter)
+            return [self.store.verify(encounter)]
+        names = sorted(
+            set(self.store.stored_encounters()) | {h.encounter for h in self.encounters()}
+        )
+        return [self.store.verify(name) for name in names]
+
+
+def _check_seqs(top: int, seqs: Sequence[int], option: str) -> None:
+    for seq in seqs:
+        if not 1 <= seq <= top:
+            raise UnknownName(f"{option} {seq}: the encounter has seqs 1-{top}")
