@@ -46,12 +46,15 @@ def new(
     rules: Annotated[
         Path | None, typer.Option("--rules", help="A JSON file of house-rule overrides.")
     ] = None,
+    expect: Expect = None,
     json_: Json = False,
 ) -> None:
     """Open a new encounter, pinning its house rules."""
     overrides = read_json_object(rules, "--rules") if rules else {}
     with opened(ctx) as ledger:
-        result = ledger.open(name, system.value, title=title, rules=overrides)
+        result = guard(
+            lambda: ledger.open(name, system.value, title=title, rules=overrides, expect=expect)
+        )
     if json_:
         emit_recorded(result)
     typer.echo(f"Opened {name!r} ({system.value}) at seq {result.seq}.")

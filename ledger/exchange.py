@@ -58,10 +58,19 @@ def chain_of(items: Iterable[Mapping[str, Any]], source: str = "input") -> Chain
     items = list(items)
     if not any("hash" in item for item in items):
         return None
-    encounter = str(items[0].get("encounter", "")) if items else ""
+    names = list(dict.fromkeys(str(item.get("encounter", "")) for item in items))
+    if len(names) > 1:
+        raise BadInput(
+            f"{source} holds several encounters ({', '.join(names)}); read them one at a time"
+        )
+    encounter = names[0] if names else ""
     rows = []
     for number, item in enumerate(items, start=1):
-        body = {k: v for k, v in item.items() if k != "type" and k not in events.ENVELOPE_KEYS}
+        body = {
+            k: v
+            for k, v in item.items()
+            if k != "type" and k not in events.ENVELOPE_KEYS and k not in events.ANNOTATION_KEYS
+        }
         try:
             text = chain.CANONICAL.encode(body)
         except ValueError as exc:
@@ -103,6 +112,8 @@ def admit_line(
 ) -> int:
     """Admit one imported line: 1 when appended, 0 when it was already stored."""
     envelope: dict[str, Any] = {k: item.pop(k) for k in events.ENVELOPE_KEYS if k in item}
+    for key in events.ANNOTATION_KEYS:
+        item.pop(key, None)
     if new_ids:
         for key in ("id", "seq", "hash", "prev_hash"):
             envelope.pop(key, None)

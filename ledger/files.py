@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from ledger import exchange
 from ledger.chain import ChainReport
@@ -33,10 +34,15 @@ def load(path: str | Path) -> tuple[Ledger, str]:
     return ledger, result.encounter
 
 
-def verify_file(path: str | Path) -> ChainReport:
-    """Recompute the hash chain of an exported JSON Lines file (nothing is written)."""
+def verify_file(path: str | Path) -> list[ChainReport]:
+    """Recompute the hash chain of each encounter in an exported JSON Lines file (nothing is
+    written)."""
     file = Path(path)
-    report = exchange.chain_of(exchange.parse_lines(_read(file).splitlines(), str(file)), str(file))
-    if report is None:
+    items = exchange.parse_lines(_read(file).splitlines(), str(file))
+    by_encounter: dict[str, list[dict[str, Any]]] = {}
+    for item in items:
+        by_encounter.setdefault(str(item.get("encounter", "")), []).append(item)
+    reports = [exchange.chain_of(lines, str(file)) for lines in by_encounter.values()]
+    if not reports or any(r is None for r in reports):
         raise BadInput(f"{file} carries no hashes to verify (export a ledger to get them)")
-    return report
+    return [r for r in reports if r is not None]

@@ -49,7 +49,7 @@ class Queries:
         self, encounter: str, at: int | None = None, without: Iterable[int] = ()
     ) -> core.State:
         """The tracks now, at a past seq, or as they would be without some events."""
-        without = list(without)
+        without = _seqs(without, "--without")
         head = self.store.require(encounter)
         _check_seqs(head.seq, [at] if at is not None else [], "--at")
         _check_seqs(head.seq, without, "--without")
@@ -63,7 +63,7 @@ class Queries:
             and cached.state is not None
             and (cached.seq, cached.hash) == (head.seq, head.hash)
         ):
-            return cached.state
+            return core.detached(cached.state)
         _, gone, _, rows = self._stream(encounter, at, without)
         state = fold_forward(rows, gone, None)
         if state is None:
@@ -82,7 +82,7 @@ class Queries:
     ) -> Iterator[steps.Step]:
         """One step per effective event, with the tracks after it (as if `without` never
         happened: events that then no longer apply are steps that say so)."""
-        without = list(without)
+        without = _seqs(without, "--without")
         head = self.store.require(encounter)
         _check_seqs(head.seq, [start] if start is not None else [], "--from")
         _check_seqs(head.seq, [end] if end is not None else [], "--to")
@@ -157,7 +157,15 @@ class Queries:
         return [self.store.verify(name) for name in names]
 
 
+def _seqs(values: Iterable[int], option: str) -> list[int]:
+    if isinstance(values, str | bytes) or not isinstance(values, Iterable):
+        raise BadInput(f"{option} takes a list of seqs, not {values!r}")
+    return list(values)
+
+
 def _check_seqs(top: int, seqs: Sequence[int], option: str) -> None:
     for seq in seqs:
+        if not isinstance(seq, int) or isinstance(seq, bool):
+            raise BadInput(f"{option} takes seqs (whole numbers), not {seq!r}")
         if not 1 <= seq <= top:
             raise UnknownName(f"{option} {seq}: the encounter has seqs 1-{top}")

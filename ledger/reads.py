@@ -214,7 +214,7 @@ def register() -> None:
         """Recompute the hash chains; exit 1 when one is broken."""
         if name is not None and names_a_file(name):
             file = name
-            reports = [guard(lambda: files.verify_file(file))]
+            reports = guard(lambda: files.verify_file(file))
         else:
             with opened(ctx, create=False) as ledger:
                 reports = guard(lambda: ledger.verify(name))

@@ -17,7 +17,7 @@ from typing import Any
 from pydantic import BaseModel, SerializeAsAny
 
 from ledger import events, exchange
-from ledger.errors import BadInput, RuleRefused, UnknownName
+from ledger.errors import BadInput, Conflict, RuleRefused, UnknownName
 from ledger.queries import Queries
 from ledger.rows import now_utc
 from ledger.session import Folded, Session
@@ -93,7 +93,14 @@ class Ledger(Queries):
         """Open a new encounter of `system`, pinning the house rules (defaults + `rules`)."""
         _check_name(encounter, "encounter")
         ruleset(system)
-        if self.store.head(encounter) is not None:
+        head = self.store.head(encounter)
+        if head is not None:
+            if expect is not None and expect != head.seq:
+                # The writer expected it not to exist yet: another one opened it first.
+                raise Conflict(
+                    f"encounter {encounter!r} is at seq {head.seq}, not {expect}: another "
+                    "writer opened it first; re-read and try again"
+                )
             raise BadInput(f"encounter {encounter!r} already exists in {self.store.path}")
         fields: dict[str, Any] = {"type": "encounter.opened", "system": system}
         if title is not None:
@@ -148,7 +155,8 @@ class Ledger(Queries):
         expect: int | None = None,
     ) -> Recorded:
         """Retract `seq` (default: the last effective event that is not a retraction)."""
-        if not reason.strip():
+        _check_seq(seq)
+        if not isinstance(reason, str) or not reason.strip():
             raise BadInput("undo needs a reason (the ledger keeps why a ruling changed)")
 
         def retraction(session: Session) -> events.Event:
@@ -171,6 +179,9 @@ class Ledger(Queries):
         expect: int | None = None,
     ) -> Recorded:
         """Retract a retraction: `seq` is the retraction or the event it retracted."""
+        _check_seq(seq)
+        if not isinstance(reason, str):
+            raise BadInput(f"a reason is text, not {reason!r}")
 
         def retraction(session: Session) -> events.Event:
             target = session.redo_target(seq)
@@ -192,11 +203,12 @@ class Ledger(Queries):
         """Correct the event at `seq`: retract it and record it again with `fields` changed, in
         one atomic write. The corrected event is recorded now, at the head (history is never
         rewritten), so it folds after everything recorded since."""
+        _check_seq(seq)
         if not isinstance(fields, Mapping) or not fields:
             raise BadInput("amend needs the fields to change, as a mapping (KEY=VALUE)")
         if "type" in fields:
             raise BadInput("amend keeps the event's type; undo it and record another instead")
-        if not reason.strip():
+        if not isinstance(reason, str) or not reason.strip():
             raise BadInput("amend needs a reason (the ledger keeps why a ruling changed)")
         with self.store.writing(encounter, expect) as writer:
             if writer.system is None:
@@ -249,7 +261,7 @@ class Ledger(Queries):
             records=(undone, redone),
             findings=(*found, *more),
             changes=tuple(steps.changes(before, after)),
-            state=after,
+            state=core.detached(after),
         )
 
     def _write(
@@ -276,7 +288,7 @@ class Ledger(Queries):
             records=(record,),
             findings=tuple(found),
             changes=tuple(steps.changes(before, after)) if before is not None else (),
-            state=after,
+            state=core.detached(after),
         )
 
     def import_lines(
@@ -290,6 +302,8 @@ class Ledger(Queries):
         expect: int | None = None,
     ) -> Imported:
         """Import JSON Lines atomically: all lines land or none; stored ids are no-ops."""
+        if isinstance(lines, str | bytes):
+            raise BadInput("import_lines takes the lines (text.splitlines()), not one text")
         items = exchange.parse_lines(lines, source)
         if not items:
             raise BadInput(f"{source} has no events")
@@ -353,6 +367,11 @@ def merged(body: Mapping[str, Any], changes: Mapping[str, Any]) -> dict[str, Any
         else:
             out[key] = value
     return out
+
+
+def _check_seq(seq: int | None) -> None:
+    if seq is not None and (not isinstance(seq, int) or isinstance(seq, bool)):
+        raise BadInput(f"a seq is a whole number, not {seq!r}")
 
 
 def _check_name(name: str, what: str) -> None:

@@ -258,6 +258,10 @@ class Store:
     def writing(self, encounter: str, expect: int | None = None) -> Iterator[Writer]:
         """One atomic append: the head is read under the write lock, `expect` is checked,
         and everything the writer appends commits together or not at all."""
+        if expect is not None and (not isinstance(expect, int) or isinstance(expect, bool)):
+            raise BadInput(f"expect must be a seq (a whole number), not {expect!r}")
+        if not isinstance(encounter, str):
+            raise BadInput(f"an encounter is named by text, not {encounter!r}")
         try:
             self.conn.execute("BEGIN IMMEDIATE")
         except sqlite3.OperationalError as exc:

@@ -7,10 +7,11 @@ I/O, reads a clock or draws a random number.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
-from typing import Any, Self
+from typing import Any, Self, TypeVar
 
 from pydantic import BaseModel, JsonValue, SerializeAsAny
 
@@ -145,6 +146,27 @@ class State(Value, frozen=True):
         }
 
 
+V = TypeVar("V", bound=Value)
+S = TypeVar("S", bound=State)
+
+
+def _own_dicts(model: V) -> V:
+    # A copy of the model with its own (shallow) copies of its dict fields.
+    updates = {k: dict(v) for k, v in model.__dict__.items() if isinstance(v, dict)}
+    return model.model_copy(update=updates) if updates else model
+
+
+def detached(state: S) -> S:
+    """A copy of `state` whose dicts (its own, and its combatants') are copies: what the
+    library hands out, so that a caller editing one cannot change the state the next write is
+    checked against. The values in them are frozen models, numbers or text, and the roll log
+    is immutable, so sharing those is safe; a deep copy would cost more than the write."""
+    copied = _own_dicts(state)
+    combatants = {name: _own_dicts(c) for name, c in state.combatants.items()}
+    rules = json.loads(json.dumps(state.rules))
+    return copied.model_copy(update={"combatants": combatants, "rules": rules})
+
+
 def replace_combatant(state: State, combatant: Combatant) -> State:
     """The state with one combatant replaced (or added)."""
     return state.model_copy(update={"combatants": {**state.combatants, combatant.name: combatant}})
@@ -217,6 +239,9 @@ def step(ruleset: Ruleset, state: State, seq: int, event: events.Event) -> State
         case events.EncounterOpened():
             raise BadInput(f"seq {seq}: an encounter is opened once, at seq 1")
         case events.CombatantJoined():
+            if event.name == "pools":
+                # Track changes name the GM's pools as the combatant `pools`.
+                raise BadInput("'pools' names the GM's pools in track changes; choose another name")
             if event.name in state.combatants:
                 raise BadInput(
                     f"combatant {event.name!r} already joined encounter {state.encounter!r}"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -300,3 +301,54 @@ def test_an_amend_to_the_values_it_has_is_refused_even_where_the_copy_is_pinned(
     ledger.record("duel", {"type": "critical.resolved", "target": "T", "severity": 2})
     with pytest.raises(BadInput, match="seq 6 already has severity=2: nothing to amend"):
         ledger.amend("duel", 6, {"severity": 2}, reason="same")
+
+
+def test_editing_a_state_the_library_hands_out_changes_nothing_it_keeps(ledger: Ledger) -> None:
+    ledger.open("duel", "fates-edge")
+    ogre = {"resilience": 5, "fatigue_capacity": 3}
+    result = ledger.join("duel", "Ogre", "adversary", ogre)
+    result.state.pools["sb"] = 9  # type: ignore[index]  # a bot "previewing" a spend
+    state = ledger.tracks("duel")
+    state.pools["sb"] = 5  # type: ignore[index]
+    state.combatants.pop("Ogre")  # type: ignore[attr-defined]
+    with pytest.raises(RuleRefused, match=r"\[sb-overspent\] seq 3 spends 3 SB with 0"):
+        spend = {"type": "sb.spent", "amount": 3, "purpose": "complication"}
+        ledger.record("duel", spend, strict=True)
+    assert (ledger.tracks("duel").pools["sb"], list(ledger.tracks("duel").combatants)) == (
+        0,
+        ["Ogre"],
+    )
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda b: b.undo("ford", "3", reason="x"), "a seq is a whole number, not '3'"),
+        (lambda b: b.undo("ford", reason=None), "undo needs a reason"),
+        (lambda b: b.amend("ford", 3, {"level": 2}, reason=None), "amend needs a reason"),
+        (lambda b: b.record("ford", {"type": "note", "text": "x"}, expect="3"), "expect must be"),
+        (lambda b: b.tracks("ford", at="2"), "--at takes seqs (whole numbers), not '2'"),
+        (lambda b: b.tracks("ford", without=2), "--without takes a list of seqs, not 2"),
+        (lambda b: list(b.replay("ford", "2")), "--from takes seqs (whole numbers), not '2'"),
+        (lambda b: b.import_lines('{"type": "note"}'), "import_lines takes the lines"),
+    ],
+)
+def test_a_bots_type_slip_is_bad_input_not_a_crash(call: Any, message: str, ledger: Ledger) -> None:
+    ledger.open("ford", "ssss")
+    ledger.join("ford", "Bandit", "adversary", {"level": 2})
+    ledger.record("ford", {"type": "harm.inflicted", "target": "Bandit", "level": 1})
+    with pytest.raises(BadInput, match=re.escape(message)):
+        call(ledger)
+    assert ledger.tracks("ford").seq == 3
+
+
+def test_a_combatant_cannot_be_named_pools(ledger: Ledger) -> None:
+    ledger.open("ford", "ssss")
+    with pytest.raises(BadInput, match="'pools' names the GM's pools in track changes"):
+        ledger.join("ford", "pools", "adversary", {"level": 1})
+
+
+def test_opening_an_encounter_another_writer_opened_first_is_a_conflict(ledger: Ledger) -> None:
+    ledger.open("ford", "ssss", expect=0)
+    with pytest.raises(Conflict, match="another writer opened it first"):
+        ledger.open("ford", "ssss", expect=0)

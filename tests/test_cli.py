@@ -314,6 +314,29 @@ def test_log_json_marks_retracted_events_with_the_seq_that_retracts_them(skirmis
     ]
 
 
+def test_a_saved_log_json_reads_back_like_an_export(skirmish: Path, tmp_path: Path) -> None:
+    ok(skirmish, "undo", "ford", "--reason", "wrong")
+    saved = tmp_path / "session.jsonl"
+    saved.write_text(ok(skirmish, "log", "ford", "--json"))
+    assert ok(skirmish, "verify", str(saved)).startswith("ford: 6 events, chain ok")
+    assert ok(skirmish, "tracks", str(saved), "--json") == ok(skirmish, "tracks", "ford", "--json")
+
+
+def test_a_file_of_two_encounters_verifies_each_and_is_read_one_at_a_time(
+    skirmish: Path, tmp_path: Path
+) -> None:
+    ok(skirmish, "new", "moor", "--system", "ssss")
+    both = tmp_path / "both.jsonl"
+    both.write_text(ok(skirmish, "export", "ford") + ok(skirmish, "export", "moor"))
+    lines = ok(skirmish, "verify", str(both)).splitlines()
+    assert [line.split(":")[0] for line in lines] == ["ford", "moor"]
+    assert all("chain ok" in line for line in lines)
+    assert run(skirmish, "tracks", str(both))[::2] == (
+        2,
+        f"Error: {both} holds several encounters (ford, moor); read them one at a time\n",
+    )
+
+
 def test_log_json_is_the_export_format(skirmish: Path) -> None:
     lines = ok(skirmish, "log", "ford", "--json").splitlines()
     assert lines == ok(skirmish, "export", "ford").splitlines()

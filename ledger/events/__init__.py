@@ -51,6 +51,8 @@ if TYPE_CHECKING:
 
 #: Keys of an exchanged (JSON Lines) event that belong to the envelope, not the event.
 ENVELOPE_KEYS: Final = ("encounter", "seq", "id", "recorded_at", "hash", "prev_hash")
+#: Keys a reader adds to an exchanged line (`log --json`); ignored when the line is read back.
+ANNOTATION_KEYS: Final = ("retracted_by",)
 
 #: System key -> the module of its own events (imported on first use).
 _MODULES: Final[dict[str, str]] = {
@@ -250,6 +252,7 @@ class Recorded(BaseModel, frozen=True, defer_build=True):
 
 
 __all__ = [
+    "ANNOTATION_KEYS",
     "ENVELOPE_KEYS",
     "SYSTEMS",
     "CombatantJoined",
