@@ -42,6 +42,25 @@ class Recorded(BaseModel, frozen=True, defer_build=True):
         """The last seq appended (or the head, when nothing new was appended)."""
         return self.records[-1].seq if self.records else self.state.seq
 
+    def document(self) -> dict[str, Any]:
+        """The write's `--json` document: the events appended (as exported), the rolls they
+        made, the tracks they changed and the findings they raised."""
+        seqs = {r.seq for r in self.records}
+        rolls: list[dict[str, Any]] = []
+        for roll in reversed(self.state.rolls):  # the newest first: stop before the write
+            if roll.seq < min(seqs, default=0):
+                break
+            if roll.seq in seqs:
+                rolls.insert(0, roll.model_dump(mode="json"))
+        return {
+            "encounter": self.state.encounter,
+            "seq": self.seq,
+            "records": [r.exchange() for r in self.records],
+            "rolls": rolls,
+            "changes": [c.model_dump(mode="json") for c in self.changes],
+            "findings": [f.model_dump(mode="json") for f in self.findings],
+        }
+
 
 class Imported(BaseModel, frozen=True, defer_build=True):
     """What an import did."""

@@ -162,24 +162,10 @@ def show_recorded(result: service.Recorded, note: str = "", show_roll: bool = Tr
         typer.echo(render.finding_line(finding))
 
 
-def recorded_document(result: service.Recorded) -> dict[str, Any]:
-    """A write's `--json` document: the events appended (as exported), the rolls they made,
-    the tracks they changed and the findings they raised."""
-    seqs = {r.seq for r in result.records}
-    return {
-        "encounter": result.state.encounter,
-        "seq": result.seq,
-        "records": [r.exchange() for r in result.records],
-        "rolls": [r.model_dump(mode="json") for r in result.state.rolls if r.seq in seqs],
-        "changes": [c.model_dump(mode="json") for c in result.changes],
-        "findings": [f.model_dump(mode="json") for f in result.findings],
-    }
-
-
 def emit_recorded(result: service.Recorded) -> NoReturn:
     """Print a write's `--json` document and end the command (a verb's own lines for people
     never follow it)."""
-    emit_json(recorded_document(result))
+    emit_json(result.document())
     raise typer.Exit(0)
 
 

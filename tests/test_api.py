@@ -352,3 +352,13 @@ def test_opening_an_encounter_another_writer_opened_first_is_a_conflict(ledger: 
     ledger.open("ford", "ssss", expect=0)
     with pytest.raises(Conflict, match="another writer opened it first"):
         ledger.open("ford", "ssss", expect=0)
+
+
+def test_a_write_result_has_the_cli_json_document(ledger: Ledger) -> None:
+    ledger.open("ford", "ssss")
+    ledger.join("ford", "Ash", "player", {})
+    throw = {"type": "throw.made", "actor": "Ash", "attribute": "swords", "outcome": "won"}
+    doc = ledger.record("ford", throw).document()
+    assert list(doc) == ["encounter", "seq", "records", "rolls", "changes", "findings"]
+    assert (doc["seq"], [r["seq"] for r in doc["records"]]) == (3, [3])
+    assert [(r["seq"], r["outcome"]) for r in doc["rolls"]] == [(3, "won")]
