@@ -91,6 +91,20 @@ def start(state: core.State) -> core.State:
     return SsssState(**dict(state), house=Rules.model_validate(state.rules))
 
 
+def _check_layout(where: str, level: int, layout: Mapping[str, int], rules: Rules) -> None:
+    """A slot layout (tier -> slots) within the level's maximum: 3 a tier (or the house
+    rule's), up to the enemy's level; at joining and by a GM override alike."""
+    most, text = vocab.max_slots(level, rules.max_per_tier), vocab.max_slots(level)
+    for tier, count in layout.items():
+        allowed = most.get(int(tier), 0)
+        if count > allowed:
+            house = " under the house rules" if count <= text.get(int(tier), 0) else ""
+            raise BadInput(
+                f"{where}: level {level} allows {allowed} slot(s) at tier {tier}{house}, "
+                f"not {count}"
+            )
+
+
 def join(state: core.State, seq: int, event: events.CombatantJoined) -> core.Combatant:
     """Validate stats and build an enemy (with its slot layout) or a player."""
     try:
@@ -105,13 +119,7 @@ def join(state: core.State, seq: int, event: events.CombatantJoined) -> core.Com
     else:
         layout = {t: n for t, n in sorted(stats.slots.items()) if n > 0}
         # The stats model checks the text's 3 a tier; a house-rule maximum may be lower.
-        for tier, count in layout.items():
-            if count > most.get(int(tier), 0):
-                raise BadInput(
-                    f"stats of {event.name!r}: level {stats.level} allows "
-                    f"{most.get(int(tier), 0)} slot(s) at tier {tier} under the house rules, "
-                    f"not {count}"
-                )
+        _check_layout(f"stats of {event.name!r}", stats.level, layout, _rules(state))
     slots = {tier: Slot(filled=0, capacity=n) for tier, n in layout.items()}
     return Enemy(
         name=event.name,
@@ -295,15 +303,9 @@ def adjust(state: core.State, seq: int, event: events.TrackAdjusted) -> core.Sta
     state = core.adjust_track(state, seq, event)
     target = state.combatants[event.target]
     if isinstance(target, Enemy) and event.track in ("slots", "level"):
-        # As at joining: a maximum of 3 Harm slots at each Level, up to the enemy's level.
-        most = vocab.max_slots(target.level, _rules(state).max_per_tier)
-        for tier, slot in target.slots.items():
-            allowed = most.get(int(tier), 0)
-            if slot.capacity > allowed:
-                raise BadInput(
-                    f"track {event.track!r} of {event.target!r}: level {target.level} allows "
-                    f"{allowed} slot(s) at tier {tier}, not {slot.capacity}"
-                )
+        layout = {tier: slot.capacity for tier, slot in target.slots.items()}
+        where = f"track {event.track!r} of {event.target!r}"
+        _check_layout(where, target.level, layout, _rules(state))
     if isinstance(target, Enemy) and event.track == "slots":
         penalties = _penalties(target.slots, _rules(state))
         state = core.replace_combatant(state, target.model_copy(update={"penalties": penalties}))
