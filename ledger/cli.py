@@ -14,7 +14,7 @@ from typing import Annotated
 
 import typer
 
-from ledger import render, service
+from ledger import files, render, service
 from ledger.errors import BadInput
 from ledger.shell import (
     Encounter,
@@ -32,6 +32,8 @@ from ledger.shell import (
     parse_pairs,
     read_json_object,
     record_command,
+    show_findings,
+    show_roll_at,
 )
 
 __all__ = ["Encounter", "Expect", "Json", "Strict", "app", "fail", "main", "record_command"]
@@ -176,14 +178,10 @@ def amend(
         f"Amended seq {seq}: retracted by seq {undone.seq}, recorded again as seq {redone.seq} "
         f"({redone.type})"
     )
-    rolled = render.roll_line(result.state, redone.seq)
-    if rolled:
-        typer.echo(rolled)
+    show_roll_at(result, redone.seq)
     for line in render.change_lines(result.changes):
         typer.echo(line)
-    for finding in result.findings:
-        if finding.rule != "ruling-reversed":
-            typer.echo(render.finding_line(finding))
+    show_findings(result, quiet_rulings=True)
 
 
 def _show_retraction(result: service.Recorded, verb: str) -> None:
@@ -196,9 +194,7 @@ def _show_retraction(result: service.Recorded, verb: str) -> None:
             typer.echo(line)
     else:
         typer.echo("No track changed.")
-    for finding in result.findings:
-        if finding.rule != "ruling-reversed":
-            typer.echo(render.finding_line(finding))
+    show_findings(result, quiet_rulings=True)
 
 
 @app.command("import")
@@ -216,14 +212,7 @@ def import_(
     json_: Json = False,
 ) -> None:
     """Import JSON Lines: all lines or none; events already stored are skipped."""
-    try:
-        text = sys.stdin.read() if str(file) == "-" else file.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        fail(BadInput(f"no such file: {file}"))
-    except UnicodeDecodeError as exc:
-        fail(BadInput(f"{file} is not UTF-8 text (byte {exc.start})"))
-    except OSError as exc:
-        fail(BadInput(f"cannot read {file}: {exc.strerror}"))
+    text = sys.stdin.read() if str(file) == "-" else guard(lambda: files.read_text(file))
     with opened(ctx) as ledger:
         result = guard(
             lambda: ledger.import_lines(

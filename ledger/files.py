@@ -11,7 +11,8 @@ from ledger.errors import BadInput, BrokenChain, UnknownName
 from ledger.service import Ledger
 
 
-def _read(file: Path) -> str:
+def read_text(file: Path) -> str:
+    """A UTF-8 text file, or bad input naming what is wrong with it."""
     try:
         return file.read_text(encoding="utf-8")
     except FileNotFoundError as exc:
@@ -25,7 +26,7 @@ def _read(file: Path) -> str:
 def load(path: str | Path) -> tuple[Ledger, str]:
     """A JSON Lines file read into an in-memory ledger (nothing written), and its encounter."""
     file = Path(path)
-    lines = _read(file).splitlines()
+    lines = read_text(file).splitlines()
     report = exchange.chain_of(exchange.parse_lines(lines, str(file)), str(file))
     if report is not None and not report.ok:
         raise BrokenChain(f"{file}: the chain is broken at seq {report.bad_seq}: {report.problem}")
@@ -38,7 +39,7 @@ def verify_file(path: str | Path) -> list[ChainReport]:
     """Recompute the hash chain of each encounter in an exported JSON Lines file (nothing is
     written)."""
     file = Path(path)
-    items = exchange.parse_lines(_read(file).splitlines(), str(file))
+    items = exchange.parse_lines(read_text(file).splitlines(), str(file))
     by_encounter: dict[str, list[dict[str, Any]]] = {}
     for item in items:
         by_encounter.setdefault(str(item.get("encounter", "")), []).append(item)

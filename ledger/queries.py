@@ -49,12 +49,9 @@ class Queries:
         self, encounter: str, at: int | None = None, without: Iterable[int] = ()
     ) -> core.State:
         """The tracks now, at a past seq, or as they would be without some events."""
-        without = _seqs(without, "--without")
         head = self.store.require(encounter)
         _check_seqs(head.seq, [at] if at is not None else [], "--at")
-        _check_seqs(head.seq, without, "--without")
-        if 1 in without:
-            raise BadInput("--without 1: encounter.opened cannot be left out")
+        without = _left_out(head.seq, without)
         cached = self._cache.get(encounter)
         if (
             at is None
@@ -82,13 +79,10 @@ class Queries:
     ) -> Iterator[steps.Step]:
         """One step per effective event, with the tracks after it (as if `without` never
         happened: events that then no longer apply are steps that say so)."""
-        without = _seqs(without, "--without")
         head = self.store.require(encounter)
         _check_seqs(head.seq, [start] if start is not None else [], "--from")
         _check_seqs(head.seq, [end] if end is not None else [], "--to")
-        _check_seqs(head.seq, without, "--without")
-        if 1 in without:
-            raise BadInput("--without 1: encounter.opened cannot be left out")
+        without = _left_out(head.seq, without)
         if start is not None and end is not None and start > end:
             raise BadInput(f"--from {start} is after --to {end}")
         _, gone, _, rows = self._stream(encounter, None, without)
@@ -157,10 +151,15 @@ class Queries:
         return [self.store.verify(name) for name in names]
 
 
-def _seqs(values: Iterable[int], option: str) -> list[int]:
-    if isinstance(values, str | bytes) or not isinstance(values, Iterable):
-        raise BadInput(f"{option} takes a list of seqs, not {values!r}")
-    return list(values)
+def _left_out(top: int, without: Iterable[int]) -> list[int]:
+    """The seqs `--without` leaves out, checked: seqs of the encounter, never seq 1."""
+    if isinstance(without, str | bytes) or not isinstance(without, Iterable):
+        raise BadInput(f"--without takes a list of seqs, not {without!r}")
+    seqs = list(without)
+    _check_seqs(top, seqs, "--without")
+    if 1 in seqs:
+        raise BadInput("--without 1: encounter.opened cannot be left out")
+    return seqs
 
 
 def _check_seqs(top: int, seqs: Sequence[int], option: str) -> None:

@@ -153,13 +153,26 @@ def show_recorded(result: service.Recorded, note: str = "", show_roll: bool = Tr
     """`Recorded seq N: type` with the tracks it changed and the findings it raised."""
     for record in result.records:
         typer.echo(f"Recorded seq {record.seq}: {record.type}{note}")
-        rolled = render.roll_line(result.state, record.seq) if show_roll else None
-        if rolled:
-            typer.echo(rolled)
+        if show_roll:
+            show_roll_at(result, record.seq)
     for line in render.change_lines(result.changes):
         typer.echo(line)
+    show_findings(result)
+
+
+def show_roll_at(result: service.Recorded, seq: int) -> None:
+    """The computed roll at `seq`, when the write made one."""
+    rolled = render.roll_line(result.state, seq)
+    if rolled:
+        typer.echo(rolled)
+
+
+def show_findings(result: service.Recorded, quiet_rulings: bool = False) -> None:
+    """The findings a write raised; with `quiet_rulings`, not the `ruling-reversed` note that
+    every retraction raises (a command that retracts says so in its own words)."""
     for finding in result.findings:
-        typer.echo(render.finding_line(finding))
+        if not (quiet_rulings and finding.rule == "ruling-reversed"):
+            typer.echo(render.finding_line(finding))
 
 
 def emit_recorded(result: service.Recorded) -> NoReturn:
