@@ -70,6 +70,15 @@ class Queries:
         top = head.seq if at is None else at
         return state if state.seq == top else state.model_copy(update={"seq": top})
 
+    def refold(self, encounter: str) -> core.State:
+        """The tracks at the head folded from the stored events alone (no cache of any kind):
+        what the audit compares the cache with, and the benchmark's full fold."""
+        _, gone, _, rows = self._stream(encounter)
+        state = fold_forward(rows, gone, None)
+        if state is None:
+            raise BadInput("the stream has no encounter.opened")
+        return state
+
     def replay(
         self,
         encounter: str,
