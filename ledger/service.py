@@ -22,7 +22,7 @@ from ledger.queries import Queries
 from ledger.rows import now_utc
 from ledger.session import Folded, Session
 from ledger.store import Store
-from projections import core, steps
+from projections import core, steps, words
 from projections.findings import Finding
 from projections.registry import ruleset
 
@@ -36,6 +36,8 @@ class Recorded(BaseModel, frozen=True, defer_build=True):
     findings: tuple[Finding, ...] = ()
     changes: tuple[steps.Change, ...] = ()
     state: SerializeAsAny[core.State]
+    #: Each appended event in words (`projections.words.explain`), one per record.
+    words: tuple[str, ...] = ()
 
     @property
     def seq(self) -> int:
@@ -59,6 +61,7 @@ class Recorded(BaseModel, frozen=True, defer_build=True):
             "rolls": rolls,
             "changes": [c.model_dump(mode="json") for c in self.changes],
             "findings": [f.model_dump(mode="json") for f in self.findings],
+            "words": list(self.words),
         }
 
 
@@ -263,6 +266,8 @@ class Ledger(Queries):
                 system,
             )
             undone, found = session.admit(retraction, strict=strict)
+            middle = session.state
+            assert middle is not None
             try:
                 redone, more = session.admit(corrected, strict=strict)
             except RuleRefused:
@@ -281,6 +286,10 @@ class Ledger(Queries):
             findings=(*found, *more),
             changes=tuple(steps.changes(before, after)),
             state=core.detached(after),
+            words=(
+                words.explain(before, undone.seq, undone.event, middle),
+                words.explain(middle, redone.seq, redone.event, after),
+            ),
         )
 
     def _write(
@@ -308,6 +317,7 @@ class Ledger(Queries):
             findings=tuple(found),
             changes=tuple(steps.changes(before, after)) if before is not None else (),
             state=core.detached(after),
+            words=(words.explain(before, record.seq, record.event, after),),
         )
 
     def import_lines(

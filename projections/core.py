@@ -116,6 +116,9 @@ class State(Value, frozen=True):
     rolls: Log[SerializeAsAny[Roll]] = Log()
     pools: Mapping[str, int] = {}
     skipped: tuple[Skipped, ...] = ()
+    #: Game time from the latest `round.started`: events without their own are in this round.
+    round: int | None = None
+    scene: int | str | None = None
 
     def combatant(self, name: str, role: str = "combatant") -> Combatant:
         """The named combatant, or bad input naming the known ones."""
@@ -181,7 +184,9 @@ class Ruleset:
     a GM override; `scene_end` applies scene-end recovery; `audit` yields the findings one event
     raises, given the states before and after it. `pin` makes explicit what an event at a seq
     resolved implicitly (by order), so that its corrected copy, recorded at the head by an
-    amend, resolves the same thing: it gets the state now and the event's fields.
+    amend, resolves the same thing: it gets the state now and the event's fields. `explain`
+    tells one event in words from the states before and after it (None: the common words of
+    `projections.words` serve).
     """
 
     key: str
@@ -193,6 +198,7 @@ class Ruleset:
     scene_end: Callable[[State, int], State]
     audit: Callable[[State, int, Any, State], Iterable[Finding]]
     pin: Callable[[State, int, Mapping[str, Any]], Mapping[str, Any]] = lambda s, seq, f: f
+    explain: Callable[[State | None, int, Any, State], str | None] = lambda b, seq, e, a: None
 
 
 def pinned_rules(ruleset: Ruleset, overrides: Mapping[str, Any]) -> dict[str, Any]:
@@ -268,6 +274,9 @@ def step(ruleset: Ruleset, state: State, seq: int, event: events.Event) -> State
             for track in event.values:
                 if track not in view:
                     raise BadInput(_unknown_track(event.target, track, view))
+        case events.RoundStarted():
+            scene = event.scene if event.scene is not None else state.scene
+            state = state.model_copy(update={"round": event.round, "scene": scene})
         case events.SceneEnded():
             state = ruleset.scene_end(state, seq)
         case events.Note():

@@ -61,11 +61,31 @@ def changes(before: State | None, after: State) -> list[Change]:
 
 
 class Step(BaseModel, frozen=True, defer_build=True):
-    """One replay step: the effective event and the encounter after it."""
+    """One replay step: the effective event and the encounter after it (and before it)."""
 
     record: events.Recorded
     state: SerializeAsAny[State]
     changes: tuple[Change, ...]
+    before: SerializeAsAny[State] | None = None
+
+    @property
+    def text(self) -> str:
+        """The event in words, as its ruleset tells it (`projections.words.explain`)."""
+        from projections.words import explain
+
+        return explain(self.before, self.record.seq, self.record.event, self.state)
+
+    @property
+    def round(self) -> int | None:
+        """The game round the event happened in: its own, else the latest `round.started`."""
+        own = self.record.event.round
+        return own if own is not None else self.state.round
+
+    @property
+    def scene(self) -> int | str | None:
+        """The scene the event happened in: its own, else the latest `round.started`'s."""
+        own = self.record.event.scene
+        return own if own is not None else self.state.scene
 
     @property
     def skipped(self) -> str | None:
@@ -81,6 +101,9 @@ class Step(BaseModel, frozen=True, defer_build=True):
             "event": events.body_of(self.record.event),
             "combatants": {name: c.view() for name, c in self.state.combatants.items()},
             "pools": dict(self.state.pools),
+            "round": self.round,
+            "scene": self.scene,
+            "text": self.text,
         }
         if self.skipped is not None:
             doc["skipped"] = self.skipped
@@ -114,5 +137,10 @@ def replay_stream(
             continue
         state = folder.add(record)
         if start is None or record.seq >= start:
-            yield Step(record=record, state=state, changes=tuple(changes(previous, state)))
+            yield Step(
+                record=record,
+                state=state,
+                changes=tuple(changes(previous, state)),
+                before=previous,
+            )
         previous = state

@@ -157,7 +157,7 @@ def test_record_prints_the_tracks_it_changed_and_the_findings(skirmish: Path) ->
             ["record", "ford", "hit.resolved", "target=Bandit", "harm=1"],
             "unknown event type 'hit.resolved' for ssss (known: combatant.joined, combatant.left, "
             "encounter.opened, event.retracted, grit.used, harm.inflicted, note, roll.made, "
-            "scene.ended, stakes.locked, throw.made, track.adjusted, tracks.noted)",
+            "round.started, scene.ended, stakes.locked, throw.made, track.adjusted, tracks.noted)",
         ),
         (
             ["record", "ford", "harm.inflicted", "target=Bandit", "level=1", "colour=red"],
@@ -387,7 +387,16 @@ def test_replay_json_is_one_line_per_effective_event(skirmish: Path) -> None:
         json.loads(x) for x in ok(skirmish, "replay", "ford", "--json", "--to", "4").splitlines()
     ]
     assert [x["seq"] for x in lines] == [1, 2, 3, 4]
-    assert list(lines[3]) == ["seq", "type", "event", "combatants", "pools"]
+    assert list(lines[3]) == [
+        "seq",
+        "type",
+        "event",
+        "combatants",
+        "pools",
+        "round",
+        "scene",
+        "text",
+    ]
     assert lines[3]["event"] == {"target": "Bandit", "level": 2}
     assert lines[3]["combatants"]["Bandit"]["penalties"] == 1
 

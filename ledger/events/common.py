@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import JsonValue, model_validator
+from pydantic import Field, JsonValue, model_validator
 
-from ledger.events.base import EventBase, Name, Seq, Side, SystemKey, Text
+from ledger.events.base import MAX_AMOUNT, EventBase, Name, Seq, Side, SystemKey, Text
 
 Manner = Literal["defeated", "fled", "surrendered", "bargained", "escaped", "resolved", "other"]
 
@@ -95,6 +95,13 @@ class TracksNoted(EventBase, frozen=True):
     values: Mapping[str, JsonValue]
 
 
+class RoundStarted(EventBase, frozen=True):
+    """Game time: later events of the encounter are stamped with this round (and scene)."""
+
+    type: Literal["round.started"] = "round.started"
+    round: Annotated[int, Field(ge=0, le=MAX_AMOUNT)]
+
+
 class SceneEnded(EventBase, frozen=True):
     """The scene ends: scene-end recovery where the system has it."""
 
@@ -115,6 +122,7 @@ Common = (
     | EventRetracted
     | TrackAdjusted
     | TracksNoted
+    | RoundStarted
     | SceneEnded
     | Note
 )
