@@ -99,7 +99,7 @@ def register() -> None:
             )
             if step.skipped is not None:
                 typer.echo(f"  no longer applies: {step.skipped}")
-            rolled = render.roll_line(step.state, step.record.seq)
+            rolled = render.roll_line(step.state, step.record.seq, step.record.event)
             if rolled:
                 typer.echo(rolled)
             for line in render.change_lines(step.changes):

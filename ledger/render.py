@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ledger import events
+from projections import played
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -76,9 +77,14 @@ def summary(event: events.EventBase) -> str:
     return " ".join(parts)
 
 
-def roll_line(state: State, seq: int) -> str | None:
-    """`  roll: ...` for the roll recorded at `seq`, in its system's words, if any."""
+def roll_line(state: State, seq: int, event: events.EventBase | None = None) -> str | None:
+    """`  roll: ...` for the roll recorded at `seq`, in its system's words, if any; for an
+    event that changed an earlier roll's outcome (a momentum burn), that roll as it is now."""
     roll = state.roll_at(seq)
+    if roll is None and event is not None:
+        changed = played.rescored(state, event)
+        if changed is not None and changed.outcome is not None:
+            return f"  roll at seq {changed.seq} is now: {changed.describe()}"
     if roll is None or roll.outcome is None:
         return None
     return f"  roll: {roll.describe()}"

@@ -22,7 +22,7 @@ from ledger.queries import Queries
 from ledger.rows import now_utc
 from ledger.session import Folded, Session
 from ledger.store import Store
-from projections import core, steps, words
+from projections import core, played, steps, words
 from projections.findings import Finding
 from projections.registry import ruleset
 
@@ -48,6 +48,9 @@ class Recorded(BaseModel, frozen=True, defer_build=True):
         """The write's `--json` document: the events appended (as exported), the rolls they
         made, the tracks they changed and the findings they raised."""
         seqs = {r.seq for r in self.records}
+        # A burn changes an earlier roll's outcome: that roll, as it is now, is listed too.
+        changed = (played.rescored(self.state, r.event) for r in self.records)
+        seqs |= {roll.seq for roll in changed if roll is not None}
         rolls: list[dict[str, Any]] = []
         for roll in reversed(self.state.rolls):  # the newest first: stop before the write
             if roll.seq < min(seqs, default=0):

@@ -18,7 +18,7 @@ from typing import Annotated, Any, NoReturn, TypeVar
 import typer
 import typer.core
 
-from ledger import files, render, service
+from ledger import events, files, render, service
 from ledger.errors import BadInput, LedgerError
 
 
@@ -154,15 +154,15 @@ def show_recorded(result: service.Recorded, note: str = "", show_roll: bool = Tr
     for record in result.records:
         typer.echo(f"Recorded seq {record.seq}: {record.type}{note}")
         if show_roll:
-            show_roll_at(result, record.seq)
+            show_roll_at(result, record.seq, record.event)
     for line in render.change_lines(result.changes):
         typer.echo(line)
     show_findings(result)
 
 
-def show_roll_at(result: service.Recorded, seq: int) -> None:
-    """The computed roll at `seq`, when the write made one."""
-    rolled = render.roll_line(result.state, seq)
+def show_roll_at(result: service.Recorded, seq: int, event: events.EventBase | None = None) -> None:
+    """The computed roll at `seq`, when the write made one (or changed one: a burn)."""
+    rolled = render.roll_line(result.state, seq, event)
     if rolled:
         typer.echo(rolled)
 

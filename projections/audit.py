@@ -138,6 +138,17 @@ def orphaned(seq: int, kind: str, reason: str) -> Finding:
     return error("event-orphaned", (seq,), f"seq {seq} ({kind}) no longer applies: {reason}")
 
 
+def reminders(ruleset: Ruleset, state: State) -> dict[tuple[str, tuple[int, ...]], Finding]:
+    """The reminders of the obligations open in `state`, by (rule, seqs)."""
+    return {(f.rule, f.seq): f for f in ruleset.obligations(state)}
+
+
+def opened(ruleset: Ruleset, before: State, after: State) -> list[Finding]:
+    """Reminders of the obligations an event opened (open after it, not before it)."""
+    was = reminders(ruleset, before)
+    return [f for key, f in reminders(ruleset, after).items() if key not in was]
+
+
 def for_event(
     ruleset: Ruleset,
     before: State,
@@ -145,13 +156,25 @@ def for_event(
     after: State,
     types: Mapping[int, str],
 ) -> list[Finding]:
-    """Everything one folded event raises."""
+    """Everything one folded event raises, with a reminder of each obligation it opens."""
+    found, reminding = _raised(ruleset, before, record, after, types)
+    return found + reminding
+
+
+def _raised(
+    ruleset: Ruleset,
+    before: State,
+    record: events.Recorded,
+    after: State,
+    types: Mapping[int, str],
+) -> tuple[list[Finding], list[Finding]]:
+    """(the findings of one folded event, the reminders of the obligations it opens)."""
     if len(after.skipped) > len(before.skipped):
         gone = after.skipped[-1]
-        return [orphaned(record.seq, gone.type, gone.reason)]
+        return [orphaned(record.seq, gone.type, gone.reason)], []
     found = list(common(before, record, after, types))
     found += ruleset.audit(before, record.seq, record.event, after)
-    return found
+    return found, opened(ruleset, before, after)
 
 
 def audit(registry: Mapping[str, Ruleset], records: Sequence[events.Recorded]) -> list[Finding]:
@@ -168,10 +191,14 @@ def audit_stream(
     targets: Collection[int],
 ) -> list[Finding]:
     """`audit` over stored rows read once, in seq order: `gone` are the seqs that do not count,
-    `targets` the seqs some retraction names (their types go into `ruling-reversed`)."""
+    `targets` the seqs some retraction names (their types go into `ruling-reversed`).
+
+    A reminder stays only while its obligation is open at the end of the stream (a debility
+    marked, an oracle rolled or a miss burned away meets it), worded as the end state has it.
+    """
     types: dict[int, str] = {}
     folder = Folder(registry)
-    found: list[Finding] = []
+    found: list[Finding | tuple[str, tuple[int, ...]]] = []
     for record in records:
         if record.seq in targets:
             types[record.seq] = record.type
@@ -180,8 +207,17 @@ def audit_stream(
         before = folder.state
         after = folder.add(record)
         if before is not None:
-            found += for_event(folder.ruleset, before, record, after, types)
-    return found
+            raised, reminding = _raised(folder.ruleset, before, record, after, types)
+            # A reminder is kept by its key, to be read from the end state.
+            found += [*raised, *((f.rule, f.seq) for f in reminding)]
+    if folder.state is None:
+        return []
+    still = reminders(folder.ruleset, folder.state)
+    return [
+        item if isinstance(item, Finding) else still[item]
+        for item in found
+        if isinstance(item, Finding) or item in still
+    ]
 
 
 def worst(findings: Iterable[Finding]) -> str | None:

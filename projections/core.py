@@ -186,7 +186,10 @@ class Ruleset:
     resolved implicitly (by order), so that its corrected copy, recorded at the head by an
     amend, resolves the same thing: it gets the state now and the event's fields. `explain`
     tells one event in words from the states before and after it (None: the common words of
-    `projections.words` serve).
+    `projections.words` serve). `obligations` yields a reminder (an info finding at the seq
+    that opened it) for each obligation still open in a state: the audit shows it while it is
+    open and drops it once met. `rescores` names the earlier roll an event changes the outcome
+    of (a momentum burn).
     """
 
     key: str
@@ -199,6 +202,8 @@ class Ruleset:
     audit: Callable[[State, int, Any, State], Iterable[Finding]]
     pin: Callable[[State, int, Mapping[str, Any]], Mapping[str, Any]] = lambda s, seq, f: f
     explain: Callable[[State | None, int, Any, State], str | None] = lambda b, seq, e, a: None
+    obligations: Callable[[State], Iterable[Finding]] = lambda s: ()
+    rescores: Callable[[Any], int | None] = lambda e: None
 
 
 def pinned_rules(ruleset: Ruleset, overrides: Mapping[str, Any]) -> dict[str, Any]:

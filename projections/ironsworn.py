@@ -28,8 +28,8 @@ from projections.ironsworn_model import (
     Foe,
     IronswornRoll,
     IronswornState,
-    Outcome,
     Rules,
+    beaten,
     character,
     house,
     oracle_tag,
@@ -113,12 +113,6 @@ def suffer(state: IronswornState, seq: int, event: vocab.IronswornHarmSuffered) 
         c = shift_momentum(c, -spill, state.house)
     state = state.model_copy(update={"pending_harm": {**state.pending_harm, c.name: seq}})
     return core.replace_combatant(state, c)
-
-
-def beaten(score: int, challenge: tuple[int, int], momentum: int | None = None) -> Outcome:
-    """Strong hit beating both dice, weak hit one, miss none; a burn cancels dice below it."""
-    hits = sum(1 for d in challenge if d < score or (momentum is not None and d < momentum))
-    return ("miss", "weak_hit", "strong_hit")[hits]
 
 
 def roll(state: IronswornState, seq: int, event: vocab.IronswornRollMade) -> core.State:
@@ -344,4 +338,6 @@ RULESET = core.Ruleset(
     adjust=adjust,
     scene_end=scene_end,
     audit=audit,
+    obligations=ironsworn_audit.obligations,
+    rescores=lambda event: event.roll if isinstance(event, vocab.MomentumBurned) else None,
 )

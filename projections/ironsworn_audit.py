@@ -18,10 +18,17 @@ from ledger.events import ironsworn as vocab
 from projections import core
 from projections import ironsworn_model as model
 from projections.findings import Finding, error, info, warning
+from projections.played import as_played, delta
 
 PERMANENT = ("maimed", "corrupted")
-#: The fold makes no exchange that the text does not allow: momentum pays only for health.
-UNCHANGED = "(the ledger changes neither health nor momentum)"
+
+
+def unchanged(c: model.Character) -> str:
+    """The fold makes no exchange that the text does not allow: momentum pays only for health."""
+    return (
+        f"(the text makes the exchange conditional, so the ledger changes neither: health "
+        f"stays {c.health}, momentum {c.momentum})"
+    )
 
 
 def audit(before: core.State, seq: int, event: Any, after: core.State) -> Iterator[Finding]:
@@ -30,7 +37,7 @@ def audit(before: core.State, seq: int, event: Any, after: core.State) -> Iterat
         return
     yield from harm_before_roll(before, seq, event)
     yield from endure_harm_stat(before, seq, event)
-    yield from shake_it_off_allowed(before, seq, event)
+    yield from shake_it_off_allowed(before, seq, event, after)
     yield from miss_at_zero_health(before, seq, event, after)
     yield from oracle_not_owed(before, seq, event)
     yield from momentum_burn_allowed(before, seq, event, after)
@@ -74,35 +81,57 @@ def endure_harm_stat(state: model.IronswornState, seq: int, event: Any) -> Itera
     c = model.character(state, event.actor, "actor")
     health, iron = c.health, c.value("iron")
     best = max(health, iron)
+    if event.stat in ("health", "iron") and c.value(event.stat) >= best:
+        return
+    used = c.value(event.stat)
+    stat = "iron" if iron >= health else "health"
+    die = 0 if c.momentum < 0 and -c.momentum == event.action_die else event.action_die
+    cap = state.house.score_cap
+    played = min(cap, die + used + event.adds)
+    score = min(cap, die + best + event.adds)
+    dice = f"{event.challenge[0]}, {event.challenge[1]}"
+    instead = (
+        f"by the rules +{stat} {best}: score {score} vs {dice}, "
+        f"{model.beaten(score, event.challenge)}; recorded as played: +{event.stat} {used}, "
+        f"score {played}, {model.beaten(played, event.challenge)}"
+    )
     if event.stat not in ("health", "iron"):
         yield error(
             "endure-harm-stat",
             (seq,),
             f"Endure Harm roll at seq {seq} uses +{event.stat}; it rolls +health ({health}) "
-            f"or +iron ({iron}), whichever is higher",
+            f"or +iron ({iron}), whichever is higher: {instead}",
         )
-    elif c.value(event.stat) < best:
+    else:
         yield error(
             "endure-harm-stat",
             (seq,),
-            f"Endure Harm roll at seq {seq} uses +{event.stat} ({c.value(event.stat)}); "
-            f"+health after the harm is {health} and +iron is {iron}: roll the higher, {best}",
+            f"Endure Harm roll at seq {seq} uses +{event.stat} ({used}); "
+            f"+health after the harm is {health} and +iron is {iron}: roll the higher; {instead}",
         )
 
 
-def shake_it_off_allowed(state: model.IronswornState, seq: int, event: Any) -> Iterator[Finding]:
+def shake_it_off_allowed(
+    state: model.IronswornState, seq: int, event: Any, after: model.IronswornState
+) -> Iterator[Finding]:
     """One strong-hit choice per strong hit; shake it off needs health > 0 and no wound."""
     if not isinstance(event, vocab.ChoiceMade):
         return
     rules = state.house
     name, option = event.target, event.option
+    c = model.character(state, name)
+    # A choice the rules do not give is applied as played; by the rules nothing changes.
+    instead = f"by the rules health stays {c.health} and momentum {c.momentum}; " + as_played(
+        state, after, name
+    )
     on = state.last_roll.get(name)
     made = state.roll_at(on) if on is not None else None
     if on is None or not isinstance(made, model.IronswornRoll):
         yield error(
             "shake-it-off-allowed",
             (seq,),
-            f"{option} at seq {seq}: {name!r} has made no roll; the choice follows a strong hit",
+            f"{option} at seq {seq}: {name!r} has made no roll; the choice follows a strong "
+            f"hit: {instead}",
         )
         return
     if made.move != "endure_harm":
@@ -110,14 +139,14 @@ def shake_it_off_allowed(state: model.IronswornState, seq: int, event: Any) -> I
             "shake-it-off-allowed",
             (on, seq),
             f"{option} at seq {seq} follows a {made.move} roll (seq {on}); "
-            "the choice belongs to an Endure Harm strong hit",
+            f"the choice belongs to an Endure Harm strong hit: {instead}",
         )
     elif made.outcome != "strong_hit":
         yield error(
             "shake-it-off-allowed",
             (on, seq),
             f"{option} at seq {seq} follows a {made.outcome} (seq {on}); "
-            "only a strong hit gives a choice",
+            f"only a strong hit gives a choice: {instead}",
         )
     first = state.choices.get(on)
     if first is not None:
@@ -125,9 +154,8 @@ def shake_it_off_allowed(state: model.IronswornState, seq: int, event: Any) -> I
             "shake-it-off-allowed",
             (first, seq),
             f"{option} at seq {seq} is a second choice on the roll at seq {on} "
-            f"(first at seq {first}); a strong hit gives one",
+            f"(first at seq {first}); a strong hit gives one: {instead}",
         )
-    c = model.character(state, name)
     if option == "embrace_the_pain":
         if c.momentum >= c.max_momentum:
             yield info(
@@ -142,21 +170,21 @@ def shake_it_off_allowed(state: model.IronswornState, seq: int, event: Any) -> I
             "shake-it-off-allowed",
             (seq,),
             f"shake it off at seq {seq}: {name!r} is wounded and cannot increase health "
-            f"{UNCHANGED}",
+            f"{unchanged(c)}",
         )
     if rules.strong_hit_text == "move" and c.health == 0:
         yield error(
             "shake-it-off-allowed",
             (seq,),
             f"shake it off at seq {seq}: {name!r} has 0 health; it needs health greater than 0 "
-            f"{UNCHANGED}",
+            f"{unchanged(c)}",
         )
     if c.health == model.METER_MAX and rules.shake_it_off_at_max_health == "disallowed":
         yield error(
             "shake-it-off-allowed",
             (seq,),
             f"shake it off at seq {seq}: {name!r} is at full health {c.health}; "
-            f"these house rules refuse a wasted +1 health {UNCHANGED}",
+            f"these house rules refuse a wasted +1 health {unchanged(c)}",
         )
     elif c.health == model.METER_MAX and rules.shake_it_off_at_max_health != "allowed":
         yield warning(
@@ -180,14 +208,6 @@ def miss_at_zero_health(
     state: model.IronswornState, seq: int, event: Any, after: model.IronswornState
 ) -> Iterator[Finding]:
     """A miss at 0 health: mark wounded or maimed (if unmarked), else roll the oracle."""
-    if isinstance(event, vocab.IronswornRollMade) and after.owed.get(event.actor) == seq:
-        c = model.character(after, event.actor, "actor")
-        yield info(
-            "miss-at-zero-health",
-            (seq,),
-            f"Endure Harm miss at 0 health at seq {seq}: {event.actor!r} must "
-            + _options(c.debilities),
-        )
     owing = [
         (name, on)
         for name, on in state.owed.items()
@@ -213,6 +233,19 @@ def miss_at_zero_health(
                 f"seq {seq} marks {event.debility}, already marked; after the miss at seq {on} "
                 f"{event.target!r} must " + _options(c.debilities),
             )
+
+
+def obligations(state: core.State) -> Iterator[Finding]:
+    """A reminder for each Endure Harm miss at 0 health still owing a debility or the oracle."""
+    if not isinstance(state, model.IronswornState):
+        return
+    for name, on in state.owed.items():
+        c = model.character(state, name)
+        yield info(
+            "miss-at-zero-health",
+            (on,),
+            f"Endure Harm miss at 0 health at seq {on}: {name!r} must " + _options(c.debilities),
+        )
 
 
 def _options(debilities: tuple[str, ...]) -> str:
@@ -247,25 +280,32 @@ def momentum_burn_allowed(
     if not isinstance(was, model.IronswornRoll) or not isinstance(now, model.IronswornRoll):
         return
     on, name = event.roll, event.target
+    held = model.character(state, name).momentum
+    # A burn the rules refuse is applied as played; by the rules nothing changes.
+    instead = (
+        f"by the rules the roll stays a {was.outcome} and momentum stays {held}; recorded as "
+        f"played: the roll {was.outcome} -> {now.outcome}, {delta(state, after, name)}"
+    )
     if not state.house.burn_momentum_allowed:
         yield error(
             "momentum-burn-allowed",
             (on, seq),
-            f"seq {seq} burns momentum; these house rules allow no burn",
+            f"seq {seq} burns momentum; these house rules allow no burn: {instead}",
         )
     if was.momentum <= 0:
         yield error(
             "momentum-burn-allowed",
             (on, seq),
             f"seq {seq} burns momentum for the roll at seq {on}, when {name!r} held "
-            f"{was.momentum}; only positive momentum can be burned",
+            f"{was.momentum}; only positive momentum can be burned: {instead}",
         )
     first = state.burns.get(on)
     if first is not None:
         yield error(
             "momentum-burn-allowed",
             (first, seq),
-            f"seq {seq} burns momentum again for the roll at seq {on} (burned at seq {first})",
+            f"seq {seq} burns momentum again for the roll at seq {on} (burned at seq {first}): "
+            f"{instead}",
         )
     latest = state.last_roll.get(name, on)
     if latest != on:
@@ -273,7 +313,7 @@ def momentum_burn_allowed(
             "momentum-burn-allowed",
             (on, latest, seq),
             f"seq {seq} burns momentum for the roll at seq {on} after {name!r} rolled again "
-            f"at seq {latest}; a burn follows its roll",
+            f"at seq {latest}; a burn follows its roll: {instead}",
         )
     acted = state.acted.get(on)
     if acted is not None:
@@ -281,7 +321,7 @@ def momentum_burn_allowed(
             "momentum-burn-allowed",
             (on, acted, seq),
             f"seq {seq} burns momentum for the roll at seq {on} after its outcome was acted "
-            f"on at seq {acted}",
+            f"on at seq {acted}: {instead}",
         )
     if was.momentum > 0 and now.outcome == was.outcome:
         yield warning(
@@ -304,7 +344,7 @@ def meters(state: model.IronswornState, seq: int, event: Any) -> Iterator[Findin
                 (seq,),
                 f"seq {seq} gives {event.target!r} +{event.amount} {event.meter} while "
                 f"{debility}; {event.meter} cannot increase until {debility} is cleared "
-                "(the ledger keeps it unchanged)",
+                f"(the ledger keeps it at {getattr(c, event.meter)})",
             )
     if isinstance(event, vocab.DebilityMarked | vocab.DebilityCleared):
         marked = event.debility in model.character(state, event.target).debilities

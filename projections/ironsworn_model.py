@@ -177,6 +177,12 @@ def shift_meter(c: Character, meter: str, delta: int) -> Character:
     return c.model_copy(update={meter: max(0, min(METER_MAX, now + delta))})
 
 
+def beaten(score: int, challenge: tuple[int, int], momentum: int | None = None) -> Outcome:
+    """Strong hit beating both dice, weak hit one, miss none; a burn cancels dice below it."""
+    hits = sum(1 for d in challenge if d < score or (momentum is not None and d < momentum))
+    return ("miss", "weak_hit", "strong_hit")[hits]
+
+
 def oracle_tag(result: int) -> Condition:
     """The tag of an Endure Harm oracle result (1-100)."""
     return next(tag for top, tag in ORACLE if result <= top)

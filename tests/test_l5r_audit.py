@@ -35,7 +35,8 @@ def test_the_next_damage_before_a_due_critical_is_resolved_is_flagged() -> None:
     assert rules_hit(records) == [("defend-while-incapacitated", (4, 5))]
     (finding,) = audit(records)
     assert finding.severity == "error"
-    assert "damage at seq 4 hit 'Akodo' while Incapacitated" in finding.message
+    assert "damage at seq 4: it hit 'Akodo' while Incapacitated" in finding.message
+    assert finding.message.endswith("(record its critical.resolved with damage=4)")
     assert "critical strike at severity 5" in finding.message
 
 
@@ -79,24 +80,52 @@ def test_damage_to_someone_else_does_not_need_the_critical_resolved_first() -> N
     assert rules_hit(records) == []
 
 
-def test_an_unresolved_voluntary_critical_is_not_a_defence_while_incapacitated() -> None:
-    records = stream("l5r", joined(), damage(3, deadliness=5, voluntary_critical=True), damage(2))
+def test_a_voluntary_critical_left_unresolved_through_more_damage_is_flagged_like_a_due_one() -> (
+    None
+):
+    voluntary = damage(3, deadliness=5, voluntary_critical=True)
+    records = stream("l5r", joined(), voluntary, damage(2), {"type": "scene.ended"})
+    assert rules_hit(records) == [("defend-while-incapacitated", (3, 4))]
+    assert audit(records)[0].message == (
+        "damage at seq 3: 'Akodo' chose to take it as a voluntary critical strike at severity 5 "
+        "instead of defending, but the next damage at seq 4 came before any critical.resolved "
+        "for it: play went on as if it was defended (record its critical.resolved with damage=3)"
+    )
+
+
+def test_a_voluntary_critical_left_unresolved_at_the_scene_end_is_flagged() -> None:
+    voluntary = damage(3, deadliness=5, voluntary_critical=True)
+    records = stream("l5r", joined(), voluntary, {"type": "scene.ended"})
+    assert rules_hit(records) == [("defend-while-incapacitated", (3, 4))]
+
+
+def test_a_voluntary_critical_resolved_before_more_damage_keeps_the_rule() -> None:
+    voluntary = damage(3, deadliness=5, voluntary_critical=True)
+    records = stream("l5r", joined(), voluntary, crit(4), damage(2), {"type": "scene.ended"})
     assert rules_hit(records) == []
 
 
 # void-critical-not-allowed.
 
 
-def test_a_voluntary_critical_while_incapacitated_is_flagged_and_spends_no_void_point() -> None:
+def test_a_voluntary_critical_while_incapacitated_is_flagged_and_spends_the_point_as_played() -> (
+    None
+):
     records = stream(
         "l5r", joined(), damage(9), damage(2, deadliness=5, voluntary_critical=True), crit(5)
     )
     assert rules_hit(records) == [("void-critical-not-allowed", (4,))]
     view = of(records)
-    assert view["void_points"] == 2
+    assert view["void_points"] == 1
     assert [c["cause"] for c in view["criticals"]] == ["incapacitated"]
     (finding,) = audit(records)
-    assert "while Incapacitated: fatigue 9 over endurance 8;" in finding.message
+    assert finding.message == (
+        "'Akodo' chose a voluntary critical strike at seq 4 while Incapacitated: fatigue 9 over "
+        "endurance 8; only a character who is not Incapacitated may spend 1 Void point to take "
+        "one: by the rules it is a critical strike anyway (an Incapacitated character cannot "
+        "defend) and no Void point is spent: Void points stay 2; recorded as played: a critical "
+        "strike at severity 5, Void points 2 -> 1"
+    )
 
 
 def test_a_voluntary_critical_with_no_void_points_is_flagged_and_void_stays_at_zero() -> None:
@@ -106,6 +135,21 @@ def test_a_voluntary_critical_with_no_void_points_is_flagged_and_void_stays_at_z
     assert (view["void_points"], view["fatigue"]) == (0, 0)
     assert view["criticals"] == [{"seq": 3, "severity": 5, "cause": "void", "resolved": None}]
     assert "at seq 3 holding 0 Void points;" in audit(records)[0].message
+
+
+def test_a_voluntary_critical_with_no_void_point_says_the_defence_the_rules_give() -> None:
+    records = stream(
+        "l5r",
+        joined(void_points=0),
+        damage(2),
+        damage(7, deadliness=5, voluntary_critical=True),
+    )
+    (finding,) = audit(records)
+    assert finding.message.endswith(
+        "by the rules they defend: fatigue 2 -> 9, and they are Incapacitated: fatigue 9 over "
+        "endurance 8; recorded as played: a critical strike at severity 5"
+    )
+    assert (of(records)["fatigue"], of(records)["incapacitated"]) == (2, False)
 
 
 def test_a_voluntary_critical_with_a_void_point_while_standing_keeps_the_rule() -> None:

@@ -1,0 +1,55 @@
+"""An event as the table played it, and what the rules would have given instead, in words.
+
+The ledger applies an event the rules forbid as the table played it (so its tracks match the
+table's sheets); the finding says, with numbers, what the rules would have given, so that the GM
+can amend or undo it. These helpers word both sides the same way.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ledger import events
+from projections.core import Roll, State
+from projections.registry import RULESETS
+from projections.steps import changes
+
+
+def shown(value: Any) -> str:
+    """A track value for people: `3`, `wounded, maimed`, `-` for none."""
+    if value is None or value == [] or value == ():
+        return "-"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, list | tuple) and all(isinstance(v, str | int) for v in value):
+        return ", ".join(str(v) for v in value)
+    if isinstance(value, str | int):
+        return str(value)
+    return json.dumps(value, separators=(", ", ": "))
+
+
+def delta(before: State, after: State, name: str | None = None) -> str:
+    """`fatigue 2 -> 5, incapacitated no -> yes`: the tracks of `name` (or every combatant and
+    pool, each named) that differ from `before` to `after`; `no track changes` when none do."""
+    parts = []
+    for c in changes(before, after):
+        if name is not None and c.combatant not in (name, "pools"):
+            continue
+        if c.combatant == "pools":
+            label = f"{c.track.upper()} pool"
+        else:
+            label = c.track if name is not None else f"{c.combatant} {c.track}"
+        parts.append(f"{label} {shown(c.before)} -> {shown(c.after)}")
+    return ", ".join(parts) or "no track changes"
+
+
+def as_played(before: State, after: State, name: str | None = None) -> str:
+    """`recorded as played: fatigue 2 -> 5` (what the ledger applied)."""
+    return f"recorded as played: {delta(before, after, name)}"
+
+
+def rescored(state: State, event: events.EventBase) -> Roll | None:
+    """The earlier roll whose outcome `event` changed (a momentum burn), as it stands now."""
+    seq = RULESETS[state.system].rescores(event)
+    return state.roll_at(seq) if seq is not None else None

@@ -1,0 +1,117 @@
+"""Findings that clear when the obligation is met: a reminder while it is open, nothing after.
+
+Issue #10: once the debility is marked, the oracle rolled or the miss burned away, nothing is
+owed and nothing is reported; the same for every other owed or due finding of the four systems.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from typer.testing import CliRunner
+
+from ledger import cli
+from tests.streams import audit, stream, tracks
+from tests.test_ironsworn import burn, debility, harm, kira, roll
+
+runner = CliRunner()
+
+
+def found(system: str, *items: dict[str, Any]) -> list[tuple[str, str, tuple[int, ...]]]:
+    """(rule, severity, seqs) of every finding of a stream, info included."""
+    return [(f.rule, f.severity, f.seq) for f in audit(stream(system, *items))]
+
+
+def oracle(result: int) -> dict[str, Any]:
+    """Kira rolls on the Endure Harm oracle."""
+    return {"type": "oracle.rolled", "target": "Kira", "table": "endure_harm", "roll": result}
+
+
+# Ironsworn: a miss at 0 health owes wounded, maimed or the oracle.
+
+
+def test_a_miss_at_zero_health_is_reminded_while_nothing_is_marked_or_rolled() -> None:
+    items = (kira(iron=1, health=1), harm(amount=3), roll(1, (5, 9)))
+    (reminder,) = audit(stream("ironsworn", *items))
+    assert (reminder.rule, reminder.severity, reminder.seq) == ("miss-at-zero-health", "info", (4,))
+    assert reminder.message == (
+        "Endure Harm miss at 0 health at seq 4: 'Kira' must mark wounded or maimed or roll the "
+        "Endure Harm oracle"
+    )
+
+
+def test_the_oracle_rolled_with_both_debilities_marked_leaves_nothing_owed() -> None:
+    marked = kira(iron=1, health=0, debilities=["wounded", "maimed"])
+    items = (marked, harm(amount=1), roll(1, (5, 9)), oracle(15))
+    assert found("ironsworn", *items) == []
+    assert tracks(stream("ironsworn", *items))["combatants"]["Kira"]["conditions"] == ["dying"]
+
+
+def test_wounded_marked_after_a_miss_at_zero_health_leaves_nothing_owed() -> None:
+    items = (kira(iron=1, health=1, momentum=5), harm(amount=3), roll(1, (5, 9)))
+    assert found("ironsworn", *items, debility("wounded")) == []
+    kira_now = tracks(stream("ironsworn", *items, debility("wounded")))["combatants"]["Kira"]
+    assert (kira_now["health"], kira_now["momentum"], kira_now["debilities"]) == (0, 2, ["wounded"])
+
+
+def test_a_reminder_is_worded_as_the_end_state_has_it() -> None:
+    items = (kira(iron=1, health=1, debilities=["wounded"]), harm(amount=3), roll(1, (5, 9)))
+    (reminder,) = audit(stream("ironsworn", *items))
+    assert "'Kira' must mark maimed or roll the Endure Harm oracle" in reminder.message
+    # Shaken does not meet the miss; wounded cleared is free to mark again.
+    later = (debility("shaken"), debility("wounded", "debility.cleared"))
+    (reminder,) = audit(stream("ironsworn", *items, *later))
+    assert (reminder.rule, reminder.seq) == ("miss-at-zero-health", (4,))
+    assert "'Kira' must mark wounded or maimed or roll" in reminder.message
+
+
+def burned_miss() -> tuple[dict[str, Any], ...]:
+    """Kira at 0 health misses (score 2 vs 3, 9) holding momentum 5, then burns it at seq 5."""
+    return (kira(iron=1, health=1, momentum=7), harm(amount=3), roll(1, (3, 9)), burn(4))
+
+
+def test_a_miss_burned_into_a_weak_hit_owes_nothing_and_the_tracks_agree() -> None:
+    records = stream("ironsworn", *burned_miss())
+    assert found("ironsworn", *burned_miss()) == []
+    view = tracks(records)
+    assert [(r["seq"], r["outcome"], r["burned"]) for r in view["rolls"]] == [(4, "weak_hit", True)]
+    assert view["combatants"]["Kira"]["momentum"] == 2
+
+
+def test_the_oracle_after_a_burn_that_met_the_miss_is_only_not_owed() -> None:
+    assert found("ironsworn", *burned_miss(), oracle(42)) == [("oracle-not-owed", "warning", (6,))]
+
+
+def test_a_burn_that_leaves_the_miss_a_miss_still_owes_it() -> None:
+    # Momentum 3 at the roll cancels no die of 5, 9: still a miss at 0 health.
+    items = (kira(iron=1, health=1, momentum=5), harm(amount=3), roll(1, (5, 9)), burn(4))
+    assert found("ironsworn", *items) == [
+        ("miss-at-zero-health", "info", (4,)),
+        ("momentum-burn-allowed", "warning", (4, 5)),
+    ]
+    assert found("ironsworn", *items, oracle(60)) == [("momentum-burn-allowed", "warning", (4, 5))]
+
+
+def run(db: Path, *args: str) -> str:
+    result = runner.invoke(cli.app, ["--db", str(db), *args])
+    assert result.exit_code in (0, 1), result.output
+    return result.stdout
+
+
+def test_the_burn_says_the_roll_is_now_a_weak_hit_and_replay_agrees(tmp_path: Path) -> None:
+    db = tmp_path / "e.db"
+    run(db, "new", "ford", "--system", "ironsworn")
+    run(db, "add", "ford", "Kira", "--side", "player", "--stat", "iron=1", "--stat", "health=1")
+    run(db, "record", "ford", "meter.changed", "target=Kira", "meter=momentum", "amount=5")
+    run(db, "endure-harm", "ford", "Kira", "--amount", "3")
+    run(db, "action-roll", "ford", "Kira", "--stat", "iron", "--die", "1", "--challenge", "3,9")
+    line = "  roll at seq 5 is now: weak_hit (move endure_harm, stat iron, score 2, match no, "
+    assert run(db, "record", "ford", "momentum.burned", "target=Kira", "roll=5") == (
+        f"Recorded seq 6: momentum.burned\n{line}burned yes)\n  Kira momentum: 4 -> 2\n"
+    )
+    replayed = run(db, "replay", "ford", "--from", "6")
+    assert replayed == (
+        f"seq 6 momentum.burned target=Kira roll=5\n{line}burned yes)\n  Kira momentum: 4 -> 2\n"
+    )
+    assert run(db, "audit", "ford") == "ford: no findings.\n"
