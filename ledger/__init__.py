@@ -30,6 +30,7 @@ from ledger.errors import (
 )
 
 if TYPE_CHECKING:
+    __version__: str
     from ledger.exchange import parse_lines
     from ledger.files import load
     from ledger.service import DEFAULT_DB, Imported, Ledger, Recorded
@@ -56,12 +57,25 @@ __all__ = [
     "RuleRefused",
     "StoreError",
     "UnknownName",
+    "__version__",
     "load",
     "parse_lines",
 ]
 
 
+def version() -> str:
+    """The installed package's version (from its metadata, so it is set in one place)."""
+    from importlib import metadata
+
+    try:
+        return metadata.version("encounter-ledger")
+    except metadata.PackageNotFoundError:  # a source tree that was never installed
+        return "0+unknown"
+
+
 def __getattr__(name: str) -> Any:
+    if name == "__version__":
+        return version()
     if name in _LAZY:
         return getattr(importlib.import_module(_LAZY[name]), name)
     raise AttributeError(f"module 'ledger' has no attribute {name!r}")

@@ -72,14 +72,15 @@ def add(
         list[str] | None, typer.Option("--stat", help="KEY=VALUE (JSON values); repeat.")
     ] = None,
     from_file: Annotated[
-        Path | None, typer.Option("--from", help="A JSON file with the stat block.")
+        Path | None,
+        typer.Option("--stat-file", "--from", help="A JSON file with the stat block."),
     ] = None,
     strict: Strict = False,
     expect: Expect = None,
     json_: Json = False,
 ) -> None:
     """Add a combatant with its stat block."""
-    stats = read_json_object(from_file, "--from") if from_file else {}
+    stats = read_json_object(from_file, "--stat-file") if from_file else {}
     stats.update(parse_pairs(stat or [], "--stat"))
     fields = {"type": "combatant.joined", "name": combatant, "side": side.value, "stats": stats}
     record_command(ctx, name, fields, strict, expect, json_=json_)

@@ -1,41 +1,123 @@
-"""The ledger's exceptions: one root, one subclass per way a request can fail."""
+"""The ledger's exceptions: one root, one subclass per way a request can fail.
+
+Every error carries a stable string `code` (what `--json` prints as `error.code`, for bots to
+branch on; the message is for people and may change) and the CLI's `exit_code`. A subclass
+has a default code; a raise site names a more exact one (`unknown-combatant`,
+`encounter-exists`, `stale-expect`...). The codes are listed in `CODES`, and in the README.
+"""
 
 from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+from typing import Any, Final
+
+#: Every code an error can carry, and what it means (the README's table is generated from this).
+CODES: Final[dict[str, str]] = {
+    "bad-input": "the request is malformed (a field, a value, a file); nothing was appended",
+    "usage": "the command line itself is wrong (an unknown option, a missing argument)",
+    "unknown-field": "an event or stat block has a field its model does not know",
+    "unknown-type": "no event type of that name in the encounter's system",
+    "unknown-system": "no rule system of that key",
+    "unknown-rule": "a house-rule key the system does not have",
+    "unknown-name": "a name or seq the ledger does not hold",
+    "unknown-encounter": "no encounter of that name in the ledger file",
+    "unknown-combatant": "no combatant of that name in the encounter",
+    "unknown-seq": "no event at that seq in the encounter",
+    "unknown-track": "the combatant has no track of that name",
+    "no-ledger": "no ledger file at that path (read commands never create one)",
+    "no-file": "no such input file",
+    "encounter-exists": "an encounter of that name is already open",
+    "rule-refused": "--strict refused an event that would add an audit error",
+    "conflict": "another writer appended first, or held the file locked",
+    "stale-expect": "--expect named a seq that is no longer the head",
+    "broken-chain": "a stored or exported hash chain does not verify",
+    "store-error": "the file cannot be opened or written, or is not an encounter ledger",
+}
 
 
 class LedgerError(Exception):
     """Anything the ledger refuses or cannot do; the message is one line for a user."""
 
     exit_code = 2
+    code = "bad-input"
+
+    def __init__(self, *args: Any, code: str | None = None) -> None:
+        super().__init__(*args)
+        if code is not None:
+            assert code in CODES, code  # a new code is documented before it is raised
+            self.code = code
+
+    def document(self) -> dict[str, Any]:
+        """The `--json` error document: `{"error": {"code", "message", "exit_code"}}`."""
+        return {"error": {"code": self.code, "message": str(self), "exit_code": self.exit_code}}
 
 
 class BadInput(LedgerError):
     """The request is malformed or names something that does not exist; nothing was appended."""
 
     exit_code = 2
+    code = "bad-input"
 
 
 class UnknownName(BadInput):
     """An encounter, combatant or seq that the ledger does not hold."""
 
+    code = "unknown-name"
+
 
 class RuleRefused(BadInput):
     """`--strict` refused an event because it would add an audit error."""
 
+    code = "rule-refused"
+
 
 class Conflict(LedgerError):
-    """The writer's expected version is stale: another writer appended first."""
+    """The writer's expected version is stale: another writer appended first.
+
+    `expected` and `actual` are the head seqs the writer expected and found (None when the
+    conflict is a lock held too long rather than a stale expectation)."""
 
     exit_code = 3
+    code = "conflict"
+
+    def __init__(
+        self,
+        *args: Any,
+        code: str | None = None,
+        expected: int | None = None,
+        actual: int | None = None,
+    ) -> None:
+        super().__init__(*args, code=code)
+        self.expected = expected
+        self.actual = actual
+
+    def document(self) -> dict[str, Any]:
+        """The error document, with the expected and actual head when known."""
+        doc = super().document()
+        if self.expected is not None:
+            doc["error"]["expected"] = self.expected
+            doc["error"]["actual"] = self.actual
+        return doc
 
 
 class BrokenChain(LedgerError):
     """A stored hash chain does not verify: the file was damaged or edited."""
 
     exit_code = 1
+    code = "broken-chain"
 
 
 class StoreError(LedgerError):
     """The database file cannot be opened or is not an encounter ledger."""
 
     exit_code = 2
+    code = "store-error"
+
+
+def did_you_mean(word: object, known: Iterable[str]) -> str:
+    """` (did you mean 'resilience'?)` when `word` is close to one of `known`, else ''."""
+    if not isinstance(word, str):
+        return ""
+    close = difflib.get_close_matches(word, list(known), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""

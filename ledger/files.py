@@ -16,7 +16,7 @@ def read_text(file: Path) -> str:
     try:
         return file.read_text(encoding="utf-8")
     except FileNotFoundError as exc:
-        raise UnknownName(f"no such file: {file}") from exc
+        raise UnknownName(f"no such file: {file}", code="no-file") from exc
     except UnicodeDecodeError as exc:
         raise BadInput(f"{file} is not UTF-8 text (byte {exc.start})") from exc
     except OSError as exc:

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Iterator, Sequence
 
 from ledger import events
 from ledger.chain import ChainReport
-from ledger.errors import BadInput, BrokenChain, UnknownName
+from ledger.errors import BadInput, BrokenChain, UnknownName, did_you_mean
 from ledger.rows import Head
 from ledger.session import Folded, fold_forward
 from ledger.store import Store
@@ -105,7 +105,11 @@ class Queries:
         known = self.tracks(encounter).combatant(combatant)
         if track is not None and track not in known.view():
             tracks = ", ".join(k for k in known.view() if k != "side")
-            raise UnknownName(f"{combatant!r} has no track {track!r} (tracks: {tracks})")
+            raise UnknownName(
+                f"{combatant!r} has no track {track!r}{did_you_mean(track, known.view())} "
+                f"(tracks: {tracks})",
+                code="unknown-track",
+            )
         for step in self.replay(encounter):
             mine = tuple(
                 c
@@ -176,4 +180,4 @@ def _check_seqs(top: int, seqs: Sequence[int], option: str) -> None:
         if not isinstance(seq, int) or isinstance(seq, bool):
             raise BadInput(f"{option} takes seqs (whole numbers), not {seq!r}")
         if not 1 <= seq <= top:
-            raise UnknownName(f"{option} {seq}: the encounter has seqs 1-{top}")
+            raise UnknownName(f"{option} {seq}: the encounter has seqs 1-{top}", code="unknown-seq")

@@ -11,7 +11,7 @@ from typing import Annotated
 
 import typer
 
-from ledger import events, files, render
+from ledger import conventions, events, files, render
 from ledger.errors import BadInput
 from ledger.shell import (
     Encounter,
@@ -52,7 +52,7 @@ def register() -> None:
                     line["retracted_by"] = by[record.seq]
                 emit_json(line)
             return
-        render.console().print(render.log_table(records, by))
+        render.show(render.log_table(records, by))
 
     @app.command()
     def tracks(
@@ -70,20 +70,22 @@ def register() -> None:
         if json_:
             emit_json(state.view())
             return
-        out = render.console()
         typer.echo(f"{state.encounter} ({state.system}) at seq {state.seq}")
-        for table in render.tracks_tables(state):
-            out.print(table)
+        render.show(*render.tracks_tables(state))
         pools = render.pools_line(state)
         if pools:
-            out.print(pools)
+            typer.echo(pools)
 
     @app.command()
     def replay(
         ctx: typer.Context,
         name: Source,
-        start: Annotated[int | None, typer.Option("--from", help="First seq shown.")] = None,
-        end: Annotated[int | None, typer.Option("--to", help="Last seq folded.")] = None,
+        start: Annotated[
+            int | None, typer.Option("--from-seq", "--from", help="First seq shown.")
+        ] = None,
+        end: Annotated[
+            int | None, typer.Option("--to-seq", "--to", help="Last seq folded.")
+        ] = None,
         without: Without = None,
         json_: Json = False,
     ) -> None:
@@ -109,7 +111,12 @@ def register() -> None:
     def history(
         ctx: typer.Context,
         name: Source,
-        combatant: Annotated[str, typer.Argument(help="Whose tracks to follow.")],
+        combatant: Annotated[
+            str,
+            typer.Argument(
+                help="Whose tracks to follow.", autocompletion=conventions.complete_combatants
+            ),
+        ],
         track: Annotated[
             str | None, typer.Option("--track", help="Only this track (e.g. fatigue).")
         ] = None,
@@ -150,7 +157,7 @@ def register() -> None:
                 {"encounter": encounter, "findings": [f.model_dump(mode="json") for f in findings]}
             )
         elif findings:
-            render.console().print(render.findings_table(findings))
+            render.show(render.findings_table(findings))
             warnings = sum(f.severity == "warning" for f in findings)
             notes = len(findings) - errors - warnings
             typer.echo(f"{errors} error(s), {warnings} warning(s), {notes} note(s).")
@@ -182,7 +189,7 @@ def register() -> None:
             table.add_row(
                 h.encounter, h.system, h.title or "-", str(h.seq), h.hash[:12], h.updated_at
             )
-        render.console().print(table)
+        render.show(table)
 
     @app.command()
     def export(

@@ -7,7 +7,6 @@ output and error lines never need it.
 from __future__ import annotations
 
 import json
-import os
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -24,12 +23,47 @@ if TYPE_CHECKING:
     from projections.steps import Change
 
 
+#: `--plain` was given: tab-separated rows even on a terminal.
+_plain = False
+
+
+def configure(plain: bool = False) -> None:
+    """Set this run's output style (the app's callback calls it once a command line)."""
+    global _plain
+    _plain = plain
+
+
+def plain() -> bool:
+    """Tab-separated rows, not tables: asked for with --plain, or stdout is not a terminal."""
+    return _plain or not sys.stdout.isatty()
+
+
 def console() -> Console:
-    """A console on the current stdout; width from COLUMNS (default 120) so output is stable."""
+    """A console on the current stdout, as wide as the terminal (COLUMNS overrides it); rich
+    drops colour under NO_COLOR and when stdout is not a terminal."""
     from rich.console import Console
 
-    width = int(os.environ.get("COLUMNS", "120") or 120)
-    return Console(file=sys.stdout, width=width, highlight=False, soft_wrap=False, emoji=False)
+    return Console(file=sys.stdout, highlight=False, emoji=False)
+
+
+def show(*tables: Table) -> None:
+    """Print tables for people: rich tables on a terminal, else (or with --plain) each as a
+    header line and one tab-separated line a row, nothing cut or wrapped."""
+    if not plain():
+        out = console()
+        for table in tables:
+            out.print(table)
+        return
+    for table in tables:
+        sys.stdout.write(_tsv([str(c.header) for c in table.columns]))
+        cells = [[str(cell) for cell in column.cells] for column in table.columns]
+        for row in zip(*cells, strict=True):
+            sys.stdout.write(_tsv(row))
+
+
+def _tsv(cells: Iterable[str]) -> str:
+    # A tab or line break inside a cell would split it; a space keeps the row one line.
+    return "\t".join(" ".join(c.split()) if c else "" for c in cells) + "\n"
 
 
 def value(v: Any) -> str:

@@ -124,9 +124,15 @@ class Ledger(Queries):
                 # The writer expected it not to exist yet: another one opened it first.
                 raise Conflict(
                     f"encounter {encounter!r} is at seq {head.seq}, not {expect}: another "
-                    "writer opened it first; re-read and try again"
+                    "writer opened it first; re-read and try again",
+                    code="stale-expect",
+                    expected=expect,
+                    actual=head.seq,
                 )
-            raise BadInput(f"encounter {encounter!r} already exists in {self.store.path}")
+            raise BadInput(
+                f"encounter {encounter!r} already exists in {self.store.path}",
+                code="encounter-exists",
+            )
         fields: dict[str, Any] = {"type": "encounter.opened", "system": system}
         if title is not None:
             fields["title"] = title
@@ -244,7 +250,8 @@ class Ledger(Queries):
             original = next(iter(writer.records(seq - 1)), None) if seq >= 1 else None
             if original is None or original.seq != seq:
                 raise UnknownName(
-                    f"seq {seq} is not in encounter {encounter!r} (seqs 1-{writer.seq})"
+                    f"seq {seq} is not in encounter {encounter!r} (seqs 1-{writer.seq})",
+                    code="unknown-seq",
                 )
             if isinstance(original.event, events.EventRetracted | events.EncounterOpened):
                 raise BadInput(

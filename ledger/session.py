@@ -191,7 +191,9 @@ class Session:
             rules = core.pinned_rules(ruleset(event.system), event.rules)
             event = event.model_copy(update={"rules": rules})
         elif before is None:
-            raise UnknownName(f"encounter {self.writer.encounter!r} does not exist yet")
+            raise UnknownName(
+                f"encounter {self.writer.encounter!r} does not exist yet", code="unknown-encounter"
+            )
         if isinstance(event, events.EventRetracted):
             assert before is not None
             return self._retract(
@@ -224,7 +226,8 @@ class Session:
         target, top = event.target, self.writer.seq
         if target > top:
             raise UnknownName(
-                f"seq {target} is not in encounter {self.writer.encounter!r} (seqs 1-{top})"
+                f"seq {target} is not in encounter {self.writer.encounter!r} (seqs 1-{top})",
+                code="unknown-seq",
             )
         if target == 1:
             raise BadInput("seq 1 (encounter.opened) cannot be retracted")

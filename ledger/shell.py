@@ -7,6 +7,7 @@ The commands live in `ledger.cli` (generic) and `ledger.verbs` (one module a sys
 # No `from __future__ import annotations`: typer reads the callback's annotations (and those of
 # the parameter types below, in every command) each time the app runs.
 import json
+import os
 import re
 import sys
 from collections.abc import Callable, Iterator, Mapping
@@ -18,7 +19,7 @@ from typing import Annotated, Any, NoReturn, TypeVar
 import typer
 import typer.core
 
-from ledger import events, files, render, service
+from ledger import conventions, events, files, helptext, render, service
 from ledger.errors import BadInput, LedgerError
 
 
@@ -34,10 +35,15 @@ class OneLineErrors(typer.core.TyperGroup):
         standalone_mode: bool = True,
         **extra: Any,
     ) -> Any:
+        words = conventions.hoist(sys.argv[1:] if args is None else args)
+        global _json_errors
+        _json_errors = conventions.wants_json(words)
+        conventions.tidy(self)
+        conventions.examples(self, helptext.EXAMPLES)
         if not standalone_mode:
-            return super().main(args, prog_name, complete_var, standalone_mode, **extra)
+            return super().main(words, prog_name, complete_var, standalone_mode, **extra)
         try:
-            code = super().main(args, prog_name, complete_var, False, **extra)
+            code = super().main(words, prog_name, complete_var, False, **extra)
         except typer.TyperException as exc:
             if type(exc).__name__ == "NoArgsIsHelpError":
                 sys.exit(0)  # typer has printed the help already
@@ -46,18 +52,47 @@ class OneLineErrors(typer.core.TyperGroup):
             if re.fullmatch(r"No such option: -\d+", message):
                 # A negative number where an argument was meant: `--` ends the options.
                 hint = "a negative number reads as an option: put -- before it"
-            typer.echo(f"Error: {message} ({hint})", err=True)
+            report(BadInput(f"{message} ({hint})", code="usage"), exc.exit_code)
             sys.exit(exc.exit_code)
         except typer.Abort:
             typer.echo("Error: aborted", err=True)
             sys.exit(1)
+        except LedgerError as exc:  # a command that let one through: still one line
+            report(exc)
+            sys.exit(exc.exit_code)
         sys.exit(code if isinstance(code, int) else 0)
+
+    def invoke(self, ctx: Any) -> Any:
+        """Run the command; a reader that closed the pipe (`replay | head`) ends it quietly."""
+        try:
+            return super().invoke(ctx)
+        except BrokenPipeError:
+            # Nothing more can reach the reader; exit 0 (1 means audit errors), and point
+            # stdout at /dev/null so the interpreter's final flush does not complain.
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            raise typer.Exit(0) from None
+
+
+#: Whether this run's command line asked for `--json` (its errors are then JSON documents).
+_json_errors = False
+
+
+def report(exc: LedgerError, exit_code: int | None = None) -> None:
+    """An error on stderr: one `Error:` line, or under `--json` the error document."""
+    if _json_errors:
+        document = exc.document()
+        if exit_code is not None:
+            document["error"]["exit_code"] = exit_code
+        typer.echo(json.dumps(document, ensure_ascii=False), err=True)
+    else:
+        typer.echo(f"Error: {exc}", err=True)
 
 
 app = typer.Typer(
     cls=OneLineErrors,
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,
     help="Record, audit, undo and replay tabletop encounters in an append-only ledger.",
     pretty_exceptions_enable=False,
 )
@@ -93,24 +128,61 @@ Expect = Annotated[
     int | None,
     typer.Option("--expect", help="The seq you last saw; a stale one is a conflict (exit 3)."),
 ]
-Encounter = Annotated[str, typer.Argument(help="The encounter's name.")]
+Encounter = Annotated[
+    str,
+    typer.Argument(help="The encounter's name.", autocompletion=conventions.complete_encounters),
+]
+Combatant = Annotated[
+    str,
+    typer.Argument(help="The combatant's name.", autocompletion=conventions.complete_combatants),
+]
 Without = Annotated[
     list[int] | None, typer.Option("--without", help="As if this seq never happened; repeat.")
 ]
 Source = Annotated[
-    str, typer.Argument(help="The encounter's name, or a .jsonl file (read, nothing written).")
+    str,
+    typer.Argument(
+        help="The encounter's name, or a .jsonl file (read, nothing written).",
+        autocompletion=conventions.complete_encounters,
+    ),
 ]
 
 
+def _show_version(value: bool) -> None:
+    if value:
+        import ledger
+
+        typer.echo(f"encounter {ledger.__version__}")
+        raise typer.Exit(0)
+
+
 @app.callback()
-def main_options(ctx: typer.Context, db: DbOption = Path(service.DEFAULT_DB)) -> None:
-    """Record, audit, undo and replay tabletop encounters in an append-only ledger."""
+def main_options(
+    ctx: typer.Context,
+    db: DbOption = Path(service.DEFAULT_DB),
+    plain: Annotated[
+        bool,
+        typer.Option(
+            "--plain",
+            help="Tab-separated rows instead of tables (the default when not a terminal).",
+        ),
+    ] = False,
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_show_version, is_eager=True, help="Print the version."),
+    ] = False,
+) -> None:
+    """Record, audit, undo and replay tabletop encounters in an append-only ledger.
+
+    --db and --plain may also follow the command: encounter tracks ford --db other.db
+    """
     ctx.obj = db
+    render.configure(plain=plain)
 
 
 def fail(exc: LedgerError) -> NoReturn:
-    """Print one line on stderr and exit with the error's code."""
-    typer.echo(f"Error: {exc}", err=True)
+    """Print the error on stderr (one line, or its JSON document) and exit with its code."""
+    report(exc)
     raise typer.Exit(exc.exit_code)
 
 

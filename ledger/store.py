@@ -17,7 +17,14 @@ from typing import Any, Final
 
 from ledger import chain, events
 from ledger.chain import ChainReport
-from ledger.errors import BadInput, Conflict, LedgerError, StoreError, UnknownName
+from ledger.errors import (
+    BadInput,
+    Conflict,
+    LedgerError,
+    StoreError,
+    UnknownName,
+    did_you_mean,
+)
 from ledger.rows import COLUMNS, Head, head_of, load, now_utc
 from ledger.writer import Writer
 
@@ -65,7 +72,9 @@ class Store:
         self.path = Path(path)
         self.clock = clock
         if not create and str(path) != ":memory:" and not self.path.exists():
-            raise UnknownName(f"no ledger at {self.path} (start one with `encounter new`)")
+            raise UnknownName(
+                f"no ledger at {self.path} (start one with `encounter new`)", code="no-ledger"
+            )
         try:
             self.conn = sqlite3.connect(
                 str(self.path),
@@ -166,7 +175,9 @@ class Store:
             known = [h.encounter for h in self.encounters()]
             shown = ", ".join(known[:10]) + (", ..." if len(known) > 10 else "")
             raise UnknownName(
-                f"encounter {encounter!r} is not in {self.path} (known: {shown or 'none yet'})"
+                f"encounter {encounter!r} is not in {self.path}{did_you_mean(encounter, known)} "
+                f"(known: {shown or 'none yet'})",
+                code="unknown-encounter",
             )
         return head
 
@@ -277,7 +288,10 @@ class Store:
             if expect is not None and expect != seq:
                 raise Conflict(
                     f"encounter {encounter!r} is at seq {seq}, not {expect}: "
-                    "another writer appended first; re-read and try again"
+                    "another writer appended first; re-read and try again",
+                    code="stale-expect",
+                    expected=expect,
+                    actual=seq,
                 )
             writer = Writer(self, encounter, head)
             yield writer

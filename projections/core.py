@@ -16,7 +16,7 @@ from typing import Any, Self, TypeVar
 from pydantic import BaseModel, JsonValue, SerializeAsAny
 
 from ledger import events
-from ledger.errors import BadInput, UnknownName
+from ledger.errors import BadInput, UnknownName, did_you_mean
 from projections.findings import Finding
 from projections.log import Log
 
@@ -127,7 +127,9 @@ class State(Value, frozen=True):
         except KeyError:
             known = ", ".join(self.combatants) or "none yet"
             raise UnknownName(
-                f"{role} {name!r} is not in encounter {self.encounter!r} (known: {known})"
+                f"{role} {name!r} is not in encounter {self.encounter!r}"
+                f"{did_you_mean(name, self.combatants)} (known: {known})",
+                code="unknown-combatant",
             ) from None
 
     def roll_at(self, seq: int) -> Roll | None:
@@ -215,7 +217,9 @@ def pinned_rules(ruleset: Ruleset, overrides: Mapping[str, Any]) -> dict[str, An
         # Strict, as JSON: a house rule is data from a file, so "yes" is not a boolean.
         table = ruleset.rules.model_validate_json(to_json(dict(overrides)), strict=True)
     except ValidationError as exc:
-        raise BadInput(events.describe(exc, f"{ruleset.key} rules")) from exc
+        raise BadInput(
+            events.describe(exc, f"{ruleset.key} rules", known=ruleset.rules.model_fields)
+        ) from exc
     return table.model_dump(mode="json")
 
 

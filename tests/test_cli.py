@@ -14,12 +14,6 @@ from ledger import cli
 runner = CliRunner()
 
 
-@pytest.fixture(autouse=True)
-def fixed_width(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Tables are laid out for 100 columns, whatever the terminal running the tests."""
-    monkeypatch.setenv("COLUMNS", "100")
-
-
 def run(db: Path, *args: str, input: str | None = None) -> tuple[int, str, str]:
     result = runner.invoke(cli.app, ["--db", str(db), *args], input=input)
     return result.exit_code, result.stdout, result.stderr
@@ -64,7 +58,7 @@ def test_new_refuses_an_unknown_system_in_one_line(db: Path) -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["new"], "Missing argument 'name'."),
+        (["new"], "Missing argument 'NAME'."),
         (["bogus"], "No such command 'bogus'."),
         (["tracks", "ford", "--colour"], "No such option: --colour"),
         (["add", "ford", "Ash"], "Missing option '--side'. Choose from: player, adversary"),
@@ -100,7 +94,12 @@ def test_an_unknown_house_rule_is_bad_input(db: Path, tmp_path: Path) -> None:
     rules = tmp_path / "house.json"
     rules.write_text('{"penalty_stack": "highest_only"}')
     code, _, err = run(db, "new", "ford", "--system", "ssss", "--rules", str(rules))
-    assert (code, err) == (2, "Error: ssss rules has unknown field 'penalty_stack'\n")
+    assert (code, err) == (
+        2,
+        "Error: ssss rules has unknown field 'penalty_stack' (did you mean 'penalty_stacking'?) "
+        "(valid: max_per_tier, top_tier_exhaustion_defeats_on_any_harm, penalty_stacking, "
+        "pc_lethal_harm_level)\n",
+    )
     assert ok(db, "list") == f"No encounters in {db}.\n"
 
 
@@ -256,19 +255,14 @@ def test_redo_takes_the_retraction_or_the_undone_seq(skirmish: Path) -> None:
     )
 
 
-def test_tracks_prints_a_table_for_each_side(skirmish: Path) -> None:
+def test_tracks_piped_prints_tab_separated_rows_for_each_side(skirmish: Path) -> None:
+    # Not a terminal (tests/test_terminal.py draws the tables under a real one).
     assert ok(skirmish, "tracks", "ford") == (
         "ford (ssss) at seq 5\n"
-        "┏━━━━━━━━┳━━━━━━━━┳━━━━━━┳━━━━━━━━┓\n"
-        "┃ player ┃ status ┃ harm ┃ record ┃\n"
-        "┡━━━━━━━━╇━━━━━━━━╇━━━━━━╇━━━━━━━━┩\n"
-        "│ Ash    │ active │ -    │ -      │\n"
-        "└────────┴────────┴──────┴────────┘\n"
-        "┏━━━━━━━━━━━┳━━━━━━━━┳━━━━━━━┳━━━━━━━━━━━━━━━┳━━━━━━━━━━━┳━━━━━━┓\n"
-        "┃ adversary ┃ status ┃ level ┃ slots         ┃ penalties ┃ tags ┃\n"
-        "┡━━━━━━━━━━━╇━━━━━━━━╇━━━━━━━╇━━━━━━━━━━━━━━━╇━━━━━━━━━━━╇━━━━━━┩\n"
-        "│ Bandit    │ active │ 2     │ T1:1/3 T2:1/3 │ 2         │ -    │\n"
-        "└───────────┴────────┴───────┴───────────────┴───────────┴──────┘\n"
+        "player\tstatus\tharm\trecord\n"
+        "Ash\tactive\t-\t-\n"
+        "adversary\tstatus\tlevel\tslots\tpenalties\ttags\n"
+        "Bandit\tactive\t2\tT1:1/3 T2:1/3\t2\t-\n"
     )
 
 
@@ -297,10 +291,12 @@ def test_log_marks_retracted_events(skirmish: Path) -> None:
         ok(skirmish, "undo", "ford", "--reason", "wrong")
     out = ok(skirmish, "log", "ford")
     assert (
-        "│ 5   │ 2026-11-29T20:00:00.000000Z │ harm.inflicted   │ (retracted by seq 6) target=Bandit"
+        "5\t2026-11-29T20:00:00.000000Z\tharm.inflicted\t(retracted by seq 6) target=Bandit level=1\n"
         in out
     )
-    assert "│ 6   │ 2026-11-29T20:05:00.000000Z │ event.retracted  │ target=5 reason=wrong" in out
+    assert (
+        "6\t2026-11-29T20:05:00.000000Z\tevent.retracted\ttarget=5 reason=wrong kind=undo\n" in out
+    )
 
 
 def test_log_json_marks_retracted_events_with_the_seq_that_retracts_them(skirmish: Path) -> None:
@@ -432,7 +428,7 @@ def test_list_shows_every_encounter(skirmish: Path) -> None:
     assert [(h["encounter"], h["system"], h["title"], h["seq"]) for h in doc] == [
         ("ford", "ssss", "Bandits at the ford", 5)
     ]
-    assert "│ ford      │ ssss   │ Bandits at the ford │ 5      │" in ok(skirmish, "list")
+    assert "ford\tssss\tBandits at the ford\t5\t" in ok(skirmish, "list")
 
 
 def test_export_import_verify_round_trip_into_another_file(skirmish: Path, tmp_path: Path) -> None:
@@ -896,9 +892,6 @@ def test_critical_strikes_read_as_seq_severity_and_state() -> None:
 def test_list_prints_one_row_per_encounter_with_its_head(skirmish: Path) -> None:
     head = json.loads(ok(skirmish, "list", "--json"))[0]["hash"][:12]
     assert ok(skirmish, "list") == (
-        "┏━━━━━━━━━━━┳━━━━━━━━┳━━━━━━━━━━━━━━━━━━━━━┳━━━━━━━━┳━━━━━━━━━━━━━━┳━━━━━━━━━━━━━━━━━━━━━━━━━━━━━┓\n"
-        "┃ encounter ┃ system ┃ title               ┃ events ┃ head         ┃ updated                     ┃\n"
-        "┡━━━━━━━━━━━╇━━━━━━━━╇━━━━━━━━━━━━━━━━━━━━━╇━━━━━━━━╇━━━━━━━━━━━━━━╇━━━━━━━━━━━━━━━━━━━━━━━━━━━━━┩\n"
-        f"│ ford      │ ssss   │ Bandits at the ford │ 5      │ {head} │ 2026-11-29T20:00:00.000000Z │\n"
-        "└───────────┴────────┴─────────────────────┴────────┴──────────────┴─────────────────────────────┘\n"
+        "encounter\tsystem\ttitle\tevents\thead\tupdated\n"
+        f"ford\tssss\tBandits at the ford\t5\t{head}\t2026-11-29T20:00:00.000000Z\n"
     )

@@ -150,7 +150,15 @@ def test_a_backstab_hit_ignores_armor(tmp_path: Path) -> None:
     assert "Silken Blade resilience: 8 -> 5\n  none armor: Harm 3 -> 3 Harm + 0 Fatigue\n" in out
     assert last_event(db)["ignore_armor"] == 1
     code, _, err = run(db, "hit", "duel", "Silken Blade", "3", "--ignore-armor", "lots")
-    assert (code, err) == (2, "Error: --ignore-armor 'lots' is a number or 'all'\n")
+    assert (code, err) == (
+        2,
+        "Error: --ignore-armor 'lots': give a whole number of armor steps, or 'all'\n",
+    )
+    code, _, err = run(db, "hit", "duel", "Silken Blade", "3", "--ignore-armor", "-1")
+    assert (code, err) == (
+        2,
+        "Error: --ignore-armor '-1': armor steps ignored cannot be negative (0 ignores none)\n",
+    )
 
 
 def test_fatigue_overflows_once(tmp_path: Path) -> None:

@@ -13,13 +13,13 @@ from __future__ import annotations
 import importlib
 import json
 import operator
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from functools import cache, reduce
 from typing import TYPE_CHECKING, Annotated, Any, Final, get_args
 
 from pydantic import BaseModel, Field, ValidationError
 
-from ledger.errors import BadInput
+from ledger.errors import BadInput, did_you_mean
 from ledger.events.base import SYSTEMS, EventBase, Name, Side, SystemKey
 from ledger.events.common import (
     CombatantJoined,
@@ -109,30 +109,46 @@ def event_types(system: str) -> tuple[str, ...]:
 _MEMBER_TAGS: Final = frozenset({"int", "str", "bool", "float", "none", "dict", "list", "tuple"})
 
 
-def describe(exc: ValidationError, what: str = "event") -> str:
-    """One line naming the first thing wrong in a validation error, with the offending value."""
-    errors = exc.errors()
+def describe(exc: ValidationError, what: str = "event", known: Iterable[str] | None = None) -> str:
+    """One line naming the first thing wrong in a validation error, with the offending value.
+
+    An unknown key comes first (a typo also shows as the missing key it meant), with the
+    nearest known key as a hint: `known` (when given, also listed) or the missing keys beside
+    it. An unknown key of a stat block is called a stat (`what` says it is one)."""
+    errors = sorted(exc.errors(), key=lambda e: e["type"] != "extra_forbidden")
     err = errors[0]
-    loc = [str(p) for p in err["loc"]]
-    # pydantic names the member of a union it tried (`constrained-int`, `literal['all']`):
-    # that is not a field, so leave it out of the path.
-    loc = [p for p in loc if not ("[" in p or "-" in p or p in _MEMBER_TAGS)]
+    loc = _path(err["loc"])
     where = ".".join(loc)
     msg = err["msg"]
+    noun = "field"
+    explained = 0
     if err["type"] == "extra_forbidden":
-        text = f"{what} has unknown field {where!r}"
+        missing = [e for e in errors if e["type"] == "missing" and _path(e["loc"])[:-1] == loc[:-1]]
+        candidates = [_path(e["loc"])[-1] for e in missing if _path(e["loc"])]
+        hint = did_you_mean(loc[-1] if loc else where, [*candidates, *(known or ())])
+        explained = sum(1 for e in missing if hint and repr(_path(e["loc"])[-1]) in hint)
+        noun = "stat" if what.startswith("stats of") else noun
+        text = f"{what} has unknown {noun} {where!r}{hint}"
+        if known is not None:
+            text += f" (valid: {', '.join(known)})"
     elif err["type"] == "missing":
-        text = f"{what} is missing field {where!r}"
+        text = f"{what} is missing {noun} {where!r}"
     else:
         value = json.dumps(err.get("input"), default=str)
         if len(value) > 60:
             value = value[:57] + "..."
-        field = f"field {where!r}" if where else what
+        field = f"{noun} {where!r}" if where else what
         text = f"{what} {field}: {msg[0].lower()}{msg[1:]} (got {value})"
         if not where:
             text = f"{what}: {msg[0].lower()}{msg[1:]}"
-    more = len(errors) - 1
+    more = len(errors) - 1 - explained
     return text + (f" (and {more} more problem{'s' * (more > 1)})" if more else "")
+
+
+def _path(location: Iterable[Any]) -> list[str]:
+    # pydantic names the member of a union it tried (`constrained-int`, `literal['all']`):
+    # that is not a field, so leave it out of the path.
+    return [p for p in map(str, location) if not ("[" in p or "-" in p or p in _MEMBER_TAGS)]
 
 
 def parse(data: Mapping[str, Any], system: str | None) -> Event:

@@ -14,6 +14,7 @@ from typing import Annotated, Any
 
 import typer
 
+from ledger import conventions
 from ledger.errors import BadInput
 
 
@@ -76,23 +77,32 @@ def _set(fields: dict[str, Any], **values: Any) -> dict[str, Any]:
     return {**fields, **{k: v for k, v in values.items() if v is not None}}
 
 
+#: Completion of combatant names from the ledger file.
+who = conventions.complete_combatants
+
+
 def register(app: typer.Typer) -> None:
     """Add the Fate's Edge verbs to the app."""
     from ledger import cli
 
     Stake = Annotated[str, typer.Argument(help="The stake id naming this test.")]
-    Target = Annotated[str, typer.Argument(help="Who takes it.")]
+    Target = Annotated[str, typer.Argument(help="Who takes it.", autocompletion=who)]
 
     @app.command("lock")
     def lock(
         ctx: typer.Context,
         name: cli.Encounter,
         stake: Stake,
-        actor: Annotated[str, typer.Option("--actor", help="The player who rolls.")],
+        actor: Annotated[
+            str, typer.Option("--actor", help="The player who rolls.", autocompletion=who)
+        ],
         against: Annotated[
-            str | None, typer.Option("--against", help="The opposing adversary.")
+            str | None,
+            typer.Option("--against", help="The opposing adversary.", autocompletion=who),
         ] = None,
-        target: Annotated[str | None, typer.Option("--target", help="Whom a hit lands on.")] = None,
+        target: Annotated[
+            str | None, typer.Option("--target", help="Whom a hit lands on.", autocompletion=who)
+        ] = None,
         kind: Annotated[Kind, typer.Option("--kind", help="action or defense.")] = Kind.action,
         position: Annotated[
             Position, typer.Option("--position", help="The locked Position.")
@@ -112,9 +122,10 @@ def register(app: typer.Typer) -> None:
         partial: Annotated[
             str | None, typer.Option("--partial", help="The lesser progress or protection.")
         ] = None,
-        source: Annotated[
-            Source, typer.Option("--source", help="What put the test on the table.")
+        origin: Annotated[
+            Source, typer.Option("--origin", help="What put the test on the table.")
         ] = Source.player,
+        source: Annotated[Source | None, typer.Option("--source", hidden=True)] = None,
         move: Annotated[str | None, typer.Option("--move", help="The adversary's move.")] = None,
         intent: Annotated[str | None, typer.Option("--intent", help="What is attempted.")] = None,
         consequence: Annotated[
@@ -139,7 +150,7 @@ def register(app: typer.Typer) -> None:
             effect_harm=effect_harm,
             consequence_harm=consequence_harm,
             partial=lesser or None,
-            source=source.value,
+            source=(source or origin).value,  # --source: the old spelling of --origin
             move=move,
             intent=intent,
             consequence=consequence,
@@ -212,7 +223,12 @@ def register(app: typer.Typer) -> None:
         ignore: int | str | None = ignore_armor
         if ignore_armor is not None and ignore_armor != "all":
             if not ignore_armor.isdigit():
-                cli.fail(BadInput(f"--ignore-armor {ignore_armor!r} is a number or 'all'"))
+                why = (
+                    "armor steps ignored cannot be negative (0 ignores none)"
+                    if ignore_armor.lstrip("-").isdigit()
+                    else "give a whole number of armor steps, or 'all'"
+                )
+                cli.fail(BadInput(f"--ignore-armor {ignore_armor!r}: {why}"))
             ignore = int(ignore_armor)
         fields = _set(
             {"type": "hit.resolved", "target": target, "harm": harm},

@@ -11,6 +11,7 @@ from typing import Annotated, Any
 
 import typer
 
+from ledger import conventions
 from ledger.errors import BadInput
 
 
@@ -47,6 +48,10 @@ def challenge_dice(text: str | None) -> list[int]:
     return [int(p) for p in parts]
 
 
+#: Completion of combatant names from the ledger file.
+who = conventions.complete_combatants
+
+
 def register(app: typer.Typer) -> None:
     """Add `endure-harm`, `action-roll` and `oracle` to the app."""
     from ledger import cli
@@ -55,7 +60,9 @@ def register(app: typer.Typer) -> None:
     def endure_harm(
         ctx: typer.Context,
         name: cli.Encounter,
-        target: Annotated[str, typer.Argument(help="The character who suffers the harm.")],
+        target: Annotated[
+            str, typer.Argument(help="The character who suffers the harm.", autocompletion=who)
+        ],
         amount: Annotated[
             int | None, typer.Option("--amount", help="The harm, as a move or asset names it.")
         ] = None,
@@ -63,7 +70,10 @@ def register(app: typer.Typer) -> None:
             Rank | None, typer.Option("--rank", help="Harm of a rank: troublesome 1 ... epic 5.")
         ] = None,
         foe: Annotated[
-            str | None, typer.Option("--foe", help="The attacking foe: its rank is the harm.")
+            str | None,
+            typer.Option(
+                "--foe", help="The attacking foe: its rank is the harm.", autocompletion=who
+            ),
         ] = None,
         strict: cli.Strict = False,
         expect: cli.Expect = None,
@@ -83,8 +93,11 @@ def register(app: typer.Typer) -> None:
     def action_roll(
         ctx: typer.Context,
         name: cli.Encounter,
-        actor: Annotated[str, typer.Argument(help="The character who rolls.")],
-        stat: Annotated[Stat, typer.Option("--stat", help="The stat or meter added.")],
+        actor: Annotated[str, typer.Argument(help="The character who rolls.", autocompletion=who)],
+        using: Annotated[
+            Stat | None, typer.Option("--using", help="The stat or meter added (required).")
+        ] = None,
+        stat: Annotated[Stat | None, typer.Option("--stat", hidden=True)] = None,
         move: Annotated[
             str, typer.Option("--move", help="The move: endure_harm, or another.")
         ] = "endure_harm",
@@ -105,6 +118,9 @@ def register(app: typer.Typer) -> None:
         json_: cli.Json = False,
     ) -> None:
         """An action roll: d6 + stat + adds (max 10) against two d10s."""
+        stat = using or stat  # --stat: the old spelling (add's --stat is KEY=VALUE)
+        if stat is None:
+            cli.fail(BadInput("action-roll needs --using STAT (edge, heart, iron, ...)"))
         try:
             dice = challenge_dice(challenge)
         except BadInput as exc:
@@ -134,7 +150,9 @@ def register(app: typer.Typer) -> None:
     def oracle(
         ctx: typer.Context,
         name: cli.Encounter,
-        target: Annotated[str, typer.Argument(help="The character the result is for.")],
+        target: Annotated[
+            str, typer.Argument(help="The character the result is for.", autocompletion=who)
+        ],
         result: Annotated[
             int | None, typer.Option("--roll", help="The d100 result; rolled when left out.")
         ] = None,

@@ -7,12 +7,18 @@ from typing import Annotated, Any
 
 import typer
 
+from ledger import conventions
+
 
 class DamageType(StrEnum):
     """The damage types of l5r-damage.txt."""
 
     physical = "physical"
     supernatural = "supernatural"
+
+
+#: Completion of combatant names from the ledger file.
+who = conventions.complete_combatants
 
 
 def register(app: typer.Typer) -> None:
@@ -23,7 +29,7 @@ def register(app: typer.Typer) -> None:
     def damage(
         ctx: typer.Context,
         name: cli.Encounter,
-        target: Annotated[str, typer.Argument(help="Who takes the damage.")],
+        target: Annotated[str, typer.Argument(help="Who takes the damage.", autocompletion=who)],
         amount: Annotated[int, typer.Argument(help="The damage dealt, before changes.")],
         damage_type: Annotated[
             DamageType, typer.Option("--type", help="The damage type (picks the resistance).")
@@ -43,9 +49,10 @@ def register(app: typer.Typer) -> None:
             bool,
             typer.Option("--void-critical", help="Spend 1 Void point to take a critical strike."),
         ] = False,
-        source: Annotated[
-            str | None, typer.Option("--source", help="The weapon, power or phenomenon.")
+        weapon: Annotated[
+            str | None, typer.Option("--weapon", help="The weapon, power or phenomenon.")
         ] = None,
+        source: Annotated[str | None, typer.Option("--source", hidden=True)] = None,
         strict: cli.Strict = False,
         expect: cli.Expect = None,
         json_: cli.Json = False,
@@ -62,6 +69,7 @@ def register(app: typer.Typer) -> None:
         }
         if deadliness is not None:
             fields["deadliness"] = deadliness
-        if source is not None:
-            fields["source"] = source
+        # --source is the old spelling of --weapon (lock's --source was another thing).
+        if (weapon or source) is not None:
+            fields["source"] = weapon or source
         cli.record_command(ctx, name, fields, strict, expect, json_=json_)

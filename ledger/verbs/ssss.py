@@ -6,6 +6,11 @@ from typing import Annotated, Any
 
 import typer
 
+from ledger import conventions
+
+#: Completion of combatant names from the ledger file.
+who = conventions.complete_combatants
+
 
 def register(app: typer.Typer) -> None:
     """Add `harm` to the app."""
@@ -15,7 +20,7 @@ def register(app: typer.Typer) -> None:
     def harm(
         ctx: typer.Context,
         name: cli.Encounter,
-        target: Annotated[str, typer.Argument(help="Who takes the Harm.")],
+        target: Annotated[str, typer.Argument(help="Who takes the Harm.", autocompletion=who)],
         level: Annotated[int, typer.Argument(help="The Harm level.")],
         throw: Annotated[
             int | None, typer.Option("--throw", help="The seq of the Throw that inflicted it.")

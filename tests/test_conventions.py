@@ -1,0 +1,209 @@
+"""The command line's conventions: --version, help with examples and no type placeholders,
+--db after the command, JSON errors with stable codes, typo hints, option names, completion."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+import ledger
+from ledger import cli, errors
+
+ROOT = Path(__file__).parent.parent
+runner = CliRunner()
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    result = runner.invoke(cli.app, list(args))
+    return result.exit_code, result.stdout, result.stderr
+
+
+@pytest.fixture
+def ford(db: Path) -> Path:
+    for args in (
+        ["new", "ford", "--system", "ssss"],
+        ["add", "ford", "Bandit", "--side", "adversary", "--stat", "level=2"],
+        ["add", "ford", "Ash", "--side", "player"],
+    ):
+        assert run("--db", str(db), *args)[0] == 0
+    return db
+
+
+def test_version_comes_from_the_package_metadata() -> None:
+    assert ledger.__version__ == "0.2.0"
+    assert run("--version") == (0, "encounter 0.2.0\n", "")
+
+
+def commands() -> list[str]:
+    import typer.main
+
+    return sorted(typer.main.get_command(cli.app).commands)  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("command", commands())
+def test_every_command_has_help_with_examples_and_no_type_placeholders(command: str) -> None:
+    code, out, _ = run(command, "--help")
+    assert code == 0
+    assert "Examples:" in out and f"encounter {command} " in out.split("Examples:")[1]
+    assert not re.search(r"<(bool|str|int|list\[\w+\]|path)>", out), out
+
+
+def test_the_main_help_names_the_global_options_and_completion() -> None:
+    out = run("--help")[1]
+    for option in ("--db", "--plain", "--version", "--install-completion", "--show-completion"):
+        assert option in out
+
+
+def test_db_may_follow_the_command(
+    ford: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path / "elsewhere")
+    code, out, _ = run("tracks", "ford", "--db", str(ford), "--json")
+    assert code == 0 and json.loads(out)["seq"] == 3
+    assert run("list", f"--db={ford}", "--json")[0] == 0
+    assert not (tmp_path / "elsewhere" / "encounters.db").exists()
+
+
+def error_document(*args: str) -> tuple[int, dict[str, object]]:
+    code, out, err = run(*args)
+    assert out == ""
+    [line] = err.splitlines()
+    return code, json.loads(line)["error"]
+
+
+def test_under_json_an_unknown_combatant_is_a_json_error_with_its_code(ford: Path) -> None:
+    code, error = error_document(
+        "--db", str(ford), "record", "ford", "harm.inflicted", "target=Bandt", "level=1", "--json"
+    )
+    assert code == 2
+    assert error == {
+        "code": "unknown-combatant",
+        "message": "target 'Bandt' is not in encounter 'ford' (did you mean 'Bandit'?) "
+        "(known: Bandit, Ash)",
+        "exit_code": 2,
+    }
+
+
+def test_under_json_a_second_opening_is_encounter_exists(ford: Path) -> None:
+    code, error = error_document("--db", str(ford), "new", "ford", "--system", "ssss", "--json")
+    assert (code, error["code"], error["exit_code"]) == (2, "encounter-exists", 2)
+
+
+def test_under_json_a_stale_expect_names_the_expected_and_actual_head(ford: Path) -> None:
+    code, error = error_document(
+        "--db", str(ford), "record", "ford", "note", "text=hi", "--expect", "2", "--json"
+    )
+    assert code == 3
+    assert (error["code"], error["expected"], error["actual"], error["exit_code"]) == (
+        "stale-expect",
+        2,
+        3,
+        3,
+    )
+
+
+def test_under_json_a_usage_mistake_is_a_json_error_too() -> None:
+    code, error = error_document("tracks", "--bogus", "--json")
+    assert (code, error["code"]) == (2, "usage")
+
+
+def test_without_json_an_error_stays_one_line(ford: Path) -> None:
+    assert run("--db", str(ford), "tracks", "frod") == (
+        2,
+        "",
+        f"Error: encounter 'frod' is not in {ford} (did you mean 'ford'?) (known: ford)\n",
+    )
+
+
+def test_every_error_code_is_documented_in_the_readme() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    for code in errors.CODES:
+        assert f"`{code}`" in readme, code
+
+
+def test_library_errors_carry_a_code_and_conflicts_their_heads(ford: Path) -> None:
+    with ledger.Ledger(ford) as book:
+        with pytest.raises(ledger.Conflict) as stale:
+            book.record("ford", {"type": "note", "text": "late"}, expect=1)
+        with pytest.raises(ledger.UnknownName) as unknown:
+            book.tracks("nowhere")
+    assert (stale.value.code, stale.value.expected, stale.value.actual) == ("stale-expect", 1, 3)
+    assert unknown.value.code == "unknown-encounter"
+    assert ledger.BadInput("x").code == "bad-input"
+
+
+def test_a_typo_in_a_stat_names_the_stat_it_meant(tmp_path: Path) -> None:
+    db = str(tmp_path / "e.db")
+    run("--db", db, "new", "duel", "--system", "fates-edge")
+    code, _, err = run(
+        "--db", db, "add", "duel", "Blade", "--side", "adversary",
+        "--stat", "resilence=3", "--stat", "fatigue_capacity=2",
+    )  # fmt: skip
+    assert (code, err) == (
+        2,
+        "Error: stats of 'Blade' has unknown stat 'resilence' (did you mean 'resilience'?)\n",
+    )
+
+
+def test_the_clearer_option_names_and_the_old_spellings_both_work(tmp_path: Path) -> None:
+    db = str(tmp_path / "e.db")
+    block = tmp_path / "kira.json"
+    block.write_text('{"iron": 3}')
+    assert run("--db", db, "new", "ford", "--system", "ironsworn")[0] == 0
+    kira = ["add", "ford", "Kira", "--side", "player", "--stat-file", str(block)]
+    assert run("--db", db, *kira)[0] == 0
+    assert run("--db", db, "add", "ford", "Ayo", "--side", "player", "--from", str(block))[0] == 0
+    for spelling in ("--using", "--stat"):
+        args = ["action-roll", "ford", "Kira", spelling, "iron", "--die", "4", "--challenge", "2,3"]
+        assert run("--db", db, *args)[0] == 0
+    assert (
+        run("--db", db, "replay", "ford", "--from-seq", "4", "--to-seq", "4", "--json")[1]
+        == (run("--db", db, "replay", "ford", "--from", "4", "--to", "4", "--json")[1])
+    )
+    code, _, err = run("--db", db, "action-roll", "ford", "Kira", "--die", "4")
+    assert (code, err) == (2, "Error: action-roll needs --using STAT (edge, heart, iron, ...)\n")
+    assert "--stat " not in run("action-roll", "--help")[1]
+
+
+def test_lock_origin_and_damage_weapon_keep_source_as_a_hidden_alias(tmp_path: Path) -> None:
+    db = str(tmp_path / "e.db")
+    run("--db", db, "new", "duel", "--system", "l5r")
+    rings = [f"--stat=rings.{ring}=2" for ring in ("air", "earth", "fire", "water", "void")]
+    assert run("--db", db, "add", "duel", "Akodo", "--side", "player", *rings)[0] == 0
+    for spelling in ("--weapon", "--source"):
+        code, out, _ = run("--db", db, "damage", "duel", "Akodo", "1", spelling, "katana", "--json")
+        assert code == 0 and json.loads(out)["records"][0]["source"] == "katana"
+    assert "--weapon" in run("damage", "--help")[1] and "--source" not in run("damage", "--help")[1]
+    assert "--origin" in run("lock", "--help")[1] and "--source" not in run("lock", "--help")[1]
+
+
+def complete(words: str, db: Path) -> list[str]:
+    """What the shell's completion offers for the last word of `words`."""
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(ROOT),
+        "_ENCOUNTER_COMPLETE": "complete_bash",
+        "COMP_WORDS": words,
+        "COMP_CWORD": str(len(words.split()) - (0 if words.endswith(" ") else 1)),
+        "ENCOUNTER_DB": str(db),
+    }
+    script = "import sys; sys.argv[0] = 'encounter'; from ledger.cli import main; main()"
+    done = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True
+    )
+    return done.stdout.split()
+
+
+def test_completion_offers_encounters_combatants_and_systems(ford: Path) -> None:
+    assert complete("encounter tracks f", ford) == ["ford"]
+    assert complete("encounter harm ford B", ford) == ["Bandit"]
+    assert complete("encounter history ford ", ford) == ["Bandit", "Ash"]
+    assert complete("encounter new x --system f", ford) == ["fates-edge"]

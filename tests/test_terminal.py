@@ -1,0 +1,121 @@
+"""Output for people, as a terminal shows it: run under a real pseudo-terminal of a given
+width, the tables fit it, nothing is cut, colours follow NO_COLOR; piped, rows are plain."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import pty
+import re
+import struct
+import subprocess
+import sys
+import termios
+from pathlib import Path
+
+import pytest
+
+from ledger import Ledger
+
+ROOT = Path(__file__).parent.parent
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+LONG_NOTE = "the ogre roars and the bridge gives way under the weight of three horses"
+
+
+def on_terminal(args: list[str], columns: int, env: dict[str, str] | None = None) -> str:
+    """What `python -m ledger ARGS` writes to a pseudo-terminal `columns` wide."""
+    leader, follower = pty.openpty()
+    fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 40, columns, 0, 0))
+    environ = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES", "NO_COLOR")}
+    environ.update({"TERM": "xterm-256color", "PYTHONPATH": str(ROOT), **(env or {})})
+    process = subprocess.Popen(
+        [sys.executable, "-m", "ledger", *args],
+        stdin=follower,
+        stdout=follower,
+        stderr=follower,
+        env=environ,
+        close_fds=True,
+    )
+    os.close(follower)
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(leader, 65536)
+        except OSError:  # the terminal closed: the program ended
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(leader)
+    assert process.wait(timeout=60) == 0
+    return b"".join(chunks).decode("utf-8").replace("\r\n", "\n")
+
+
+@pytest.fixture
+def noted(db: Path) -> Path:
+    with Ledger(db) as book:
+        book.open("ford", "ssss", title="Bandits at the ford")
+        book.join("ford", "Bandit", "adversary", {"level": 2})
+        book.record("ford", {"type": "note", "text": LONG_NOTE})
+    return db
+
+
+def test_a_log_on_a_60_column_terminal_fits_and_keeps_every_word(noted: Path) -> None:
+    out = ANSI.sub("", on_terminal(["--db", str(noted), "log", "ford"], 60))
+    lines = out.splitlines()
+    assert lines[0].startswith("┏") and max(len(line) for line in lines) <= 60
+    words = " ".join(line.strip("│ ") for line in lines)
+    for word in LONG_NOTE.split():
+        assert word in words.split(), word
+
+
+def test_a_wide_terminal_gets_one_line_a_row(noted: Path) -> None:
+    out = ANSI.sub("", on_terminal(["--db", str(noted), "log", "ford"], 200))
+    assert any(LONG_NOTE in line for line in out.splitlines())
+
+
+COLOUR = re.compile(r"\x1b\[(?:[0-9;]*;)?(?:3[0-9]|9[0-7]|38;[0-9;]+)m")
+
+
+def test_no_color_turns_colour_off_on_a_terminal(noted: Path) -> None:
+    coloured = on_terminal(["--help"], 100)
+    plain = on_terminal(["--help"], 100, {"NO_COLOR": "1"})
+    assert COLOUR.search(coloured)
+    assert not COLOUR.search(plain)
+    assert ANSI.sub("", coloured) == ANSI.sub("", plain)
+
+
+def test_plain_gives_tab_separated_rows_even_on_a_terminal(noted: Path) -> None:
+    out = on_terminal(["tracks", "ford", "--plain", "--db", str(noted)], 100)
+    assert out == (
+        "ford (ssss) at seq 3\n"
+        "adversary\tstatus\tlevel\tslots\tpenalties\ttags\n"
+        "Bandit\tactive\t2\tT1:0/3 T2:0/3\t0\t-\n"
+    )
+
+
+def test_piped_output_has_no_box_drawing(noted: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "ledger", "--db", str(noted), "log", "ford"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        check=True,
+    )
+    assert not re.search("[┏│━└]", done.stdout)
+    assert done.stdout.splitlines()[3].split("\t")[2:] == ["note", f"text={LONG_NOTE}"]
+
+
+def test_a_reader_that_stops_early_ends_the_command_quietly_with_0() -> None:
+    example = ROOT / "examples" / "fates-edge-ambush.jsonl"
+    done = subprocess.run(
+        f"{sys.executable} -m ledger replay {example} | head -1; exit ${{PIPESTATUS[0]}}",
+        shell=True,
+        executable="/bin/bash",
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        check=False,
+    )
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout.startswith("seq 1 encounter.opened")
