@@ -67,34 +67,8 @@ def _tsv(cells: Iterable[str]) -> str:
 
 
 def value(v: Any) -> str:
-    """A track value in a table cell."""
-    if v is None:
-        return "-"
-    if isinstance(v, bool):
-        return "yes" if v else "no"
-    if isinstance(v, Mapping):
-        if v and all(
-            isinstance(x, Mapping) and {"filled", "capacity"} <= set(x) for x in v.values()
-        ):
-            return " ".join(f"T{k}:{x['filled']}/{x['capacity']}" for k, x in v.items())
-        return ", ".join(f"{k} {value(x)}" for k, x in v.items()) or "-"
-    if isinstance(v, list | tuple):
-        if v and all(isinstance(x, Mapping) and {"seq", "severity"} <= set(x) for x in v):
-            # Critical strikes: where each came from, its severity, and whether it is settled.
-            return ", ".join(
-                f"@{x['seq']}: {x['severity']}"
-                + (f" (resolved @{x['resolved']})" if x.get("resolved") else " (due)")
-                for x in v
-            )
-        if v and all(isinstance(x, Mapping) and "seq" in x for x in v):
-            return ", ".join(
-                "@"
-                + str(x["seq"])
-                + "".join(f" {k} {value(y)}" for k, y in x.items() if k != "seq")
-                for x in v
-            )
-        return ", ".join(value(x) for x in v) or "-"
-    return str(v)
+    """A track value in a table cell (as the audit's messages word it)."""
+    return played.shown(v)
 
 
 def summary(event: events.EventBase) -> str:

@@ -13,6 +13,7 @@ from typing import Any, Final
 from ledger import events
 from projections.core import Folder, Ruleset, State, excluded
 from projections.findings import Finding, error, info, warning
+from projections.played import as_played
 
 #: Event types that hurt, tire or test a combatant: none of them may involve one who is gone.
 ATTRITION: Final = frozenset(
@@ -88,7 +89,8 @@ def common(
                     "event-after-defeat",
                     (seq,),
                     f"seq {seq} ({kind}) involves {name!r}, who is {who.status} "
-                    "and no longer in the fight",
+                    f"and no longer in the fight: by the rules it would not happen; "
+                    f"{as_played(before, after)}",
                 )
     if isinstance(event, events.TracksNoted):
         view = before.combatants[event.target].view()

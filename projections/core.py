@@ -11,12 +11,13 @@ import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
-from typing import Any, Self, TypeVar
+from typing import Any, Self, TypeVar, get_args
 
 from pydantic import BaseModel, JsonValue, SerializeAsAny
 
 from ledger import events
 from ledger.errors import BadInput, UnknownName, did_you_mean
+from ledger.events import common as common_events
 from projections.findings import Finding
 from projections.log import Log
 
@@ -275,9 +276,17 @@ def step(ruleset: Ruleset, state: State, seq: int, event: events.Event) -> State
             pass  # the effective stream has already dropped its target
         case events.TrackAdjusted():
             view = state.combatant(event.target, "target").view()
-            if event.track not in view or event.track in ("side", "status"):
+            if event.track == "status":
+                state = _stand(state, event)
+            elif event.track == "side":
+                raise BadInput(
+                    f"track 'side' of {event.target!r} is fixed when it joins: undo its "
+                    "combatant.joined and add it again on the other side"
+                )
+            elif event.track not in view:
                 raise BadInput(_unknown_track(event.target, event.track, view))
-            state = ruleset.adjust(state, seq, event)
+            else:
+                state = ruleset.adjust(state, seq, event)
         case events.TracksNoted():
             view = state.combatant(event.target, "target").view()
             for track in event.values:
@@ -294,6 +303,21 @@ def step(ruleset: Ruleset, state: State, seq: int, event: events.Event) -> State
             _check_names(state, event)
             state = ruleset.apply(state, seq, event)
     return state.model_copy(update={"seq": seq})
+
+
+#: What a GM may set a combatant's status to: in the fight, defeated, or a manner of leaving.
+STATUSES: tuple[str, ...] = ("active", *get_args(common_events.Manner))
+
+
+def _stand(state: State, event: events.TrackAdjusted) -> State:
+    """A GM's override of a status: stand a defeated combatant back up, or put one down."""
+    if event.value not in STATUSES:
+        raise BadInput(
+            f"track 'status' of {event.target!r} takes one of {', '.join(STATUSES)} "
+            f"(got {json.dumps(event.value)})"
+        )
+    who = state.combatant(event.target, "target")
+    return replace_combatant(state, who.model_copy(update={"status": event.value}))
 
 
 def _unknown_track(target: str, track: str, view: Mapping[str, Any]) -> str:

@@ -31,6 +31,7 @@ from projections.fates_edge_model import (
     convert,
     lowered,
     move_of,
+    owing,
     spend_owner,
     stepped,
 )
@@ -202,8 +203,11 @@ def _charge(charges: Mapping[str, int], stake: str | None, seq: int) -> dict[str
 
 
 def hit_resolved(state: FeState, seq: int, event: vocab.HitResolved) -> FeState:
-    """A damaging hit on its target."""
+    """A damaging hit on its target (on a puzzle, remembered: it still needs its Resolution)."""
     target = state.combatant(event.target, "target")
+    if isinstance(target, Adversary) and target.puzzle and target.active:
+        hits = {**state.puzzle_hits, target.name: (*state.puzzle_hits.get(target.name, ()), seq)}
+        state = state.model_copy(update={"puzzle_hits": hits})
     state = damage(state, seq, target, event.harm, event.ignore_armor)
     key = "harm_charged" if isinstance(target, Player) else "hit_charged"
     return state.model_copy(update={key: _charge(getattr(state, key), event.stake, seq)})
@@ -254,7 +258,7 @@ def stakes_locked(state: FeState, seq: int, event: vocab.FEStakesLocked) -> FeSt
                 update["paid"] = {**state.paid, event.stake: (spend,)}
                 update["credits"] = tuple(s for s in state.credits if s != spend)
                 break
-    return state.model_copy(update=update)
+    return owing(state.model_copy(update=update), event.stake)
 
 
 def successes(dice: tuple[int, ...]) -> int:
@@ -291,7 +295,7 @@ def roll_made(state: FeState, seq: int, event: vocab.FERollMade) -> FeState:
     )
     rolled = {**state.rolled, event.stake: roll}
     pools = {**state.pools, "sb": state.pools.get("sb", 0) + sb}
-    state = state.model_copy(update={"pools": pools, "rolled": rolled})
+    state = owing(state.model_copy(update={"pools": pools, "rolled": rolled}), event.stake)
     added = core.add_roll(state, roll)
     assert isinstance(added, FeState)
     return added
@@ -317,7 +321,8 @@ def sb_spent(state: FeState, seq: int, event: vocab.SBSpent) -> FeState:
             update["paid"] = {**state.paid, event.stake: (*state.paid.get(event.stake, ()), seq)}
         else:
             update["credits"] = (*state.credits, seq)
-    return state.model_copy(update=update)
+    state = state.model_copy(update=update)
+    return owing(state, event.stake) if event.stake is not None else state
 
 
 def apply(state: core.State, seq: int, event: Any) -> core.State:
@@ -367,4 +372,5 @@ RULESET = core.Ruleset(
     adjust=adjust,
     scene_end=scene_end,
     audit=fates_edge_audit.audit,
+    obligations=fates_edge_audit.obligations,
 )

@@ -23,6 +23,7 @@ from projections.fates_edge_model import (
     spend_owner,
 )
 from projections.findings import Finding, error, info, warning
+from projections.played import as_played, delta
 
 
 def _seqs(*seqs: int | None) -> tuple[int, ...]:
@@ -31,6 +32,21 @@ def _seqs(*seqs: int | None) -> tuple[int, ...]:
 
 def _tally(roll: FERoll) -> str:
     return f"{roll.successes} success{'es' * (roll.successes != 1)} vs DV {roll.dv}"
+
+
+def _instead(
+    before: FeState, seq: int, target: str, harm: int | None, ignore: Any, after: core.State
+) -> str:
+    """`by the rules Harm 1: resilience 8 -> 7; recorded as played: resilience 8 -> 5`."""
+    # Imported here: the fold module imports this one.
+    from projections import fates_edge
+
+    if not harm:
+        rules = "by the rules it changes nothing"
+    else:
+        would = fates_edge.damage(before, seq, before.combatants[target], harm, ignore)
+        rules = f"by the rules Harm {harm}: {delta(before, would, target)}"
+    return f"{rules}; {as_played(before, after, target)}"
 
 
 def locked(state: FeState, seq: int, lock: vocab.FEStakesLocked) -> Iterator[Finding]:
@@ -75,14 +91,6 @@ def locked(state: FeState, seq: int, lock: vocab.FEStakesLocked) -> Iterator[Fin
                 f"as a new attack; its {move.cost} SB buys its effect after a hit, "
                 "not a second attack",
             )
-    if lock.source == "opportunity" and (move is None or not move.free):
-        yield warning(
-            "npc-attack-needs-sb",
-            (seq,),
-            f"stakes {lock.stake!r} at seq {seq} call an opportunity attack by {who!r} that "
-            "names no expressly free move; only an expressly free opportunity attack is free, "
-            f"a new attack costs {rules.ordinary_attack_sb_cost} SB",
-        )
     printed = opposing.stats.harm if opposing is not None else None
     declared = lock.consequence_harm
     if (
@@ -127,7 +135,16 @@ def rolled(state: FeState, seq: int, event: vocab.FERollMade) -> Iterator[Findin
     cost, paid = attack_cost(state, lock), state.paid_for(event.stake)
     first = state.stakes[event.stake].seq
     paying = state.paid.get(event.stake, ())
-    if cost > 0 and paid == 0:
+    if cost > 0 and paid == 0 and lock.source == "opportunity":
+        # The fiction may make it an opportunity; the text frees only an expressly free one.
+        yield warning(
+            "npc-attack-needs-sb",
+            (first, seq),
+            f"the opportunity attack framed by stakes {lock.stake!r} (seq {first}) names no "
+            f"expressly free move and was rolled at seq {seq} with no SB spent for it; only an "
+            f"expressly free opportunity attack is free, a new attack costs {cost} SB",
+        )
+    elif cost > 0 and paid == 0:
         yield error(
             "npc-attack-needs-sb",
             (first, seq),
@@ -147,16 +164,14 @@ def rolled(state: FeState, seq: int, event: vocab.FERollMade) -> Iterator[Findin
         )
 
 
-def hit_on_adversary(state: FeState, seq: int, hit: vocab.HitResolved) -> Iterator[Finding]:
+def hit_on_adversary(
+    state: FeState, seq: int, hit: vocab.HitResolved, after: core.State
+) -> Iterator[Finding]:
     """A hit needs a success (or its declared Partial) and the Harm declared before the roll."""
-    target = state.combatants[hit.target]
-    if isinstance(target, Adversary) and target.puzzle:
-        yield info(
-            "puzzle-needs-resolution",
-            (seq,),
-            f"hit {hit.harm} Harm on puzzle adversary {hit.target!r} at seq {seq} changes no "
-            f"track; it still requires its stated Resolution: {target.stats.resolution}",
-        )
+
+    def instead(harm: int | None) -> str:
+        return _instead(state, seq, hit.target, harm, hit.ignore_armor, after)
+
     lock = state.lock(hit.stake)
     if hit.stake is None or lock is None:
         name = f"stake {hit.stake!r}, which was never locked" if hit.stake else "no stake"
@@ -165,7 +180,7 @@ def hit_on_adversary(state: FeState, seq: int, hit: vocab.HitResolved) -> Iterat
             "hit-without-success",
             (seq,),
             f"hit {hit.harm} Harm on {hit.target!r} at seq {seq} names {name}; "
-            "a damaging hit follows a successful roll on locked stakes",
+            f"a damaging hit follows a successful roll on locked stakes: {instead(None)}",
         )
         return
     first = state.stakes[hit.stake].seq
@@ -176,7 +191,7 @@ def hit_on_adversary(state: FeState, seq: int, hit: vocab.HitResolved) -> Iterat
             (charged, seq),
             f"hit {hit.harm} Harm on {hit.target!r} at seq {seq} charges stakes {hit.stake!r} "
             f"again (already charged at seq {charged}); never charge damage twice for one "
-            "consequence",
+            f"consequence: {instead(None)}",
         )
     roll = state.roll_of(hit.stake)
     if roll is None or roll.outcome == "miss":
@@ -190,7 +205,7 @@ def hit_on_adversary(state: FeState, seq: int, hit: vocab.HitResolved) -> Iterat
             "hit-without-success",
             _seqs(first, roll.seq if roll else None, seq),
             f"hit {hit.harm} Harm on {hit.target!r} at seq {seq} for stakes {hit.stake!r}, "
-            f"which {what}; a Miss makes no progress",
+            f"which {what}; a Miss makes no progress: {instead(None)}",
         )
         return
     seqs = (first, roll.seq, seq)
@@ -200,7 +215,8 @@ def hit_on_adversary(state: FeState, seq: int, hit: vocab.HitResolved) -> Iterat
             seqs,
             f"hit {hit.harm} Harm on {hit.target!r} at seq {seq} for the defense {hit.stake!r} "
             f"({roll.outcome} at seq {roll.seq}); a successful defense avoids the hit but deals "
-            "no weapon Harm unless that was the declared action (no Harm declared)",
+            "no weapon Harm unless that was the declared action (no Harm declared): "
+            + instead(None),
         )
         return
     if roll.outcome == "partial":
@@ -212,7 +228,7 @@ def hit_on_adversary(state: FeState, seq: int, hit: vocab.HitResolved) -> Iterat
                 seqs,
                 f"hit {hit.harm} Harm on a Partial ({_tally(roll)}, seq {roll.seq}) whose "
                 f"declared lesser progress was {was}; a Partial grants the stated lesser "
-                "progress, not full weapon damage",
+                f"progress, not full weapon damage: {instead(lesser)}",
             )
         return
     if lock.harm is None:
@@ -220,7 +236,8 @@ def hit_on_adversary(state: FeState, seq: int, hit: vocab.HitResolved) -> Iterat
             "effect-declared-before-roll",
             seqs,
             f"hit {hit.harm} Harm on {hit.target!r} at seq {seq} for stakes {hit.stake!r}, "
-            f"which declared no Harm when locked at seq {first}; state the Harm before the roll",
+            f"which declared no Harm when locked at seq {first}; state the Harm before the roll: "
+            + instead(None),
         )
     elif hit.harm > lock.harm + (lock.effect_harm or 0):
         yield error(
@@ -228,14 +245,25 @@ def hit_on_adversary(state: FeState, seq: int, hit: vocab.HitResolved) -> Iterat
             seqs,
             f"hit {hit.harm} Harm at seq {seq}, but stakes {hit.stake!r} (seq {first}) declared "
             f"Harm {lock.harm} (+{lock.effect_harm or 0} from {lock.effect} Effect); Effect "
-            "does not secretly multiply Harm: a change must be stated before the roll",
+            "does not secretly multiply Harm: a change must be stated before the roll; "
+            + instead(lock.harm + (lock.effect_harm or 0)),
         )
 
 
 def harm_on_player(
-    state: FeState, seq: int, target: str, harm: int, stake: str | None
+    state: FeState,
+    seq: int,
+    target: str,
+    harm: int,
+    stake: str | None,
+    ignore: int | str,
+    after: core.State,
 ) -> Iterator[Finding]:
     """Harm lands only through a failed response, once, within what was announced."""
+
+    def instead(harm: int | None) -> str:
+        return _instead(state, seq, target, harm, ignore, after)
+
     lock = state.lock(stake)
     if stake is None or lock is None:
         name = f"stake {stake!r}, which was never locked" if stake else "no stake"
@@ -243,7 +271,7 @@ def harm_on_player(
             "hit-without-success",
             (seq,),
             f"harm {harm} on {target!r} at seq {seq} names {name}; harm is the consequence "
-            "of a failed response to announced stakes",
+            f"of a failed response to announced stakes: {instead(None)}",
         )
         return
     first = state.stakes[stake].seq
@@ -254,7 +282,7 @@ def harm_on_player(
             (charged, seq),
             f"harm {harm} on {target!r} at seq {seq} charges the consequence of stakes "
             f"{stake!r} again (already charged at seq {charged}); never charge damage twice "
-            "for one consequence",
+            f"for one consequence: {instead(None)}",
         )
     opposing = state.opposing(lock)
     move = move_of(opposing, lock.move)
@@ -267,7 +295,8 @@ def harm_on_player(
                 (first, roll.seq, seq),
                 f"harm {harm} on {target!r} at seq {seq} though the defense {stake!r} succeeded "
                 f"at seq {roll.seq} ({_tally(roll)}); a successful defense avoids the "
-                "threatened hit, and a paid move does not bypass it unless it says so",
+                "threatened hit, and a paid move does not bypass it unless it says so: "
+                + instead(None),
             )
             # Issue 3 names this case under both rules: harm from a successful defense is
             # also harm without a failed response.
@@ -285,7 +314,7 @@ def harm_on_player(
                 "hit-without-success",
                 _seqs(first, roll.seq if roll else None, seq),
                 f"harm {harm} on {target!r} at seq {seq} for stakes {stake!r}, which {what}; "
-                "harm follows a failed response",
+                f"harm follows a failed response: {instead(None)}",
             )
         return
     printed = opposing.stats.harm if opposing is not None else None
@@ -304,17 +333,28 @@ def harm_on_player(
             "fatigue-no-outgoing-harm",
             seqs,
             f"harm {harm} on {target!r} at seq {seq} from {opposing.name!r}, whose printed Harm "
-            f"is {printed} (Fatigue {opposing.fatigue}); Fatigue never increases outgoing Harm",
+            f"is {printed} (Fatigue {opposing.fatigue}); Fatigue never increases outgoing Harm: "
+            + instead(min(printed, announced)),
         )
     elif roll is not None and roll.outcome == "partial":
         lesser = lock.partial.harm if lock.partial is not None else None
-        if lesser is None or harm > lesser:
-            was = "none" if lesser is None else f"{lesser} Harm"
+        partial = "Partial defense" if lock.kind == "defense" else "Partial"
+        if lesser is None:
             yield error(
                 "partial-is-lesser",
                 seqs,
-                f"harm {harm} on {target!r} on a Partial ({_tally(roll)}, seq {roll.seq}) "
-                f"whose lesser protection agreed before the roll was {was}",
+                f"harm {harm} on {target!r} at seq {seq} on a {partial} ({_tally(roll)}, seq "
+                f"{roll.seq}): no lesser protection was agreed before the roll, so the Partial "
+                "should have protected as the GM rules (agree it with the stakes, partial.harm), "
+                f"not charged the full Harm {harm}; {as_played(state, after, target)}",
+            )
+        elif harm > lesser:
+            yield error(
+                "partial-is-lesser",
+                seqs,
+                f"harm {harm} on {target!r} at seq {seq} on a {partial} ({_tally(roll)}, seq "
+                f"{roll.seq}) whose lesser protection agreed before the roll was Harm {lesser}: "
+                + instead(lesser),
             )
     elif announced is not None and harm > announced:
         yield error(
@@ -322,7 +362,7 @@ def harm_on_player(
             seqs,
             f"harm {harm} on {target!r} at seq {seq}, but the consequence announced with "
             f"stakes {stake!r} (seq {first}) was Harm {announced}; the consequence is fixed "
-            "before the roll",
+            f"before the roll: {instead(announced)}",
         )
 
 
@@ -410,6 +450,36 @@ def _move(
             )
 
 
+def obligations(state: core.State) -> Iterator[Finding]:
+    """Reminders: an attack still owing its SB before its roll; a puzzle adversary hit but not
+    yet resolved (a hit changes no track of it)."""
+    if not isinstance(state, FeState):
+        return
+    for stake, first in state.unpaid.items():
+        lock = state.lock(stake)
+        assert lock is not None
+        what = "opportunity attack" if lock.source == "opportunity" else "attack"
+        yield info(
+            "npc-attack-needs-sb",
+            (first,),
+            f"the {what} framed by stakes {stake!r} at seq {first} (source {lock.source}) needs "
+            f"{attack_cost(state, lock)} SB spent for it before its roll "
+            f"({state.paid_for(stake)} paid so far)",
+        )
+    for name, hits in state.puzzle_hits.items():
+        puzzle = state.adversary(name)
+        if puzzle is None or not puzzle.active:
+            continue
+        for seq in hits:
+            yield info(
+                "puzzle-needs-resolution",
+                (seq,),
+                f"the hit at seq {seq} on puzzle adversary {name!r} changes no track; it still "
+                f"requires its stated Resolution: {puzzle.stats.resolution} (record "
+                "combatant.left with manner 'resolved' once it is met)",
+            )
+
+
 def left(state: FeState, seq: int, event: events.CombatantLeft) -> Iterator[Finding]:
     """A puzzle adversary ends by its Resolution, not by being worn down."""
     who = state.combatants[event.name]
@@ -433,11 +503,13 @@ def audit(before: core.State, seq: int, event: Any, after: core.State) -> Iterat
         case vocab.FERollMade():
             yield from rolled(before, seq, event)
         case vocab.HitResolved() if isinstance(before.combatants[event.target], Player):
-            yield from harm_on_player(before, seq, event.target, event.harm, event.stake)
+            yield from harm_on_player(
+                before, seq, event.target, event.harm, event.stake, event.ignore_armor, after
+            )
         case vocab.HitResolved():
-            yield from hit_on_adversary(before, seq, event)
+            yield from hit_on_adversary(before, seq, event, after)
         case vocab.FEHarmSuffered():
-            yield from harm_on_player(before, seq, event.target, event.harm, event.stake)
+            yield from harm_on_player(before, seq, event.target, event.harm, event.stake, 0, after)
         case vocab.SBSpent():
             yield from spent(before, seq, event)
         case events.CombatantLeft():

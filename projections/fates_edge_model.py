@@ -205,6 +205,10 @@ class FeState(core.State, frozen=True):
     #: adversary -> seq of the last harm it landed on a player; and the one an after-hit move used
     last_hit_by: Mapping[str, int] = {}
     triggered: Mapping[str, int] = {}
+    #: stake -> its lock seq, for an attack still owing its SB before its roll
+    unpaid: Mapping[str, int] = {}
+    #: puzzle adversary -> seqs of the hits on it (they change no track: it needs its Resolution)
+    puzzle_hits: Mapping[str, tuple[int, ...]] = {}
 
     def roll_of(self, stake: str) -> FERoll | None:
         """The roll that resolved a stake, if it was rolled."""
@@ -248,13 +252,33 @@ def after_a_hit(move: vocab.Move | None) -> bool:
 
 
 def attack_cost(state: FeState, lock: vocab.FEStakesLocked) -> int:
-    """The SB a test's attack must have been bought with: 0 for a consequence or opportunity."""
+    """The SB a test's attack must have been bought with: 0 for a consequence or an expressly
+    free opportunity attack."""
+    if lock.source == "opportunity":
+        move = move_of(state.opposing(lock), lock.move)
+        return 0 if move is not None and move.free else state.table.ordinary_attack_sb_cost
     if lock.source == "sb_move":
         move = move_of(state.opposing(lock), lock.move)
         return move.cost if move is not None else state.table.ordinary_attack_sb_cost
     if lock.source == "sb_attack" or (lock.source == "player" and lock.kind == "defense"):
         return state.table.ordinary_attack_sb_cost
     return 0
+
+
+def owing(state: FeState, stake: str) -> FeState:
+    """The state with `stake` in `unpaid` exactly when its attack still owes SB before its roll."""
+    lock = state.lock(stake)
+    owes = (
+        lock is not None
+        and stake not in state.rolled
+        and state.paid_for(stake) < attack_cost(state, lock)
+    )
+    if owes == (stake in state.unpaid):
+        return state
+    unpaid = {k: v for k, v in state.unpaid.items() if k != stake}
+    if owes:
+        unpaid[stake] = state.stakes[stake].seq
+    return state.model_copy(update={"unpaid": unpaid})
 
 
 def spend_owner(state: FeState, event: vocab.SBSpent) -> Adversary | None:

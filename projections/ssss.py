@@ -19,6 +19,7 @@ from ledger.errors import BadInput
 from ledger.events import ssss as vocab
 from projections import core
 from projections.findings import Finding, error, info
+from projections.played import as_played, delta, shown
 
 
 class Rules(BaseModel, frozen=True, extra="forbid"):
@@ -182,12 +183,12 @@ def inflict(state: SsssState, seq: int, event: vocab.HarmInflicted) -> core.Stat
     if isinstance(target, Player):
         return core.replace_combatant(state, _harmed(target, (*target.harm, event.level), state))
     assert isinstance(target, Enemy)
-    if not target.active:
-        return state  # a defeated (or departed) enemy holds no more harm; the audit flags it
     rules = _rules(state)
     tier = place(target, event.level, rules)
     if tier is None:
-        hurt: core.Combatant = target.model_copy(update={"status": "defeated"})
+        # Harm no slot can hold defeats; one who is already gone keeps their manner.
+        status = "defeated" if target.active else target.status
+        hurt: core.Combatant = target.model_copy(update={"status": status})
     else:
         slot = target.slots[str(tier)]
         slots = {**target.slots, str(tier): Slot(filled=slot.filled + 1, capacity=slot.capacity)}
@@ -257,11 +258,16 @@ def audit(before: core.State, seq: int, event: Any, after: core.State) -> Iterat
         if event.throw is not None:
             throw = before.roll_at(event.throw)
             if isinstance(throw, ThrowRoll) and throw.harm_level not in (None, event.level):
+                assert isinstance(before, SsssState)
+                thrown = event.model_copy(update={"level": throw.harm_level})
+                would = inflict(before, seq, thrown)
                 yield error(
                     "slot-placement",
                     (event.throw, seq),
                     f"harm.inflicted at seq {seq} is level {event.level}, but the throw at seq "
-                    f"{event.throw} gave harm level {throw.harm_level}",
+                    f"{event.throw} gave harm level {throw.harm_level}: by the rules harm "
+                    f"{throw.harm_level}: {delta(before, would, event.target)}; "
+                    + as_played(before, after, event.target),
                 )
         if isinstance(target, Enemy) and target.active:
             tier = free_tier(target, event.level)
@@ -290,11 +296,16 @@ def audit(before: core.State, seq: int, event: Any, after: core.State) -> Iterat
                     f"no free slot at tier {event.level}",
                 )
     if isinstance(event, vocab.GritUsed) and event.to_level > event.from_level:
+        # Applied as played (the table's sheet shows the raised harm); the rules keep it.
+        was = before.combatants[event.target]
+        harm = was.harm if isinstance(was, Player) else ()
         yield error(
             "grit-raises-harm",
             (seq,),
             f"grit at seq {seq} takes harm from level {event.from_level} to {event.to_level}; "
-            "Grit may only lessen or resist an injury",
+            f"Grit may only lessen or resist an injury: by the rules the injury stays at level "
+            f"{event.from_level} (harm {shown(list(harm))}); "
+            + as_played(before, after, event.target),
         )
 
 

@@ -77,7 +77,8 @@ def test_harm_on_a_defeated_enemy_is_an_event_after_defeat() -> None:
         (
             "error",
             (6,),
-            "seq 6 (harm.inflicted) involves 'Guard', who is defeated and no longer in the fight",
+            "seq 6 (harm.inflicted) involves 'Guard', who is defeated and no longer in the fight: "
+            "by the rules it would not happen; recorded as played: no track changes",
         )
     ]
 

@@ -129,7 +129,8 @@ def test_record_prints_the_tracks_it_changed_and_the_findings(skirmish: Path) ->
         "Recorded seq 8: grit.used\n"
         "  Ash harm: 1 -> 2\n"
         "error [grit-raises-harm] seq 8: grit at seq 8 takes harm from level 1 to 2; "
-        "Grit may only lessen or resist an injury\n"
+        "Grit may only lessen or resist an injury: by the rules the injury stays at level 1 "
+        "(harm 1); recorded as played: harm 1 -> 2\n"
     )
 
 
@@ -222,7 +223,8 @@ def test_strict_refuses_an_event_that_breaks_a_rule(skirmish: Path) -> None:
     assert (code, out) == (2, "")
     assert err == (
         "Error: refused (--strict): [grit-raises-harm] grit at seq 7 takes harm from level 2 "
-        "to 3; Grit may only lessen or resist an injury\n"
+        "to 3; Grit may only lessen or resist an injury: by the rules the injury stays at level 2 "
+        "(harm 2); recorded as played: harm 2 -> 3\n"
     )
     assert json.loads(ok(skirmish, "tracks", "ford", "--json"))["seq"] == 6
 

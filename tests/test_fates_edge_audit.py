@@ -97,7 +97,8 @@ def test_a_hit_before_the_roll_says_the_stakes_had_no_roll_before_it() -> None:
     assert (finding.seq, finding.message) == (
         (4, 6),
         "hit 2 Harm on 'Silken Blade' at seq 6 for stakes 'a', which had no roll before seq 6; "
-        "a Miss makes no progress",
+        "a Miss makes no progress: by the rules it changes nothing; recorded as played: "
+        "resilience 8 -> 7, fatigue 0 -> 1",
     )
 
 
@@ -107,7 +108,8 @@ def test_harm_before_the_roll_says_the_stakes_had_no_roll_before_it() -> None:
     assert (finding.seq, finding.message) == (
         (7, 8),
         "harm 2 on 'Ash' at seq 8 for stakes 'd', which had no roll before seq 8; "
-        "harm follows a failed response",
+        "harm follows a failed response: by the rules it changes nothing; recorded as played: "
+        "harm 0 -> 1, fatigue 0 -> 1",
     )
 
 
@@ -138,6 +140,30 @@ def test_a_partial_hit_with_no_declared_lesser_harm_is_flagged() -> None:
 def test_partial_defense_harm_beyond_the_agreed_protection_is_flagged() -> None:
     items = [*BANK, spend(1, "attack"), defense("d", partial={"harm": 1}), roll("d", 6)]
     assert found(*items, suffer("d", 2)) == [("partial-is-lesser", (7, 8, 9))]
+    # Light armor: Harm 1 would have been 1 Fatigue; Harm 2 is a Harm level and 1 Fatigue.
+    assert only("partial-is-lesser", *items, suffer("d", 2)).message == (
+        "harm 2 on 'Ash' at seq 9 on a Partial defense (1 success vs DV 3, seq 8) whose lesser "
+        "protection agreed before the roll was Harm 1: by the rules Harm 1: fatigue 0 -> 1; "
+        "recorded as played: harm 0 -> 1, fatigue 0 -> 1"
+    )
+
+
+def test_a_partial_defense_with_no_protection_agreed_says_none_was_and_the_harm_charged() -> None:
+    items = [*BANK, spend(1, "attack"), defense("d"), roll("d", 6), suffer("d", 3)]
+    assert only("partial-is-lesser", *items).message == (
+        "harm 3 on 'Ash' at seq 9 on a Partial defense (1 success vs DV 3, seq 8): no lesser "
+        "protection was agreed before the roll, so the Partial should have protected as the GM "
+        "rules (agree it with the stakes, partial.harm), not charged the full Harm 3; recorded "
+        "as played: harm 0 -> 2, fatigue 0 -> 1"
+    )
+
+
+def test_a_partial_hit_beyond_its_lesser_progress_says_what_the_lesser_harm_gives() -> None:
+    items = [attack("a", 3, partial={"harm": 2}), roll("a", 6, 7), hit(3, "a")]
+    assert only("partial-is-lesser", *items).message.endswith(
+        "not full weapon damage: by the rules Harm 2: resilience 8 -> 7, fatigue 0 -> 1; "
+        "recorded as played: resilience 8 -> 6, fatigue 0 -> 1"
+    )
 
 
 def test_the_declared_lesser_progress_and_protection_are_kept() -> None:
@@ -268,8 +294,12 @@ def test_an_opportunity_attack_is_free_only_when_expressly_free() -> None:
         roll("o", 6),
     ]
     assert found(*kept) == []
-    flagged = only("npc-attack-needs-sb", lock("o", kind="defense", source="opportunity", dv=3))
-    assert flagged.severity == "warning"
+    opportunity = lock("o", kind="defense", source="opportunity", dv=3)
+    flagged = only("npc-attack-needs-sb", opportunity, roll("o", 6))
+    assert (flagged.severity, flagged.seq) == ("warning", (4, 5))
+    # Its SB paid before the roll, the attack owes nothing.
+    paid = [*BANK, opportunity, spend(1, "attack", stake="o"), roll("o", 6)]
+    assert found(*paid) == []
 
 
 # move-cost

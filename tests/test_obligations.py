@@ -13,6 +13,9 @@ from typer.testing import CliRunner
 
 from ledger import cli
 from tests.streams import audit, stream, tracks
+from tests.test_fates_edge_audit import ASH, BANK, BLADE
+from tests.test_fates_edge_fold import adversary, fe, lock, spend
+from tests.test_fates_edge_fold import roll as fe_roll
 from tests.test_ironsworn import burn, debility, harm, kira, roll
 
 runner = CliRunner()
@@ -115,3 +118,46 @@ def test_the_burn_says_the_roll_is_now_a_weak_hit_and_replay_agrees(tmp_path: Pa
         f"seq 6 momentum.burned target=Kira roll=5\n{line}burned yes)\n  Kira momentum: 4 -> 2\n"
     )
     assert run(db, "audit", "ford") == "ford: no findings.\n"
+
+
+# Fate's Edge: a new attack owes its SB before its roll; a puzzle owes its Resolution.
+
+
+def test_an_attack_owing_its_sb_is_reminded_until_the_sb_is_spent() -> None:
+    attack = lock("d", kind="defense", source="sb_attack", dv=3, consequence="a cut")
+    (reminder,) = audit(fe(ASH, BLADE, *BANK, attack))
+    assert (reminder.rule, reminder.severity, reminder.seq) == ("npc-attack-needs-sb", "info", (6,))
+    assert reminder.message == (
+        "the attack framed by stakes 'd' at seq 6 (source sb_attack) needs 1 SB spent for it "
+        "before its roll (0 paid so far)"
+    )
+    paid = (*BANK, attack, spend(1, "attack", stake="d"))
+    assert audit(fe(ASH, BLADE, *paid)) == []
+    assert audit(fe(ASH, BLADE, *paid, fe_roll("d", 7, 8, 9))) == []
+
+
+def test_an_attack_rolled_without_its_sb_is_an_error_and_no_longer_a_reminder() -> None:
+    attack = lock("d", kind="defense", source="sb_attack", dv=3, consequence="a cut")
+    findings = audit(fe(ASH, BLADE, *BANK, attack, fe_roll("d", 7, 8, 9)))
+    assert [(f.rule, f.severity, f.seq) for f in findings] == [
+        ("npc-attack-needs-sb", "error", (6, 7))
+    ]
+
+
+def test_a_hit_puzzle_is_reminded_of_its_resolution_until_it_is_resolved() -> None:
+    riddle = adversary("Riddle", resilience=None, resolution="answer the riddle")
+    struck = {"type": "hit.resolved", "target": "Riddle", "harm": 2}
+    findings = audit(fe(ASH, BLADE, riddle, struck))
+    assert [(f.rule, f.severity, f.seq) for f in findings] == [
+        ("hit-without-success", "warning", (5,)),
+        ("puzzle-needs-resolution", "info", (5,)),
+    ]
+    assert findings[1].message == (
+        "the hit at seq 5 on puzzle adversary 'Riddle' changes no track; it still requires its "
+        "stated Resolution: answer the riddle (record combatant.left with manner 'resolved' once "
+        "it is met)"
+    )
+    resolved = {"type": "combatant.left", "name": "Riddle", "manner": "resolved"}
+    assert [f.rule for f in audit(fe(ASH, BLADE, riddle, struck, resolved))] == [
+        "hit-without-success"
+    ]

@@ -413,7 +413,9 @@ def test_harm_of_another_level_than_its_throw_gave_breaks_slot_placement() -> No
     assert filled(records) == {"1": 1, "2": 0}
     message = [f.message for f in audit(records) if f.severity == "error"]
     assert message == [
-        "harm.inflicted at seq 5 is level 1, but the throw at seq 4 gave harm level 2"
+        "harm.inflicted at seq 5 is level 1, but the throw at seq 4 gave harm level 2: by the "
+        "rules harm 2: slots T1:0/3 T2:0/3 -> T1:0/3 T2:1/3, penalties 0 -> 1; recorded as "
+        "played: slots T1:0/3 T2:0/3 -> T1:1/3 T2:0/3, penalties 0 -> 1"
     ]
 
 
@@ -497,12 +499,12 @@ def test_slots_never_overfill_and_defeat_comes_iff_no_free_slot_at_or_above_the_
             # Reading B: tier 4 is the top tier (none above it) and every tier-4 slot is filled.
             top = max((int(t) for t, s in slots.items() if s["capacity"] > 0), default=None)
             exhausted = top == 4 and slots["4"]["filled"] >= slots["4"]["capacity"]
-            if previous["status"] == "defeated":
-                assert now == previous  # a defeated enemy holds no more harm
-            elif not room or (reading_b and exhausted):
+            if not room or (reading_b and exhausted):
                 assert now["status"] == "defeated"
                 assert now["slots"] == slots
             else:
+                # Harm after defeat applies as played (event-after-defeat says so): a defeated
+                # enemy stays defeated, and a free slot still holds it.
                 assert now["status"] == previous["status"]
                 changed = {t for t in slots if now["slots"][t] != slots[t]}
                 assert changed == {str(room[0])}
