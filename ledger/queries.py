@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Iterator, Sequence
 
-from ledger import events
+from ledger import cache, events
 from ledger.chain import ChainReport
 from ledger.errors import BadInput, BrokenChain, UnknownName, did_you_mean
 from ledger.rows import Head
@@ -61,13 +61,18 @@ class Queries:
             and (cached.seq, cached.hash) == (head.seq, head.hash)
         ):
             return core.detached(cached.state)
-        _, gone, _, rows = self._stream(encounter, at, without)
-        state = fold_forward(rows, gone, None)
+        top = head.seq if at is None else at
+        retractions = self.store.retractions(encounter, head.system, top)
+        gone = core.excluded(retractions, without)
+        # Only the events after the newest snapshot that still holds are folded.
+        snapshot = cache.load_snapshot(self.store.conn, encounter, gone, top)
+        start, state = snapshot if snapshot is not None else (0, None)
+        rows = self.store.load_rows(encounter, head.system, start, top)
+        state = fold_forward(rows, gone, state)
         if state is None:
             raise BadInput("the stream has no encounter.opened")
         # The seq the tracks are at (the head, or --at), even when the events left out with
         # --without come last: it is the seq a writer passes to --expect.
-        top = head.seq if at is None else at
         return state if state.seq == top else state.model_copy(update={"seq": top})
 
     def refold(self, encounter: str) -> core.State:
@@ -129,11 +134,14 @@ class Queries:
         report = self.store.verify(encounter)
         unread = ""
         try:
-            _, gone, retractions, rows = self._stream(encounter)
+            head, gone, retractions, rows = self._stream(encounter)
             targets = {
                 r.event.target for r in retractions if isinstance(r.event, events.EventRetracted)
             }
-            found = audit_rules.audit_stream(RULESETS, rows, gone, targets)
+            check = _CacheCheck(self.store, head, gone)
+            found = audit_rules.audit_stream(RULESETS, rows, gone, targets, check.observe)
+            if report.ok:  # when the log itself was edited, chain-broken says it all
+                found = _in_seq_order(found, check.findings())
         except BrokenChain as exc:
             if report.ok:
                 raise
@@ -162,6 +170,65 @@ class Queries:
             set(self.store.stored_encounters()) | {h.encounter for h in self.encounters()}
         )
         return [self.store.verify(name) for name in names]
+
+
+class _CacheCheck:
+    """The audit's check of the projection cache: each snapshot a read would use, and the head
+    view, against the states the audit folds from the log."""
+
+    def __init__(self, store: Store, head: Head, gone: frozenset[int]) -> None:
+        self._snapshots = cache.usable_snapshots(store.conn, head.encounter, gone)
+        self._view = cache.load_view(store.conn, head.encounter, (head.seq, head.hash))
+        self._head = head.seq
+        self._wrong: list[int] = []
+        self._last: core.State | None = None
+
+    def observe(self, state: core.State) -> None:
+        self._last = state
+        stored = self._snapshots.get(state.seq)
+        if stored is not None and stored != state:
+            self._wrong.append(state.seq)
+
+    def findings(self) -> list[Finding]:
+        found = [
+            error(
+                "cache-disagrees",
+                (seq,),
+                f"the projection cache's snapshot at seq {seq} disagrees with the events "
+                "folded from the log: the file was changed outside the ledger, and tracks may "
+                f"have shown it; {_CURE}",
+            )
+            for seq in self._wrong
+        ]
+        if self._view is not None and self._last is not None and self._last.seq == self._head:
+            differ = cache.diff_view(self._view, self._last)
+            if differ:
+                found.append(
+                    error(
+                        "cache-disagrees",
+                        (self._head,),
+                        f"the projection cache's head view ({', '.join(differ)}) disagrees "
+                        "with the events folded from the log: the file was changed outside the "
+                        f"ledger; {_CURE}",
+                    )
+                )
+        return found
+
+
+_CURE = (
+    "drop the tables cache_snapshots and cache_views (nothing is lost: they are a cache, "
+    "rebuilt by the next writes)"
+)
+
+
+def _in_seq_order(found: list[Finding], more: list[Finding]) -> list[Finding]:
+    """`found` with each of `more` inserted before the first finding of a later seq (the
+    audit's own order is kept as it is)."""
+    out = list(found)
+    for finding in more:
+        at = next((i for i, f in enumerate(out) if f.seq and f.seq[0] > finding.seq[0]), len(out))
+        out.insert(at, finding)
+    return out
 
 
 def _left_out(top: int, without: Iterable[int]) -> list[int]:

@@ -16,12 +16,13 @@ from typing import Any
 
 from pydantic import BaseModel, SerializeAsAny
 
-from ledger import events, exchange
+from ledger import cache, events, exchange
 from ledger.errors import BadInput, Conflict, RuleRefused, UnknownName
 from ledger.queries import Queries
 from ledger.rows import now_utc
 from ledger.session import Folded, Session
 from ledger.store import Store
+from ledger.writer import Writer
 from projections import core, played, steps, words
 from projections.findings import Finding
 from projections.registry import ruleset
@@ -290,6 +291,7 @@ class Ledger(Queries):
                 ) from exc
             after = session.state
             assert after is not None
+            _keep(writer, session, before, (undone.seq - 1, undone.prev_hash))
         self._remember(encounter, session)
         return Recorded(
             records=(undone, redone),
@@ -321,6 +323,7 @@ class Ledger(Queries):
             record, found = session.admit(parsed, strict=strict)
             after = session.state
             assert after is not None
+            _keep(writer, session, before, (record.seq - 1, record.prev_hash))
         self._remember(encounter, session)
         return Recorded(
             records=(record,),
@@ -372,8 +375,20 @@ class Ledger(Queries):
                     raise type(exc)(f"{where}: {exc}") from exc
                 appended += done
                 already += 1 - done
+            if appended:
+                _keep(writer, session, None, None, final=True)
         self._remember(into, session)
         return Imported(encounter=into, appended=appended, already_stored=already, head=writer.seq)
+
+    def warm_cache(self, encounter: str) -> None:
+        """Fold the encounter from its events and store its projection cache (snapshots and
+        head view), as its own writes would have: for files written without it."""
+        with self.store.writing(encounter) as writer:
+            self.store.require(encounter)
+            session = Session({}, writer).ready()
+            session.stored = 0
+            _keep(writer, session, None, None, final=True)
+        self._remember(encounter, session)
 
     def _parse(
         self, event: Mapping[str, Any] | events.EventBase, system: str | None
@@ -391,6 +406,37 @@ class Ledger(Queries):
         folded = session.folded()
         if folded is not None and folded.state is not None:
             self._cache[encounter] = folded
+
+
+def _keep(
+    writer: Writer,
+    session: Session,
+    before: core.State | None,
+    head: tuple[int, str] | None,
+    *,
+    final: bool = False,
+) -> None:
+    """Store what this write adds to the projection cache, in its transaction: the snapshots
+    it folded that the file does not hold yet (all of them, and the head too, when `final`:
+    the end of an import), and the head view (`head` is the head the write started from)."""
+    state = session.state
+    if state is None:
+        return
+    conn = writer.connection()
+    fresh = [c for c in session.checkpoints if c[0] > session.stored]
+    if final and (not fresh or fresh[-1][0] != writer.seq) and writer.seq > session.stored:
+        fresh.append((writer.seq, state))
+    if fresh:
+        fresh = fresh[-cache.SNAPSHOTS_KEPT :]
+        hashes = {r.seq: r.hash for r in writer.appended}
+        snapshots = [
+            (seq, hashes.get(seq) or cache.event_hash(conn, writer.encounter, seq), s)
+            for seq, s in fresh
+        ]
+        cache.save_snapshots(conn, writer.encounter, snapshots, session.gone)
+        session.stored = fresh[-1][0]
+    same = before is not None and not cache.tracks_differ(before, state)
+    cache.save_view(conn, head, same, (writer.seq, writer.hash), state)
 
 
 def merged(body: Mapping[str, Any], changes: Mapping[str, Any]) -> dict[str, Any]:

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Final
 
 from ledger import events
+from ledger.cache import SNAPSHOT_EVERY, load_snapshot
 from ledger.errors import BadInput, RuleRefused, UnknownName
 from ledger.rows import recorded
 from ledger.writer import Writer
@@ -22,7 +23,7 @@ from projections.registry import RULESETS, ruleset
 
 #: A write keeps the folded state every this many seqs, so an undo refolds at most this many
 #: events before what it changes (instead of the whole encounter).
-CHECKPOINT_EVERY: Final = 256
+CHECKPOINT_EVERY: Final = SNAPSHOT_EVERY
 
 Checkpoint = tuple[int, core.State]
 
@@ -39,6 +40,7 @@ class Folded:
         retractions: list[events.Recorded],
         gone: frozenset[int],
         checkpoints: list[Checkpoint],
+        stored: int = 0,
     ) -> None:
         self.seq = seq
         self.hash = hash
@@ -46,6 +48,8 @@ class Folded:
         self.retractions = retractions
         self.gone = gone
         self.checkpoints = checkpoints
+        #: The newest seq of a checkpoint that the file's cache holds too (0: none).
+        self.stored = stored
 
 
 def fold_forward(
@@ -80,6 +84,7 @@ class Session:
         self.retractions: list[events.Recorded] = []
         self.gone: frozenset[int] = frozenset()
         self.checkpoints: list[Checkpoint] = []
+        self.stored = 0
 
     def ready(self) -> Session:
         """Fold to the writer's head (once)."""
@@ -90,6 +95,7 @@ class Session:
             self.retractions = list(folded.retractions)
             self.gone = folded.gone
             self.checkpoints = list(folded.checkpoints)
+            self.stored = folded.stored
             self._ready = True
         return self
 
@@ -107,6 +113,7 @@ class Session:
             self.retractions,
             self.gone,
             self.checkpoints,
+            self.stored,
         )
 
     def amend_at(self, seq: int) -> events.EventRetracted | None:
@@ -257,6 +264,13 @@ class Session:
         # that neither audits nor refuses folds once, without auditing).
         fork = min(gone ^ self.gone)
         checkpoints = [c for c in self.checkpoints if c[0] < fork]
+        if not checkpoints:
+            # A new process holds only the snapshot it started from: the file may keep older.
+            older = load_snapshot(
+                self.writer.connection(), self.writer.encounter, self.gone, fork - 1
+            )
+            checkpoints = [older] if older is not None else []
+        self.stored = min(self.stored, checkpoints[-1][0] if checkpoints else 0)
         start, state = checkpoints[-1] if checkpoints else (0, None)
         audited = audit or strict
         was: list[Finding] = []
@@ -377,10 +391,19 @@ def folded_at_head(cache: Mapping[str, Folded], writer: Writer) -> Folded:
             checkpoints = list(cached.checkpoints)
             state = fold_forward(newer, cached.gone, cached.state, checkpoints)
             return Folded(
-                writer.seq, writer.hash, state, cached.retractions, cached.gone, checkpoints
+                writer.seq,
+                writer.hash,
+                state,
+                cached.retractions,
+                cached.gone,
+                checkpoints,
+                cached.stored,
             )
     retractions = writer.retractions()
     gone = core.excluded(retractions)
-    checkpoints = []
-    state = fold_forward(writer.records(), gone, None, checkpoints)
-    return Folded(writer.seq, writer.hash, state, retractions, gone, checkpoints)
+    # The file's newest valid snapshot, if any: only the events after it are folded.
+    snapshot = load_snapshot(writer.connection(), writer.encounter, gone, writer.seq)
+    start, state = snapshot if snapshot is not None else (0, None)
+    checkpoints = [snapshot] if snapshot is not None else []
+    state = fold_forward(writer.records(start), gone, state, checkpoints)
+    return Folded(writer.seq, writer.hash, state, retractions, gone, checkpoints, start)

@@ -132,6 +132,12 @@ class Writer:
         self.flush()
         return self._store.retractions(self.encounter, self.system, self.seq)
 
+    def connection(self) -> Any:
+        """The store's connection inside this transaction, with the buffered rows inserted
+        (for the projection cache, `ledger.cache`)."""
+        self.flush()
+        return self._store.conn
+
     def appended_with(self, id: str) -> events.Recorded | None:
         """The event this writer appended with this id, if any."""
         return self._pending.get(id)

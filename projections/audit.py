@@ -7,7 +7,7 @@ the same computation.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from typing import Any, Final
 
 from ledger import events
@@ -191,9 +191,11 @@ def audit_stream(
     records: Iterable[events.Recorded],
     gone: frozenset[int],
     targets: Collection[int],
+    observe: Callable[[State], None] | None = None,
 ) -> list[Finding]:
     """`audit` over stored rows read once, in seq order: `gone` are the seqs that do not count,
-    `targets` the seqs some retraction names (their types go into `ruling-reversed`).
+    `targets` the seqs some retraction names (their types go into `ruling-reversed`);
+    `observe` is shown the state after each event folded (the cache check).
 
     A reminder stays only while its obligation is open at the end of the stream (a debility
     marked, an oracle rolled or a miss burned away meets it), worded as the end state has it.
@@ -208,6 +210,8 @@ def audit_stream(
             continue
         before = folder.state
         after = folder.add(record)
+        if observe is not None:
+            observe(after)
         if before is not None:
             raised, reminding = _raised(folder.ruleset, before, record, after, types)
             # A reminder is kept by its key, to be read from the end state.

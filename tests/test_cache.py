@@ -1,0 +1,244 @@
+"""The projection cache (`ledger.cache`): snapshots of the fold and the head view, a cache only.
+
+Every read through the cache equals the fold of the log; a snapshot that no longer holds (its
+event's hash changed, or a retraction reaches behind it) is ignored for an older one; deleting
+the cache loses nothing; a cache that disagrees with the log is an audit finding.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sqlite3
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ledger import BadInput, Ledger, cache, session
+from projections import core
+from projections.registry import RULESETS
+from tests.longstreams import lines, skirmish
+from tests.test_fuzz import CAST, FUZZ, STRATEGIES, Event
+
+EXAMPLES = sorted((Path(__file__).parent.parent / "examples").glob("*.jsonl"))
+
+
+def snapshot_seqs(db: Path, encounter: str = "big") -> list[int]:
+    conn = sqlite3.connect(db)
+    seqs = [
+        r[0]
+        for r in conn.execute(
+            "SELECT seq FROM cache_snapshots WHERE encounter = ? ORDER BY seq", (encounter,)
+        )
+    ]
+    conn.close()
+    return seqs
+
+
+def sql(db: Path, statement: str, *args: Any) -> None:
+    conn = sqlite3.connect(db, isolation_level=None)
+    conn.execute(statement, args)
+    conn.close()
+
+
+@pytest.fixture
+def big(db: Path) -> Path:
+    """A file with a 1,000-event skirmish `big`, imported (so cached as the ledger caches)."""
+    with Ledger(db) as ledger:
+        ledger.import_lines(lines(skirmish(1000)), into="big")
+    return db
+
+
+def fresh_tracks(db: Path, encounter: str = "big") -> tuple[core.State, core.State]:
+    """The tracks as a new process reads them (through the file's cache), and refolded."""
+    with Ledger(db) as ledger:
+        return ledger.tracks(encounter), ledger.refold(encounter)
+
+
+@pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: p.stem)
+def test_a_snapshot_decodes_to_the_state_it_was_encoded_from(example: Path) -> None:
+    with Ledger(":memory:") as ledger:
+        imported = ledger.import_lines(example.read_text(encoding="utf-8").splitlines())
+        state = ledger.refold(imported.encounter)
+    again = cache.decode(cache.encode(state))
+    assert again == state
+    assert type(again) is type(state)
+    assert again.view() == state.view()
+    assert again.model_dump(mode="json") == state.model_dump(mode="json")
+
+
+def test_an_import_leaves_snapshots_every_256_seqs_and_at_its_end(big: Path) -> None:
+    assert snapshot_seqs(big) == [256, 512, 768, 1000]
+    cached, folded = fresh_tracks(big)
+    assert cached == folded
+    assert cached.seq == 1000
+
+
+def test_tracks_fold_only_the_tail_after_the_newest_snapshot(
+    big: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with Ledger(big) as ledger:
+        ledger.record("big", {"type": "note", "text": "one more"})
+    folded: list[int] = []
+    add = core.Folder.add
+
+    def counting(self: core.Folder, record: Any, strict: bool = False) -> core.State:
+        folded.append(record.seq)
+        return add(self, record, strict)
+
+    monkeypatch.setattr(core.Folder, "add", counting)
+    with Ledger(big) as ledger:
+        assert ledger.tracks("big").seq == 1001
+    assert folded == [1001]
+
+
+def test_each_write_refreshes_the_head_view_in_its_transaction(big: Path) -> None:
+    with Ledger(big) as ledger:
+        ledger.record("big", {"type": "harm.inflicted", "target": "Sage", "level": 1})
+        ledger.record("big", {"type": "note", "text": "a note changes no track"})
+        head = ledger.store.require("big")
+        view = cache.load_view(ledger.store.conn, "big", (head.seq, head.hash))
+        state = ledger.refold("big")
+    assert view == json.loads(json.dumps(cache.view_of(state)))
+    assert view["seq"] == 1002
+    assert view["combatants"]["Sage"]["harm"] == [1]
+
+
+def test_a_retraction_behind_snapshots_falls_back_to_an_older_one(big: Path) -> None:
+    with Ledger(big) as ledger:
+        ledger.undo("big", 600, reason="misread")  # seq 600 is a harm in the skirmish
+        usable = cache.usable_snapshots(ledger.store.conn, "big", folded_gone(ledger))
+    # The undo refolded from 512 and stored 768 anew; 1000 folded seq 600 and stands unused.
+    assert snapshot_seqs(big) == [256, 512, 768, 1000]
+    assert sorted(usable) == [256, 512, 768]
+    cached, folded = fresh_tracks(big)
+    assert cached == folded
+    sql(big, "DELETE FROM cache_snapshots WHERE seq = 768")
+    cached, folded = fresh_tracks(big)
+    assert cached == folded
+
+
+def folded_gone(ledger: Ledger) -> frozenset[int]:
+    return core.excluded(ledger.store.retractions("big", "ssss"))
+
+
+def test_an_undo_in_a_new_process_refolds_from_a_snapshot_before_its_target(big: Path) -> None:
+    with Ledger(big) as ledger:
+        result = ledger.undo("big", 900, reason="misread")
+        refolded = ledger.refold("big")
+    assert result.state == refolded
+    cached, folded = fresh_tracks(big)
+    assert cached == folded == refolded
+
+
+def test_a_snapshot_whose_event_hash_changed_is_ignored(big: Path) -> None:
+    with Ledger(big) as ledger:
+        wrong = ledger.refold("big").model_copy(update={"title": "not the log's"})
+    sql(big, "UPDATE cache_snapshots SET hash = ?, state = ? WHERE seq = 1000", "0" * 64,
+        cache.encode(wrong))  # fmt: skip
+    cached, folded = fresh_tracks(big)
+    assert cached == folded
+    with Ledger(big) as ledger:
+        assert [f.rule for f in ledger.audit("big") if f.rule == "cache-disagrees"] == []
+
+
+@pytest.mark.parametrize(
+    "state",
+    [
+        '["m", "os:system", {}, []]',
+        '["m", "builtins:dict", {}, []]',
+        '["m", "projections.ssss:SsssState", {"seq": 1}, []]',
+        '["x"]',
+        "not json",
+    ],
+)
+def test_a_snapshot_of_an_unknown_class_or_shape_is_ignored(big: Path, state: str) -> None:
+    sql(big, "UPDATE cache_snapshots SET state = ? WHERE seq = 1000", state)
+    cached, folded = fresh_tracks(big)
+    assert cached == folded
+
+
+def test_deleting_the_cache_tables_loses_nothing(big: Path, tmp_path: Path) -> None:
+    with Ledger(big) as ledger:
+        before = (ledger.refold("big"), ledger.audit("big"), list(ledger.export("big")))
+        cache.drop(ledger.store.conn)
+    with Ledger(big) as ledger:
+        assert ledger.tracks("big") == before[0]
+        assert (ledger.refold("big"), ledger.audit("big"), list(ledger.export("big"))) == before
+        ledger.record("big", {"type": "note", "text": "the next write rebuilds the cache"})
+        ledger.undo("big", reason="and so does an undo")
+        assert ledger.verify("big")[0].ok
+    assert snapshot_seqs(big) == [256, 512, 768]  # the write's fold from scratch, kept
+    cached, folded = fresh_tracks(big)
+    assert cached == folded == before[0].model_copy(update={"seq": 1002})
+
+
+def test_a_tampered_snapshot_is_an_audit_finding_at_its_seq(big: Path) -> None:
+    with Ledger(big) as ledger:
+        state = ledger.refold("big")
+    sage = state.combatants["Sage"].model_copy(update={"harm": (3, 3)})
+    wrong = core.replace_combatant(state, sage)
+    sql(big, "UPDATE cache_snapshots SET state = ? WHERE seq = 1000", cache.encode(wrong))
+    with Ledger(big) as ledger:
+        findings = [f for f in ledger.audit("big") if f.rule == "cache-disagrees"]
+    assert [(f.severity, f.seq) for f in findings] == [("error", (1000,))]
+    assert "drop the tables cache_snapshots and cache_views" in findings[0].message
+
+
+def test_a_tampered_head_view_is_an_audit_finding(big: Path) -> None:
+    sql(big, "UPDATE cache_views SET view = json_set(view, '$.pools.gm', 9)")
+    with Ledger(big) as ledger:
+        findings = [f for f in ledger.audit("big") if f.rule == "cache-disagrees"]
+    assert [f.seq for f in findings] == [(1000,)]
+    assert "head view (pools)" in findings[0].message
+
+
+#: Each example writes a file event by event, in a new `Ledger` each time: fewer of them.
+FEWER = settings(FUZZ, max_examples=12)
+
+
+@pytest.fixture
+def every_four() -> Iterator[None]:
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(session, "CHECKPOINT_EVERY", 4)
+        yield
+
+
+@pytest.mark.parametrize("system", list(STRATEGIES))
+def test_random_streams_read_through_the_cache_equal_the_fold(
+    system: str, every_four: None
+) -> None:
+    @FEWER
+    @given(
+        st.lists(STRATEGIES[system](), min_size=6, max_size=24),
+        st.lists(st.integers(2, 30), max_size=3),
+    )
+    def check(stream: list[Event], undos: list[int]) -> None:
+        with tempfile.TemporaryDirectory() as folder:
+            db = Path(folder) / "fuzz.db"
+            with Ledger(db) as ledger:
+                ledger.open("fuzz", system)
+            for item in [*CAST[system], *stream]:
+                # Each write in a new "process".
+                with Ledger(db) as ledger, contextlib.suppress(BadInput):
+                    ledger.record("fuzz", item)
+            for seq in undos:
+                with Ledger(db) as ledger, contextlib.suppress(BadInput):
+                    ledger.undo("fuzz", seq, reason="fuzz")
+            with Ledger(db) as ledger:
+                records = ledger.records("fuzz")
+                folded = core.fold(RULESETS, records)
+                assert ledger.tracks("fuzz") == folded
+                assert [f for f in ledger.audit("fuzz") if f.rule == "cache-disagrees"] == []
+                gone = core.excluded(records)
+                for seq, state in cache.usable_snapshots(ledger.store.conn, "fuzz", gone).items():
+                    # The stream as it stands now (later retractions count), up to the seq.
+                    before = [s for s in gone if s <= seq]
+                    assert state == core.fold(RULESETS, records, at=seq, without=before)
+
+    check()
