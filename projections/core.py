@@ -277,7 +277,7 @@ def step(ruleset: Ruleset, state: State, seq: int, event: events.Event) -> State
         case events.TrackAdjusted():
             view = state.combatant(event.target, "target").view()
             if event.track == "status":
-                state = _stand(state, event)
+                state = _stand(ruleset, state, seq, event)
             elif event.track == "side":
                 raise BadInput(
                     f"track 'side' of {event.target!r} is fixed when it joins: undo its "
@@ -309,15 +309,14 @@ def step(ruleset: Ruleset, state: State, seq: int, event: events.Event) -> State
 STATUSES: tuple[str, ...] = ("active", *get_args(common_events.Manner))
 
 
-def _stand(state: State, event: events.TrackAdjusted) -> State:
+def _stand(ruleset: Ruleset, state: State, seq: int, event: events.TrackAdjusted) -> State:
     """A GM's override of a status: stand a defeated combatant back up, or put one down."""
     if event.value not in STATUSES:
         raise BadInput(
             f"track 'status' of {event.target!r} takes one of {', '.join(STATUSES)} "
             f"(got {json.dumps(event.value)})"
         )
-    who = state.combatant(event.target, "target")
-    return replace_combatant(state, who.model_copy(update={"status": event.value}))
+    return ruleset.adjust(state, seq, event)
 
 
 def _unknown_track(target: str, track: str, view: Mapping[str, Any]) -> str:

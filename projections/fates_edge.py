@@ -317,12 +317,25 @@ def sb_spent(state: FeState, seq: int, event: vocab.SBSpent) -> FeState:
             )
             update["triggered"] = {**state.triggered, owner.name: hit}
     elif event.purpose in ("attack", "move"):
-        if event.stake is not None:
-            update["paid"] = {**state.paid, event.stake: (*state.paid.get(event.stake, ()), seq)}
-        else:
+        # A spend naming no stake pays the oldest attack still owing one of its kind (the GM
+        # paying what the audit reminded of), else it is kept for the next such lock.
+        stake = event.stake if event.stake is not None else _owed_by(state, event)
+        if stake is None:
             update["credits"] = (*state.credits, seq)
-    state = state.model_copy(update=update)
-    return owing(state, event.stake) if event.stake is not None else state
+            return state.model_copy(update=update)
+        update["paid"] = {**state.paid, stake: (*state.paid.get(stake, ()), seq)}
+        return owing(state.model_copy(update=update), stake)
+    return state.model_copy(update=update)
+
+
+def _owed_by(state: FeState, spend: vocab.SBSpent) -> str | None:
+    """The oldest locked attack still owing SB that a stakeless spend of this kind pays for."""
+    for stake in state.unpaid:
+        lock = state.lock(stake)
+        want = "move" if lock is not None and lock.source == "sb_move" else "attack"
+        if lock is not None and spend.purpose == want and spend.move in (None, lock.move):
+            return stake
+    return None
 
 
 def apply(state: core.State, seq: int, event: Any) -> core.State:
@@ -347,6 +360,14 @@ def apply(state: core.State, seq: int, event: Any) -> core.State:
 
 def adjust(state: core.State, seq: int, event: events.TrackAdjusted) -> core.State:
     """A GM override of one track; Resilience set to 0 ends the phase (or defeats)."""
+    was = state.combatant(event.target, "target")
+    standing = event.track == "status" and event.value == "active"
+    if standing and isinstance(was, Adversary) and was.resilience == 0:
+        # "At zero Resilience the adversary is defeated": it stands up with some.
+        raise BadInput(
+            f"{event.target!r} has Resilience 0 and would be defeated again: set its "
+            "resilience first (track.adjusted track=resilience), then its status"
+        )
     state = core.adjust_track(state, seq, event)
     updated = state.combatants[event.target]
     if isinstance(updated, Adversary) and updated.resilience == 0 and updated.active:

@@ -39,7 +39,7 @@ def audit(before: core.State, seq: int, event: Any, after: core.State) -> Iterat
     yield from endure_harm_stat(before, seq, event)
     yield from shake_it_off_allowed(before, seq, event, after)
     yield from miss_at_zero_health(before, seq, event, after)
-    yield from oracle_not_owed(before, seq, event)
+    yield from oracle_not_owed(before, seq, event, after)
     yield from momentum_burn_allowed(before, seq, event, after)
     yield from meters(before, seq, event)
     yield from foe_gone(before, seq, event)
@@ -255,7 +255,9 @@ def _options(debilities: tuple[str, ...]) -> str:
     return f"mark {' or '.join(free)} or roll the Endure Harm oracle"
 
 
-def oracle_not_owed(state: model.IronswornState, seq: int, event: Any) -> Iterator[Finding]:
+def oracle_not_owed(
+    state: model.IronswornState, seq: int, event: Any, after: model.IronswornState
+) -> Iterator[Finding]:
     """The oracle follows an Endure Harm miss at 0 health, or a reeling character's exertion."""
     if not isinstance(event, vocab.OracleRolled) or event.target in state.owed:
         return
@@ -265,7 +267,8 @@ def oracle_not_owed(state: model.IronswornState, seq: int, event: Any) -> Iterat
         "oracle-not-owed",
         (seq,),
         f"seq {seq} rolls the Endure Harm oracle for {event.target!r}, who owes no roll on it "
-        "(it follows an Endure Harm miss at 0 health); the ledger keeps its tag",
+        "(it follows an Endure Harm miss at 0 health); the ledger keeps its tag: "
+        + as_played(state, after, event.target),
     )
 
 

@@ -134,7 +134,7 @@ def audit(before: core.State, seq: int, event: Any, after: core.State) -> Iterat
                     "void-overspent",
                     (seq,),
                     f"{event.target!r} spends {event.amount} Void point(s) at seq {seq} holding "
-                    f"only {held}; the spend stops at 0",
+                    f"only {held}; the spend stops at 0 (Void points {held} -> 0)",
                 )
         case _:
             return

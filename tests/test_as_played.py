@@ -203,3 +203,27 @@ def test_the_side_of_a_combatant_cannot_be_adjusted_and_the_error_says_how(defea
         "Error: track 'side' of 'Ghoul' is fixed when it joins: undo its combatant.joined and "
         "add it again on the other side\n",
     )
+
+
+def test_a_fates_edge_adversary_stands_up_only_with_resilience_back() -> None:
+    cutthroat = {
+        "type": "combatant.joined",
+        "name": "Cutthroat",
+        "side": "adversary",
+        "stats": {"resilience": 2, "fatigue_capacity": 2, "armor": "none"},
+    }
+    felled = {"type": "hit.resolved", "target": "Cutthroat", "harm": 2}
+
+    def adjusted(track: str, value: Any) -> dict[str, Any]:
+        fields = {"target": "Cutthroat", "track": track, "value": value, "reason": "second wind"}
+        return {"type": "track.adjusted", **fields}
+
+    assert refusal("fates-edge", cutthroat, felled, adjusted("status", "active")) == (
+        "'Cutthroat' has Resilience 0 and would be defeated again: set its resilience first "
+        "(track.adjusted track=resilience), then its status"
+    )
+    records = stream(
+        "fates-edge", cutthroat, felled, adjusted("resilience", 1), adjusted("status", "active")
+    )
+    back = tracks(records)["combatants"]["Cutthroat"]
+    assert (back["status"], back["resilience"]) == ("active", 1)

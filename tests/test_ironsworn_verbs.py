@@ -162,7 +162,7 @@ def test_an_oracle_nothing_called_for_sets_its_condition_and_is_warned(ambush: P
         "  Kira conditions: - -> dying\n"
         "warning [oracle-not-owed] seq 4: seq 4 rolls the Endure Harm oracle for 'Kira', "
         "who owes no roll on it (it follows an Endure Harm miss at 0 health); "
-        "the ledger keeps its tag\n"
+        "the ledger keeps its tag: recorded as played: conditions - -> dying\n"
     )
 
 

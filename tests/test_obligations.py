@@ -161,3 +161,9 @@ def test_a_hit_puzzle_is_reminded_of_its_resolution_until_it_is_resolved() -> No
     assert [f.rule for f in audit(fe(ASH, BLADE, riddle, struck, resolved))] == [
         "hit-without-success"
     ]
+
+
+def test_an_sb_spent_for_an_attack_naming_no_stake_pays_the_one_owing_it() -> None:
+    attack = lock("d", kind="defense", source="sb_attack", dv=3, consequence="a cut")
+    items = (*BANK, attack, spend(1, "attack"), fe_roll("d", 7, 8, 9))
+    assert audit(fe(ASH, BLADE, *items)) == []
