@@ -236,9 +236,10 @@ def import_(
 
 def _register_commands() -> None:
     # The read commands, then each system's verbs: help lists them in this order.
-    from ledger import reads, verbs
+    from ledger import reads, report_cli, verbs
 
     reads.register()
+    report_cli.register()
     verbs.register_all(app)
 
 

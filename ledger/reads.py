@@ -11,10 +11,9 @@ from typing import Annotated
 
 import typer
 
-from ledger import conventions, events, files, render
+from ledger import conventions, events, files, render, report_cli
 from ledger.errors import BadInput
 from ledger.shell import (
-    Encounter,
     Json,
     Source,
     Without,
@@ -147,10 +146,17 @@ def register() -> None:
                 typer.echo(line)
 
     @app.command()
-    def audit(ctx: typer.Context, name: Source, json_: Json = False) -> None:
+    def audit(
+        ctx: typer.Context, name: Source, html: report_cli.Html = None, json_: Json = False
+    ) -> None:
         """Check the encounter against its rules; exit 1 when any finding is an error."""
-        with source(ctx, name) as (ledger, encounter):
-            findings = guard(lambda: ledger.audit(encounter))
+        if html is not None:
+            report = report_cli.load(ctx, name)
+            report_cli.html(ctx, name, html, report)
+            encounter, findings = report.encounter, list(report.findings)
+        else:
+            with source(ctx, name) as (ledger, encounter):
+                findings = guard(lambda: ledger.audit(encounter))
         errors = sum(f.severity == "error" for f in findings)
         if json_:
             emit_json(
@@ -194,12 +200,21 @@ def register() -> None:
     @app.command()
     def export(
         ctx: typer.Context,
-        name: Encounter,
+        name: Source,
         out: Annotated[Path | None, typer.Option("--out", help="Write to this file.")] = None,
+        format_: Annotated[
+            report_cli.ExportFormat,
+            typer.Option(
+                "--format", help="jsonl: the events, chain included; md: the session log in words."
+            ),
+        ] = report_cli.ExportFormat.jsonl,
     ) -> None:
-        """The encounter as JSON Lines, envelope and chain included."""
-        with opened(ctx, create=False) as ledger:
-            lines = guard(lambda: list(ledger.export(name)))
+        """The encounter as JSON Lines (envelope and chain included), or as a Markdown log."""
+        if format_ is report_cli.ExportFormat.md:
+            report_cli.markdown(ctx, name, out)
+            return
+        with source(ctx, name) as (ledger, encounter):
+            lines = guard(lambda: list(ledger.export(encounter)))
         text = "".join(line + "\n" for line in lines)
         if out is None:
             sys.stdout.write(text)
