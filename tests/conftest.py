@@ -20,7 +20,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--update-golden",
         action="store_true",
         default=False,
-        help="Rewrite examples/*.tracks.json and *.audit.json from the current code.",
+        help="Rewrite examples/*.tracks.json, *.audit.json and *.md from the current code.",
     )
 
 

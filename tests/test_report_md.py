@@ -1,0 +1,235 @@
+"""`encounter export NAME --format md`: the Markdown session log, against golden files and as
+the command prints it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from freezegun import freeze_time
+from typer.testing import CliRunner
+
+import ledger
+from ledger import cli, report, report_md
+
+runner = CliRunner()
+EXAMPLES = sorted(Path(__file__).parent.parent.joinpath("examples").glob("*.jsonl"))
+
+
+def run(db: Path, *args: str) -> tuple[int, str, str]:
+    result = runner.invoke(cli.app, ["--db", str(db), *args])
+    return result.exit_code, result.stdout, result.stderr
+
+
+def ok(db: Path, *args: str) -> str:
+    code, out, err = run(db, *args)
+    assert code == 0, err
+    return out
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)
+def test_an_example_exports_to_its_golden_session_log(path: Path, update_golden: bool) -> None:
+    code, out, err = run(path.parent / "unused.db", "export", str(path), "--format", "md")
+    assert (code, err) == (0, "")
+    expected = path.with_suffix(".md")
+    if update_golden:
+        expected.write_text(out, encoding="utf-8")
+    assert expected.exists(), f"run pytest --update-golden to create {expected.name}"
+    assert out == expected.read_text(encoding="utf-8")
+
+
+def test_the_log_of_a_file_with_no_chain_says_it_has_no_head_to_publish() -> None:
+    book, name = ledger.load(EXAMPLES[0])
+    with book:
+        text = report_md.session_log(report.build(book, name, published=False))
+    assert text.endswith(
+        "## Head digest\n\nThis file carries no hash chain, so it has no head to publish: "
+        "import it into a ledger and export it again to get one.\n"
+    )
+
+
+@pytest.fixture
+def ford(db: Path) -> Path:
+    """A short ssss fight in rounds, with a house rule, an undo and a hostile name."""
+    rules = db.parent / "house.json"
+    rules.write_text(json.dumps({"top_tier_exhaustion_defeats_on_any_harm": True}))
+    with freeze_time("2026-11-29 20:00:00"):
+        ok(
+            db,
+            "new",
+            "ford",
+            "--system",
+            "ssss",
+            "--title",
+            "Bandits *at* the ford",
+            "--rules",
+            str(rules),
+        )
+        ok(
+            db,
+            "add",
+            "ford",
+            "<script>alert(1)</script>",
+            "--side",
+            "adversary",
+            "--stat",
+            "level=1",
+        )
+        ok(db, "add", "ford", "Ash", "--side", "player")
+        ok(
+            db,
+            "record",
+            "ford",
+            "harm.inflicted",
+            "target=<script>alert(1)</script>",
+            "level=1",
+            "round=1",
+        )
+        ok(
+            db,
+            "record",
+            "ford",
+            "harm.inflicted",
+            "target=<script>alert(1)</script>",
+            "level=1",
+            "round=1",
+        )
+        ok(db, "undo", "ford", "--reason", "that blow was on Ash | not the bandit")
+        ok(
+            db,
+            "record",
+            "ford",
+            "harm.inflicted",
+            "target=<script>alert(1)</script>",
+            "level=1",
+            "round=2",
+        )
+    return db
+
+
+def test_the_log_of_a_ledger_encounter_reads_as_the_session(ford: Path) -> None:
+    head = json.loads(ok(ford, "export", "ford").splitlines()[-1])["hash"]
+    assert ok(ford, "export", "ford", "--format", "md") == (
+        "# Bandits \\*at\\* the ford\n"
+        "\n"
+        "ssss encounter ford: 7 events, 1 ruling reversed or corrected, 1 finding (0 errors).\n"
+        "\n"
+        "House rules that differ from the ssss defaults:\n"
+        "\n"
+        "- top\\_tier\\_exhaustion\\_defeats\\_on\\_any\\_harm: true (default: false)\n"
+        "\n"
+        "## Set-up\n"
+        "\n"
+        "- seq 1: encounter.opened system=ssss title=Bandits \\*at\\* the ford rules=(4 house rules pinned)\n"
+        '- seq 2: combatant.joined name=\\<script>alert(1)\\</script> side=adversary stats={"level":1}\n'
+        "- seq 3: combatant.joined name=Ash side=player stats={}\n"
+        "\n"
+        "Tracks after the set-up:\n"
+        "\n"
+        "| player | status |\n"
+        "| ------ | ------ |\n"
+        "| Ash    | active |\n"
+        "\n"
+        "| adversary                   | status | slots  | penalties |\n"
+        "| --------------------------- | ------ | ------ | --------- |\n"
+        "| \\<script>alert(1)\\</script> | active | T1:0/3 | 0         |\n"
+        "\n"
+        "## Round 1\n"
+        "\n"
+        "- seq 4: harm.inflicted round=1 target=\\<script>alert(1)\\</script> level=1\n"
+        "- seq 6: event.retracted target=5 reason=that blow was on Ash \\| not the bandit kind=undo\n"
+        "\n"
+        "Tracks after round 1:\n"
+        "\n"
+        "| player | status |\n"
+        "| ------ | ------ |\n"
+        "| Ash    | active |\n"
+        "\n"
+        "| adversary                   | status | slots  | penalties |\n"
+        "| --------------------------- | ------ | ------ | --------- |\n"
+        "| \\<script>alert(1)\\</script> | active | T1:1/3 | 1         |\n"
+        "\n"
+        "## Round 2\n"
+        "\n"
+        "- seq 7: harm.inflicted round=2 target=\\<script>alert(1)\\</script> level=1\n"
+        "\n"
+        "Tracks after round 2:\n"
+        "\n"
+        "| player | status |\n"
+        "| ------ | ------ |\n"
+        "| Ash    | active |\n"
+        "\n"
+        "| adversary                   | status | slots  | penalties |\n"
+        "| --------------------------- | ------ | ------ | --------- |\n"
+        "| \\<script>alert(1)\\</script> | active | T1:2/3 | 1         |\n"
+        "\n"
+        "## Undone and corrected rulings\n"
+        "\n"
+        "- seq 6 undid seq 5 (harm.inflicted round=1 target=\\<script>alert(1)\\</script> level=1): "
+        "that blow was on Ash \\| not the bandit\n"
+        "\n"
+        "## Audit findings\n"
+        "\n"
+        "- **info** ruling-reversed (seq 6, 5): seq 6 retracts seq 5 (harm.inflicted): "
+        "that blow was on Ash \\| not the bandit\n"
+        "\n"
+        "## Head digest\n"
+        "\n"
+        f"Head at seq 7: `{head}`\n"
+        "\n"
+        f"Check a copy: `encounter verify FILE.jsonl --head {head}`\n"
+    )
+
+
+def test_export_md_out_writes_the_file_and_says_so_on_stderr(ford: Path, tmp_path: Path) -> None:
+    out = tmp_path / "ford.md"
+    code, stdout, err = run(ford, "export", "ford", "--format", "md", "--out", str(out))
+    assert (code, stdout) == (0, "")
+    assert err == f"Exported the session log of 'ford' to {out}.\n"
+    assert out.read_text(encoding="utf-8") == ok(ford, "export", "ford", "--format", "md")
+
+
+def test_export_stays_json_lines_by_default(ford: Path) -> None:
+    lines = ok(ford, "export", "ford").splitlines()
+    assert [json.loads(line)["seq"] for line in lines] == [1, 2, 3, 4, 5, 6, 7]
+    assert ok(ford, "export", "ford", "--format", "jsonl").splitlines() == lines
+
+
+@pytest.mark.parametrize(
+    ("args", "error"),
+    [
+        (
+            ["export", "nowhere", "--format", "md"],
+            "Error: encounter 'nowhere' is not in {db} (known: ford)",
+        ),
+        (
+            ["export", "ford", "--format", "pdf"],
+            "Error: Invalid value for '--format': Value error, 'pdf' is not one of 'jsonl', 'md'. (see --help)",
+        ),
+        (
+            ["export", "ford", "--format", "md", "--out", "{tmp}"],
+            "Error: cannot write {tmp}: it is a directory",
+        ),
+        (
+            ["export", "ford", "--format", "md", "--out", "{db}"],
+            "Error: the session log would overwrite {db}, which it is read from: choose another file",
+        ),
+        (["export", "missing.jsonl", "--format", "md"], "Error: no such file: missing.jsonl"),
+    ],
+)
+def test_export_md_refuses_bad_input_in_one_line(
+    ford: Path, tmp_path: Path, args: list[str], error: str
+) -> None:
+    before = ford.read_bytes()
+    filled = [a.format(db=ford, tmp=tmp_path) for a in args]
+    code, out, err = run(ford, *filled)
+    assert (code, out) == (2, "")
+    assert err == error.format(db=ford, tmp=tmp_path) + "\n"
+    assert ford.read_bytes() == before
+
+
+def test_escape_leaves_no_markdown_or_html_active() -> None:
+    assert report_md.escape("<b>*x*</b> _y_ `z` [a](b) | ~~s~~ #tag\nnext") == (
+        "\\<b>\\*x\\*\\</b> \\_y\\_ \\`z\\` \\[a\\](b) \\| \\~\\~s\\~\\~ \\#tag next"
+    )
