@@ -11,9 +11,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ledger import events, render
+from ledger import events
+from ledger.errors import LedgerError
 from ledger.queries import Queries
-from projections import charts, core
+from projections import charts, core, words
 from projections.findings import Finding
 from projections.registry import ruleset
 from projections.steps import Change, Step
@@ -116,12 +117,6 @@ class Report:
         return frozenset(seqs)
 
 
-def words(before: core.State | None, record: events.Recorded, after: core.State) -> str:
-    """One event in words."""
-    del before, after
-    return f"{record.type} {render.summary(record.event)}".rstrip()
-
-
 def build(book: Queries, encounter: str, published: bool = True) -> Report:
     """The report of an encounter, with its head digest unless the stream is not `published`
     (a hand-written file carries no chain of its own: its hashes were made up on reading)."""
@@ -135,7 +130,7 @@ def build(book: Queries, encounter: str, published: bool = True) -> Report:
         title=state.title,
         house_rules=_house_rules(state),
         rounds=tuple(_rounds(steps)),
-        rulings=tuple(_rulings(records)),
+        rulings=tuple(_rulings(book, encounter, records)),
         findings=tuple(book.audit(encounter)),
         charts=tuple(_charts(steps)),
         events=len(records),
@@ -153,41 +148,23 @@ def _house_rules(state: core.State) -> tuple[HouseRule, ...]:
     )
 
 
-def _times(steps: Sequence[Step]) -> dict[int, tuple[int | None, str | None]]:
-    """The round and scene of each step: its own, else those of the last `round.started` or
-    stamped event before it."""
-    out: dict[int, tuple[int | None, str | None]] = {}
-    current: tuple[int | None, str | None] = (None, None)
-    for step in steps:
-        event = step.record.event
-        if step.record.type == "round.started":
-            current = (None, None)
-        scene = current[1] if event.scene is None else str(event.scene)
-        current = (current[0] if event.round is None else event.round, scene)
-        out[step.record.seq] = current
-    return out
-
-
 def _rounds(steps: Sequence[Step]) -> Iterable[Round]:
     """Consecutive events of the same round (and scene) grouped, in seq order."""
-    times = _times(steps)
     groups: list[tuple[tuple[int | None, str | None], list[Step]]] = []
     for step in steps:
-        time = times[step.record.seq]
+        time = (step.round, None if step.scene is None else str(step.scene))
         if groups and groups[-1][0] == time:
             groups[-1][1].append(step)
         else:
             groups.append((time, [step]))
     seen: int | None = None
-    previous: core.State | None = None
     for (number, scene), group in groups:
-        lines = []
-        for step in group:
-            text = words(previous, step.record, step.state)
-            lines.append(Line(step.record.seq, step.record.type, text, step.changes, step.skipped))
-            previous = step.state
+        lines = tuple(
+            Line(step.record.seq, step.record.type, step.text, step.changes, step.skipped)
+            for step in group
+        )
         title = _title(number, scene, seen, len(groups))
-        yield Round(number, scene, title, tuple(lines), group[-1].state)
+        yield Round(number, scene, title, lines, group[-1].state)
         seen = number if number is not None else seen
 
 
@@ -199,7 +176,20 @@ def _title(number: int | None, scene: str | None, seen: int | None, groups: int)
     return f"{title} (scene {scene})" if scene is not None else title
 
 
-def _rulings(records: Sequence[events.Recorded]) -> Iterable[Ruling]:
+def _as_played(book: Queries, encounter: str, record: events.Recorded) -> str:
+    """A reversed event in words, told from the tracks as the table knew them when it was
+    recorded (the retractions recorded later not applied)."""
+    try:
+        before = book.tracks(encounter, at=record.seq - 1)
+        after = book.tracks(encounter, at=record.seq)
+    except LedgerError:
+        before, after = None, book.tracks(encounter, at=1)
+    return words.explain(before, record.seq, record.event, after)
+
+
+def _rulings(
+    book: Queries, encounter: str, records: Sequence[events.Recorded]
+) -> Iterable[Ruling]:
     gone = core.excluded(records)
     by_seq = {r.seq: r for r in records}
     for record in records:
@@ -221,7 +211,7 @@ def _rulings(records: Sequence[events.Recorded]) -> Iterable[Ruling]:
             verb=verb,
             target=target,
             target_type=reversed_.type,
-            target_text=words(None, reversed_, core.State(encounter="", system="")),
+            target_text=_as_played(book, encounter, reversed_),
             reason=str(getattr(event, "reason", "")),
             in_force=record.seq not in gone,
         )
@@ -231,7 +221,6 @@ def _charts(steps: Sequence[Step]) -> Iterable[Chart]:
     """A chart per combatant still in the encounter: a point per step that changed its tracks."""
     state = steps[-1].state
     measure = charts.measures(state.system)
-    times = _times(steps)
     for name, combatant in state.combatants.items():
         labels: list[str] = []
         taken: list[tuple[Step, core.Combatant, dict[str, charts.Measure], str]] = []
@@ -242,12 +231,12 @@ def _charts(steps: Sequence[Step]) -> Iterable[Chart]:
                 continue
             found = {m.label: m for m in measure(them.view())}
             labels.extend(label for label in found if label not in labels)
-            note = "; ".join(line.strip() for line in render.change_lines(mine))
+            note = words.tell(mine)
             taken.append((step, them, found, note))
         points = tuple(
             Point(
                 seq=step.record.seq,
-                round=times[step.record.seq][0],
+                round=step.round,
                 values=tuple(found[k].value if k in found else None for k in labels),
                 limits=tuple(found[k].limit if k in found else None for k in labels),
                 status=them.status,

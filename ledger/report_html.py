@@ -52,8 +52,6 @@ def page(report: Report) -> str:
         rounds=[(group, _tables(report, group)) for group in report.rounds],
         errors=sum(f.severity == "error" for f in report.findings),
         reversed_count=sum(r.in_force for r in report.rulings),
-        change_lines=lambda changes: [line.strip() for line in render.change_lines(changes)],
-        value=render.value,
     )
 
 

@@ -123,13 +123,11 @@ def _rulings(report: Report) -> str:
     if not report.rulings:
         lines.append("None: every ruling stood.")
     for ruling in report.rulings:
-        text = (
-            f"- seq {ruling.seq} {ruling.verb} seq {ruling.target} "
-            f"({escape(ruling.target_text)}): {escape(ruling.reason)}"
+        later = "" if ruling.in_force else " (itself reversed later)"
+        lines.append(
+            f"- seq {ruling.seq} {ruling.verb} seq {ruling.target}: {escape(ruling.reason)}{later}"
         )
-        if not ruling.in_force:
-            text += " (itself reversed later)"
-        lines.append(text)
+        lines.append(f"  - seq {ruling.target} as played: {escape(ruling.target_text)}")
     return "\n".join(lines)
 
 

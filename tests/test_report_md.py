@@ -14,6 +14,7 @@ import ledger
 from ledger import cli, report, report_md
 
 runner = CliRunner()
+HOSTILE = "<script>alert(1)</script>"
 EXAMPLES = sorted(Path(__file__).parent.parent.joinpath("examples").glob("*.jsonl"))
 
 
@@ -36,7 +37,10 @@ def test_an_example_exports_to_its_golden_session_log(path: Path, update_golden:
     if update_golden:
         expected.write_text(out, encoding="utf-8")
     assert expected.exists(), f"run pytest --update-golden to create {expected.name}"
-    assert out == expected.read_text(encoding="utf-8")
+    assert out == expected.read_text(encoding="utf-8"), (
+        f"{expected.name} differs: when the words or the tracks changed on purpose, run "
+        "pytest --update-golden and review the diff in git"
+    )
 
 
 def test_the_log_of_a_file_with_no_chain_says_it_has_no_head_to_publish() -> None:
@@ -51,9 +55,10 @@ def test_the_log_of_a_file_with_no_chain_says_it_has_no_head_to_publish() -> Non
 
 @pytest.fixture
 def ford(db: Path) -> Path:
-    """A short ssss fight in rounds, with a house rule, an undo and a hostile name."""
+    """A short ssss fight in two rounds, with a house rule, an undo and a hostile name."""
     rules = db.parent / "house.json"
     rules.write_text(json.dumps({"top_tier_exhaustion_defeats_on_any_harm": True}))
+    hit = ["record", "ford", "harm.inflicted", f"target={HOSTILE}", "level=1"]
     with freeze_time("2026-11-29 20:00:00"):
         ok(
             db,
@@ -66,45 +71,14 @@ def ford(db: Path) -> Path:
             "--rules",
             str(rules),
         )
-        ok(
-            db,
-            "add",
-            "ford",
-            "<script>alert(1)</script>",
-            "--side",
-            "adversary",
-            "--stat",
-            "level=1",
-        )
+        ok(db, "add", "ford", HOSTILE, "--side", "adversary", "--stat", "level=1")
         ok(db, "add", "ford", "Ash", "--side", "player")
-        ok(
-            db,
-            "record",
-            "ford",
-            "harm.inflicted",
-            "target=<script>alert(1)</script>",
-            "level=1",
-            "round=1",
-        )
-        ok(
-            db,
-            "record",
-            "ford",
-            "harm.inflicted",
-            "target=<script>alert(1)</script>",
-            "level=1",
-            "round=1",
-        )
+        ok(db, "record", "ford", "round.started", "round=1")
+        ok(db, *hit)
+        ok(db, *hit)
         ok(db, "undo", "ford", "--reason", "that blow was on Ash | not the bandit")
-        ok(
-            db,
-            "record",
-            "ford",
-            "harm.inflicted",
-            "target=<script>alert(1)</script>",
-            "level=1",
-            "round=2",
-        )
+        ok(db, "record", "ford", "round.started", "round=2")
+        ok(db, *hit)
     return db
 
 
@@ -113,7 +87,7 @@ def test_the_log_of_a_ledger_encounter_reads_as_the_session(ford: Path) -> None:
     assert ok(ford, "export", "ford", "--format", "md") == (
         "# Bandits \\*at\\* the ford\n"
         "\n"
-        "ssss encounter ford: 7 events, 1 ruling reversed or corrected, 1 finding (0 errors).\n"
+        "ssss encounter ford: 9 events, 1 ruling reversed or corrected, 1 finding (0 errors).\n"
         "\n"
         "House rules that differ from the ssss defaults:\n"
         "\n"
@@ -121,9 +95,9 @@ def test_the_log_of_a_ledger_encounter_reads_as_the_session(ford: Path) -> None:
         "\n"
         "## Set-up\n"
         "\n"
-        "- seq 1: encounter.opened system=ssss title=Bandits \\*at\\* the ford rules=(4 house rules pinned)\n"
-        '- seq 2: combatant.joined name=\\<script>alert(1)\\</script> side=adversary stats={"level":1}\n'
-        "- seq 3: combatant.joined name=Ash side=player stats={}\n"
+        "- seq 1: encounter 'ford' opens: Bandits \\*at\\* the ford (ssss, 4 house rules pinned)\n"
+        "- seq 2: \\<script>alert(1)\\</script> joins as an adversary: level 1, slots T1 0/3, penalties 0, tags none\n"
+        "- seq 3: Ash joins as a player: harm none, record none\n"
         "\n"
         "Tracks after the set-up:\n"
         "\n"
@@ -137,8 +111,9 @@ def test_the_log_of_a_ledger_encounter_reads_as_the_session(ford: Path) -> None:
         "\n"
         "## Round 1\n"
         "\n"
-        "- seq 4: harm.inflicted round=1 target=\\<script>alert(1)\\</script> level=1\n"
-        "- seq 6: event.retracted target=5 reason=that blow was on Ash \\| not the bandit kind=undo\n"
+        "- seq 4: round 1 begins\n"
+        "- seq 5: harm inflicted (target \\<script>alert(1)\\</script>, level 1); \\<script>alert(1)\\</script> slots T1 0/3 -> T1 1/3, penalties 0 -> 1\n"
+        "- seq 7: seq 6 undone: that blow was on Ash \\| not the bandit\n"
         "\n"
         "Tracks after round 1:\n"
         "\n"
@@ -152,7 +127,8 @@ def test_the_log_of_a_ledger_encounter_reads_as_the_session(ford: Path) -> None:
         "\n"
         "## Round 2\n"
         "\n"
-        "- seq 7: harm.inflicted round=2 target=\\<script>alert(1)\\</script> level=1\n"
+        "- seq 8: round 2 begins\n"
+        "- seq 9: harm inflicted (target \\<script>alert(1)\\</script>, level 1); \\<script>alert(1)\\</script> slots T1 1/3 -> T1 2/3\n"
         "\n"
         "Tracks after round 2:\n"
         "\n"
@@ -166,17 +142,16 @@ def test_the_log_of_a_ledger_encounter_reads_as_the_session(ford: Path) -> None:
         "\n"
         "## Undone and corrected rulings\n"
         "\n"
-        "- seq 6 undid seq 5 (harm.inflicted round=1 target=\\<script>alert(1)\\</script> level=1): "
-        "that blow was on Ash \\| not the bandit\n"
+        "- seq 7 undid seq 6: that blow was on Ash \\| not the bandit\n"
+        "  - seq 6 as played: harm inflicted (target \\<script>alert(1)\\</script>, level 1); \\<script>alert(1)\\</script> slots T1 1/3 -> T1 2/3\n"
         "\n"
         "## Audit findings\n"
         "\n"
-        "- **info** ruling-reversed (seq 6, 5): seq 6 retracts seq 5 (harm.inflicted): "
-        "that blow was on Ash \\| not the bandit\n"
+        "- **info** ruling-reversed (seq 7, 6): seq 7 retracts seq 6 (harm.inflicted): that blow was on Ash \\| not the bandit\n"
         "\n"
         "## Head digest\n"
         "\n"
-        f"Head at seq 7: `{head}`\n"
+        f"Head at seq 9: `{head}`\n"
         "\n"
         f"Check a copy: `encounter verify FILE.jsonl --head {head}`\n"
     )
@@ -192,7 +167,7 @@ def test_export_md_out_writes_the_file_and_says_so_on_stderr(ford: Path, tmp_pat
 
 def test_export_stays_json_lines_by_default(ford: Path) -> None:
     lines = ok(ford, "export", "ford").splitlines()
-    assert [json.loads(line)["seq"] for line in lines] == [1, 2, 3, 4, 5, 6, 7]
+    assert [json.loads(line)["seq"] for line in lines] == list(range(1, 10))
     assert ok(ford, "export", "ford", "--format", "jsonl").splitlines() == lines
 
 
