@@ -187,9 +187,7 @@ def _as_played(book: Queries, encounter: str, record: events.Recorded) -> str:
     return words.explain(before, record.seq, record.event, after)
 
 
-def _rulings(
-    book: Queries, encounter: str, records: Sequence[events.Recorded]
-) -> Iterable[Ruling]:
+def _rulings(book: Queries, encounter: str, records: Sequence[events.Recorded]) -> Iterable[Ruling]:
     gone = core.excluded(records)
     by_seq = {r.seq: r for r in records}
     for record in records:
