@@ -63,12 +63,24 @@ def write(ctx: typer.Context, name: str, out: Path, text: str, what: str) -> Non
         try:
             with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
                 stream.write(text)
+            # mkstemp makes the file private; a report is for sharing, so it gets the mode a
+            # plain write would give it (that of the file it replaces, else the umask's).
+            os.chmod(temporary, _mode(target))
             os.replace(temporary, target)
         except BaseException:
             os.unlink(temporary)
             raise
     except OSError as exc:
         fail(BadInput(f"cannot write {out}: {exc.strerror or exc}"))
+
+
+def _mode(target: Path) -> int:
+    try:
+        return target.stat().st_mode & 0o777
+    except FileNotFoundError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
 
 
 def html(ctx: typer.Context, name: str, out: Path, report: Report) -> None:

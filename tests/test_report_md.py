@@ -4,6 +4,7 @@ the command prints it."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -163,6 +164,15 @@ def test_export_md_out_writes_the_file_and_says_so_on_stderr(ford: Path, tmp_pat
     assert (code, stdout) == (0, "")
     assert err == f"Exported the session log of 'ford' to {out}.\n"
     assert out.read_text(encoding="utf-8") == ok(ford, "export", "ford", "--format", "md")
+    # Written whole through a temporary file, but readable as a plain write would leave it.
+    assert out.stat().st_mode & 0o777 == 0o666 & ~_umask()
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def test_export_stays_json_lines_by_default(ford: Path) -> None:
