@@ -38,9 +38,21 @@ EXAMPLES: Final[dict[str, tuple[str, ...]]] = {
         "encounter replay examples/fates-edge-ambush.jsonl --json | head",
     ),
     "history": ("encounter history ford Bandit --track slots",),
-    "audit": ("encounter audit ford", "encounter audit examples/l5r-duel.jsonl --json"),
+    "audit": (
+        "encounter audit ford",
+        "encounter audit examples/l5r-duel.jsonl --json",
+        "encounter audit ford --html ford-audit.html",
+    ),
     "list": ("encounter list", "encounter list --json"),
-    "export": ("encounter export ford --out ford.jsonl",),
+    "export": (
+        "encounter export ford --out ford.jsonl",
+        "encounter export ford --format md --out ford.md",
+        "encounter export examples/l5r-duel.jsonl --format md",
+    ),
+    "report": (
+        "encounter report ford --html ford.html",
+        "encounter report examples/fates-edge-ambush.jsonl --html ambush-report.html",
+    ),
     "verify": (
         "encounter verify",
         "encounter verify ford.jsonl --json",
