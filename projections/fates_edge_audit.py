@@ -233,13 +233,24 @@ def obligations(state: core.State) -> Iterator[Finding]:
     for stake, first in state.unpaid.items():
         lock = state.lock(stake)
         assert lock is not None
-        what = "opportunity attack" if lock.source == "opportunity" else "attack"
+        opposing = state.opposing(lock)
+        by = f" by {opposing.name!r}" if opposing is not None else ""
+        kind = "opportunity attack" if lock.source == "opportunity" else "attack"
+        if lock.kind == "defense":
+            what = f"the new {kind}{by} that stakes {stake!r} (seq {first}) defend against"
+        else:
+            what = f"the {kind}{by} framed by stakes {stake!r} (seq {first})"
+        # A player-sourced defense is an attack the GM introduced; a failed response's harm is not.
+        free = (
+            "; if it is the consequence of a failed response, lock it with source consequence"
+            if lock.source == "player"
+            else ""
+        )
         yield info(
             "npc-attack-needs-sb",
             (first,),
-            f"the {what} framed by stakes {stake!r} at seq {first} (source {lock.source}) needs "
-            f"{attack_cost(state, lock)} SB spent for it before its roll "
-            f"({state.paid_for(stake)} paid so far)",
+            f"{what} needs {attack_cost(state, lock)} SB spent for it before its roll "
+            f"({state.paid_for(stake)} paid so far){free}",
         )
     for name, hits in state.puzzle_hits.items():
         puzzle = state.adversary(name)

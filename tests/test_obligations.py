@@ -128,8 +128,8 @@ def test_an_attack_owing_its_sb_is_reminded_until_the_sb_is_spent() -> None:
     (reminder,) = audit(fe(ASH, BLADE, *BANK, attack))
     assert (reminder.rule, reminder.severity, reminder.seq) == ("npc-attack-needs-sb", "info", (6,))
     assert reminder.message == (
-        "the attack framed by stakes 'd' at seq 6 (source sb_attack) needs 1 SB spent for it "
-        "before its roll (0 paid so far)"
+        "the new attack by 'Silken Blade' that stakes 'd' (seq 6) defend against needs 1 SB "
+        "spent for it before its roll (0 paid so far)"
     )
     paid = (*BANK, attack, spend(1, "attack", stake="d"))
     assert audit(fe(ASH, BLADE, *paid)) == []
@@ -167,3 +167,13 @@ def test_an_sb_spent_for_an_attack_naming_no_stake_pays_the_one_owing_it() -> No
     attack = lock("d", kind="defense", source="sb_attack", dv=3, consequence="a cut")
     items = (*BANK, attack, spend(1, "attack"), fe_roll("d", 7, 8, 9))
     assert audit(fe(ASH, BLADE, *items)) == []
+
+
+def test_a_player_defense_against_an_unpaid_attack_says_how_a_consequence_is_framed() -> None:
+    parry = lock("p", kind="defense", dv=3, consequence="a cut")
+    (reminder,) = audit(fe(ASH, BLADE, parry))
+    assert reminder.message == (
+        "the new attack by 'Silken Blade' that stakes 'p' (seq 4) defend against needs 1 SB "
+        "spent for it before its roll (0 paid so far); if it is the consequence of a failed "
+        "response, lock it with source consequence"
+    )
