@@ -68,6 +68,8 @@ class ChainReport(BaseModel, frozen=True):
     head: str | None
     bad_seq: int | None = None
     problem: str | None = None
+    #: How the heads cache disagrees with the rows, when it does (the chain may still verify).
+    cache: str | None = None
 
     @property
     def ok(self) -> bool:
@@ -89,7 +91,7 @@ def verify_rows(
     for row in rows:
         count += 1
         seq, row_hash = row[1], row[7]
-        problem = _row_problem(expected_seq, prev, *row)
+        problem = row_problem(expected_seq, prev, *row)
         if problem:
             return ChainReport(
                 encounter=encounter, events=count, head=last, bad_seq=expected_seq, problem=problem
@@ -107,7 +109,7 @@ def verify_rows(
     return ChainReport(encounter=encounter, events=count, head=last)
 
 
-def _row_problem(
+def row_problem(
     expected_seq: int,
     prev: str,
     encounter: Any,

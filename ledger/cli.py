@@ -8,7 +8,6 @@ fields) in `ledger.shell`.
 # No `from __future__ import annotations`: typer reads every command's annotations each time the
 # app runs, and would compile and evaluate string annotations there (twice each).
 import gc
-import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -208,21 +207,30 @@ def import_(
     new_ids: Annotated[
         bool, typer.Option("--new-ids", help="Fresh ids and seqs: copy under another name.")
     ] = False,
+    unchained: Annotated[
+        bool,
+        typer.Option(
+            "--unchained",
+            help="Take lines whose hash chain is missing or broken, unverified (audit says so).",
+        ),
+    ] = False,
     strict: Strict = False,
     expect: Expect = None,
     json_: Json = False,
 ) -> None:
     """Import JSON Lines: all lines or none; events already stored are skipped."""
-    text = sys.stdin.read() if str(file) == "-" else guard(lambda: files.read_text(file))
+    stdin = str(file) == "-"
+    lines = files.stdin_lines() if stdin else guard(lambda: files.lines(file))
     with opened(ctx) as ledger:
         result = guard(
             lambda: ledger.import_lines(
-                text.splitlines(),
+                lines,
                 into=into,
                 new_ids=new_ids,
                 strict=strict,
                 expect=expect,
-                source="stdin" if str(file) == "-" else str(file),
+                source="stdin" if stdin else str(file),
+                unchained=unchained,
             )
         )
     if json_:

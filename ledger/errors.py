@@ -121,3 +121,7 @@ def did_you_mean(word: object, known: Iterable[str]) -> str:
         return ""
     close = difflib.get_close_matches(word, list(known), n=1, cutoff=0.6)
     return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+class LedgerWarning(UserWarning):
+    """Something a read or write noticed and worked around (a damaged cache, a broken chain)."""

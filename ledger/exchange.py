@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable, Mapping
+import os
+from collections.abc import Iterable, Iterator, Mapping
 from datetime import datetime
-from typing import Any
+from typing import Any, Final
 
 from ledger import chain, events
 from ledger.chain import ChainReport
@@ -19,6 +20,25 @@ from ledger.errors import BadInput
 from ledger.session import Session
 from projections import core
 from projections.registry import ruleset
+
+#: The largest event a line may hold, in bytes (UTF-8, without its line ending): a house
+#: setting, `ENCOUNTER_MAX_EVENT_BYTES` in the environment.
+MAX_EVENT_BYTES: Final = 1_000_000
+_CAP_SETTING: Final = "ENCOUNTER_MAX_EVENT_BYTES"
+
+
+def max_event_bytes() -> int:
+    """The size cap of one event line: the house setting, else 1 MB."""
+    text = os.environ.get(_CAP_SETTING, "").strip()
+    if not text:
+        return MAX_EVENT_BYTES
+    try:
+        cap = int(text)
+    except ValueError:
+        cap = 0
+    if cap <= 0:
+        raise BadInput(f"{_CAP_SETTING}={text!r} must be a whole number of bytes above 0")
+    return cap
 
 
 def _finite(text: str) -> float:
@@ -32,14 +52,45 @@ def _no_constant(text: str) -> Any:
     raise ValueError(f"{text} is not a JSON value")
 
 
-def parse_lines(lines: Iterable[str], source: str = "input") -> list[dict[str, Any]]:
-    """JSON Lines into objects; blank lines are skipped, anything else must be a JSON object."""
-    out: list[dict[str, Any]] = []
+def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    # A key given twice would silently mean its last value (a note posing as a harm).
+    data = dict(pairs)
+    if len(data) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise ValueError(f"key {key!r} is given twice")
+            seen.add(key)
+    return data
+
+
+#: JSON as the exchange format reads it: no NaN or infinity, no key given twice.
+STRICT: Final = json.JSONDecoder(
+    object_pairs_hook=_unique, parse_float=_finite, parse_constant=_no_constant
+)
+
+
+def loads(text: str) -> Any:
+    """Strict JSON (see STRICT); ValueError says what is wrong."""
+    return STRICT.decode(text)
+
+
+def iter_lines(lines: Iterable[str], source: str = "input") -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number, object) of JSON Lines, one line at a time: blank lines are skipped,
+    anything else must be a JSON object within the size cap, its `seq` a whole number."""
+    cap = max_event_bytes()
     for number, line in enumerate(lines, start=1):
+        line = line.rstrip("\r\n")
         if not line.strip():
             continue
+        # A character is at most 4 bytes: most lines are measured without encoding them.
+        if len(line) * 4 > cap and (size := len(line.encode("utf-8", "surrogatepass"))) > cap:
+            raise BadInput(
+                f"{source} line {number}: the event is {size} bytes; one event may be at most "
+                f"{cap} bytes ({_CAP_SETTING})"
+            )
         try:
-            data = json.loads(line, parse_float=_finite, parse_constant=_no_constant)
+            data = STRICT.decode(line)
         except json.JSONDecodeError as exc:
             raise BadInput(f"{source} line {number}: malformed JSON: {exc.msg}") from exc
         except RecursionError as exc:
@@ -48,8 +99,17 @@ def parse_lines(lines: Iterable[str], source: str = "input") -> list[dict[str, A
             raise BadInput(f"{source} line {number}: {exc}") from exc
         if not isinstance(data, dict):
             raise BadInput(f"{source} line {number}: expected a JSON object, got {_kind(data)}")
-        out.append(data)
-    return out
+        seq = data.get("seq")
+        if seq is not None and type(seq) is not int:
+            raise BadInput(
+                f"{source} line {number}: 'seq' must be a whole number, not {json.dumps(seq)}"
+            )
+        yield number, data
+
+
+def parse_lines(lines: Iterable[str], source: str = "input") -> list[dict[str, Any]]:
+    """JSON Lines into objects; blank lines are skipped, anything else must be a JSON object."""
+    return [data for _, data in iter_lines(lines, source)]
 
 
 def chain_of(items: Iterable[Mapping[str, Any]], source: str = "input") -> ChainReport | None:
@@ -107,9 +167,97 @@ def check_time(value: Any) -> None:
         raise BadInput(f"'recorded_at' {value!r} has no time zone (use UTC, ending in Z)")
 
 
-def admit_line(
-    session: Session, item: dict[str, Any], new_ids: bool, stored: set[str], strict: bool = False
-) -> int:
+#: The text that opens the note an `import --unchained` appends; the audit reports it.
+UNCHAINED_NOTE: Final = "imported unverified (import --unchained)"
+
+
+class Importer:
+    """One import's lines, admitted one at a time inside one write transaction.
+
+    Lines that carry a hash chain carry it on every line from the first that does (a line
+    without it could have been edited); `unchained` takes the lines without checking their
+    hashes, and a note appended after them says so.
+    """
+
+    def __init__(
+        self, session: Session, *, new_ids: bool, strict: bool, unchained: bool, source: str
+    ) -> None:
+        self.session = session
+        self.new_ids, self.strict, self.unchained, self.source = new_ids, strict, unchained, source
+        self.appended = self.already = 0
+        self.chained_from: int | None = None
+        self._prev: str | None = None
+        self._first_new: int | None = None
+
+    def admit(self, number: int, item: dict[str, Any]) -> None:
+        """Admit the line numbered `number`, or raise bad input naming it."""
+        try:
+            self._check_chain(number, item)
+            done = admit_line(self.session, item, self.new_ids, self.strict)
+        except BadInput as exc:
+            raise type(exc)(f"{self.source} line {number}: {exc}") from exc
+        if done and self._first_new is None:
+            self._first_new = self.session.writer.seq
+        self.appended += done
+        self.already += 1 - done
+
+    def finish(self) -> None:
+        """After the last line: an unchained import records that its events were unverified."""
+        if not (self.unchained and self.appended):
+            return
+        text = (
+            f"{UNCHAINED_NOTE}: seqs {self._first_new}-{self.session.writer.seq} from "
+            f"{self.source}; their hash chain was not checked"
+        )
+        note = events.parse({"type": "note", "text": text}, self.session.system())
+        self.session.admit(note, strict=False, audit=False)
+
+    def _check_chain(self, number: int, item: dict[str, Any]) -> None:
+        if self.unchained:
+            item.pop("hash", None)
+            item.pop("prev_hash", None)
+            return
+        if "hash" in item and self.chained_from is None:
+            self.chained_from = number
+        if self.chained_from is None:
+            return
+        if "hash" not in item:
+            raise BadInput(
+                f"no 'hash', but the lines carry a hash chain from line {self.chained_from}: "
+                "a line without its hash may have been edited (import --unchained takes the "
+                "lines unverified)"
+            )
+        if self.new_ids:
+            # The copy gets a chain of its own: the lines' chain is checked as it stands.
+            self._check_own_hash(item)
+
+    def _check_own_hash(self, item: Mapping[str, Any]) -> None:
+        prev = item.get("prev_hash", self._prev or chain.GENESIS)
+        if self._prev is not None and prev != self._prev:
+            raise BadInput("'prev_hash' is not the previous line's hash")
+        body = {
+            k: v
+            for k, v in item.items()
+            if k != "type" and k not in events.ENVELOPE_KEYS and k not in events.ANNOTATION_KEYS
+        }
+        try:
+            digest = chain.hash_text(
+                str(item.get("encounter")),
+                int(item.get("seq", 0)),
+                str(item.get("id")),
+                str(item.get("type")),
+                str(item.get("recorded_at")),
+                chain.CANONICAL.encode(body),
+                str(prev),
+            )
+        except ValueError as exc:
+            raise BadInput(str(exc)) from exc
+        if digest != item["hash"]:
+            raise BadInput("'hash' does not match the line's contents: it was edited")
+        self._prev = digest
+
+
+def admit_line(session: Session, item: dict[str, Any], new_ids: bool, strict: bool = False) -> int:
     """Admit one imported line: 1 when appended, 0 when it was already stored."""
     envelope: dict[str, Any] = {k: item.pop(k) for k in events.ENVELOPE_KEYS if k in item}
     for key in events.ANNOTATION_KEYS:
@@ -128,9 +276,7 @@ def admit_line(
     if id_ is not None:
         if not isinstance(id_, str) or not id_.strip() or len(id_) > 100:
             raise BadInput("'id' must be a non-empty string of at most 100 characters")
-        known = session.writer.appended_with(id_) or (
-            session.writer.known_id(id_) if id_ in stored else None
-        )
+        known = session.writer.known_id(id_)
         if known is not None:
             return _same_as_stored(known, event, envelope, session)
     seq = envelope.get("seq")

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from ledger import exchange
 from ledger.chain import ChainReport
@@ -21,6 +23,39 @@ def read_text(file: Path) -> str:
         raise BadInput(f"{file} is not UTF-8 text (byte {exc.start})") from exc
     except OSError as exc:
         raise BadInput(f"cannot read {file}: {exc.strerror}") from exc
+
+
+def lines(file: Path) -> Iterator[str]:
+    """The lines of a UTF-8 text file, read as they are needed (memory stays bounded); the file
+    is opened now, so a missing one is told before anything else happens."""
+    try:
+        handle = file.open("rb")
+    except FileNotFoundError as exc:
+        raise UnknownName(f"no such file: {file}") from exc
+    except OSError as exc:
+        raise BadInput(f"cannot read {file}: {exc.strerror}") from exc
+    return _decoded(handle, str(file))
+
+
+def stdin_lines() -> Iterator[str]:
+    """The lines of standard input, read as they are needed."""
+    return _decoded(sys.stdin.buffer, "stdin")
+
+
+def _decoded(handle: IO[bytes], name: str) -> Iterator[str]:
+    offset = 0
+    try:
+        for raw in handle:
+            try:
+                yield raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise BadInput(f"{name} is not UTF-8 text (byte {offset + exc.start})") from exc
+            offset += len(raw)
+    except OSError as exc:
+        raise BadInput(f"cannot read {name}: {exc.strerror}") from exc
+    finally:
+        if handle is not sys.stdin.buffer:
+            handle.close()
 
 
 def load(path: str | Path) -> tuple[Ledger, str]:

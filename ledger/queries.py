@@ -163,13 +163,16 @@ class Queries:
 
     def verify(self, encounter: str | None = None) -> list[ChainReport]:
         """Recompute the hash chain of one encounter, or of every encounter in the file."""
-        if encounter is not None:
-            self.store.require(encounter)
-            return [self.store.verify(encounter)]
-        names = sorted(
-            set(self.store.stored_encounters()) | {h.encounter for h in self.encounters()}
-        )
-        return [self.store.verify(name) for name in names]
+        with self.store.snapshot():
+            if encounter is not None:
+                if encounter not in self.store.names():
+                    self.store.require(encounter)
+                return [self.store.verify(encounter)]
+            return [self.store.verify(name) for name in self.store.names()]
+
+    def problems(self) -> list[str]:
+        """What is wrong with the file as a whole: append-only triggers missing or altered."""
+        return self.store.problems()
 
 
 class _CacheCheck:

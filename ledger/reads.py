@@ -99,7 +99,7 @@ def register() -> None:
                 f"seq {step.record.seq} {step.record.type} {render.summary(step.record.event)}"
             )
             if step.skipped is not None:
-                typer.echo(f"  no longer applies: {step.skipped}")
+                typer.echo(render.visible(f"  no longer applies: {step.skipped}"))
             rolled = render.roll_line(step.state, step.record.seq, step.record.event)
             if rolled:
                 typer.echo(rolled)
@@ -186,16 +186,7 @@ def register() -> None:
         if not heads:
             typer.echo(f"No encounters in {ctx.obj}.")
             return
-        from rich.table import Table
-
-        table = Table()
-        for column in ("encounter", "system", "title", "events", "head", "updated"):
-            table.add_column(column)
-        for h in heads:
-            table.add_row(
-                h.encounter, h.system, h.title or "-", str(h.seq), h.hash[:12], h.updated_at
-            )
-        render.show(table)
+        render.show(render.heads_table(heads))
 
     @app.command()
     def export(
@@ -237,16 +228,23 @@ def register() -> None:
         if name is not None and names_a_file(name):
             file = name
             reports = guard(lambda: files.verify_file(file))
+            problems: list[str] = []
         else:
             with opened(ctx, create=False) as ledger:
                 reports = guard(lambda: ledger.verify(name))
-        broken = False
+                problems = ledger.problems()
+        broken = bool(problems)
+        for problem in problems:
+            typer.echo(f"{ctx.obj}: BROKEN: {problem}")
         for r in reports:
             if r.ok:
                 typer.echo(f"{r.encounter}: {r.events} events, chain ok, head {r.head}")
             else:
                 broken = True
                 typer.echo(f"{r.encounter}: BROKEN at seq {r.bad_seq}: {r.problem}")
+            if r.cache is not None:
+                broken = True
+                typer.echo(f"{r.encounter}: CACHE DISAGREES: {r.cache} (the next write repairs it)")
         if not reports:
             typer.echo(f"No encounters in {ctx.obj}.")
         if broken:

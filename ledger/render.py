@@ -1,7 +1,8 @@
 """How the CLI shows things to people: rich tables and one-line summaries (no logic here).
 
 rich is imported by the functions that build a table or a console, not with this module: JSON
-output and error lines never need it.
+output and error lines never need it. Every user-supplied string reaches rich as plain `Text`
+(never as markup), and control characters in it are shown escaped (`visible`).
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from ledger import events
 from projections import played
@@ -17,7 +18,9 @@ from projections import played
 if TYPE_CHECKING:
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
+    from ledger.rows import Head
     from projections.core import State
     from projections.findings import Finding
     from projections.steps import Change
@@ -36,6 +39,36 @@ def configure(plain: bool = False) -> None:
 def plain() -> bool:
     """Tab-separated rows, not tables: asked for with --plain, or stdout is not a terminal."""
     return _plain or not sys.stdout.isatty()
+
+
+_NAMED: Final = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
+#: C0 and C1 controls, DEL, and the marks that reorder or break lines: a terminal would act on
+#: them (set its title, clear the screen, hide text), so people see them as escapes instead.
+_ESCAPES: Final = {
+    code: _NAMED.get(chr(code), f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
+    for code in (
+        *range(0x20),
+        *range(0x7F, 0xA0),
+        0x200E,
+        0x200F,
+        0x2028,
+        0x2029,
+        *range(0x202A, 0x202F),
+        *range(0x2066, 0x206A),
+    )
+}
+
+
+def visible(text: str) -> str:
+    """`text` with its control characters shown as escapes (`\\x1b`), for people to read."""
+    return text.translate(_ESCAPES)
+
+
+def literal(text: str) -> Text:
+    """User text for a rich table: literal (no markup), control characters escaped."""
+    from rich.text import Text
+
+    return Text(visible(text))
 
 
 def console() -> Console:
@@ -82,7 +115,7 @@ def summary(event: events.EventBase) -> str:
             continue
         text = v if isinstance(v, str) else json.dumps(v, ensure_ascii=False, separators=(",", ":"))
         parts.append(f"{key}={text}")
-    return " ".join(parts)
+    return visible(" ".join(parts))
 
 
 def roll_line(state: State, seq: int, event: events.EventBase | None = None) -> str | None:
@@ -105,14 +138,14 @@ def change_lines(changes: Sequence[Change]) -> list[str]:
 
 def _change_line(c: Change) -> str:
     if c.track == "status" and c.after is None:
-        return f"  {c.combatant}: no longer in the encounter (was {value(c.before)})"
-    return f"  {c.combatant} {c.track}: {value(c.before)} -> {value(c.after)}"
+        return visible(f"  {c.combatant}: no longer in the encounter (was {value(c.before)})")
+    return visible(f"  {c.combatant} {c.track}: {value(c.before)} -> {value(c.after)}")
 
 
 def finding_line(f: Finding) -> str:
     """`warning [rule] seq 5: message`."""
     seqs = ", ".join(map(str, f.seq))
-    return f"{f.severity} [{f.rule}] seq {seqs}: {f.message}"
+    return visible(f"{f.severity} [{f.rule}] seq {seqs}: {f.message}")
 
 
 def tracks_tables(state: State) -> list[Table]:
@@ -134,7 +167,8 @@ def tracks_tables(state: State) -> list[Table]:
         for name in (side, "status", *columns):
             table.add_column(name.replace("_", " "))
         for name, tracks in rows.items():
-            table.add_row(name, tracks["status"], *(value(tracks.get(c)) for c in columns))
+            cells = (name, tracks["status"], *(value(tracks.get(c)) for c in columns))
+            table.add_row(*map(literal, cells))
         tables.append(table)
     return tables
 
@@ -143,7 +177,7 @@ def pools_line(state: State) -> str | None:
     """`pools: sb 3`, or None when the system has no pools."""
     if not state.pools:
         return None
-    return "pools: " + ", ".join(f"{k} {v}" for k, v in state.pools.items())
+    return visible("pools: " + ", ".join(f"{k} {v}" for k, v in state.pools.items()))
 
 
 def log_table(records: Iterable[events.Recorded], retracted: Mapping[int, int]) -> Table:
@@ -157,7 +191,7 @@ def log_table(records: Iterable[events.Recorded], retracted: Mapping[int, int]) 
         details = summary(r.event)
         if r.seq in retracted:
             details = f"(retracted by seq {retracted[r.seq]}) {details}"
-        table.add_row(str(r.seq), r.recorded_at, r.type, details)
+        table.add_row(str(r.seq), literal(r.recorded_at), literal(r.type), literal(details))
     return table
 
 
@@ -169,5 +203,18 @@ def findings_table(findings: Sequence[Finding]) -> Table:
     for name in ("severity", "rule", "seq", "message"):
         table.add_column(name)
     for f in findings:
-        table.add_row(f.severity, f.rule, ", ".join(map(str, f.seq)), f.message)
+        table.add_row(f.severity, f.rule, ", ".join(map(str, f.seq)), literal(f.message))
+    return table
+
+
+def heads_table(heads: Sequence[Head]) -> Table:
+    """`list`: one row an encounter, with its head."""
+    from rich.table import Table
+
+    table = Table()
+    for column in ("encounter", "system", "title", "events", "head", "updated"):
+        table.add_column(column)
+    for h in heads:
+        cells = (h.encounter, h.system, h.title or "-", str(h.seq), h.hash[:12], h.updated_at)
+        table.add_row(*map(literal, cells))
     return table

@@ -9,6 +9,7 @@ from the last checkpoint before what an undo or redo changes.
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
@@ -89,10 +90,15 @@ class Ledger(Queries):
     """
 
     def __init__(
-        self, path: str | Path = DEFAULT_DB, clock: Any = now_utc, create: bool = True
+        self,
+        path: str | Path = DEFAULT_DB,
+        clock: Any = now_utc,
+        create: bool = True,
+        readonly: bool = False,
     ) -> None:
-        """Open (with `create`, or create) the ledger file at `path`."""
-        self.store = Store(path, clock=clock, create=create)
+        """Open (with `create`, or create) the ledger file at `path`; `readonly` only reads
+        it (and creates or changes nothing)."""
+        self.store = Store(path, clock=clock, create=create, readonly=readonly)
         self._cache: dict[str, Folded] = {}
 
     def close(self) -> None:
@@ -342,43 +348,51 @@ class Ledger(Queries):
         source: str = "input",
         strict: bool = False,
         expect: int | None = None,
+        unchained: bool = False,
     ) -> Imported:
-        """Import JSON Lines atomically: all lines land or none; stored ids are no-ops."""
+        """Import JSON Lines atomically: all lines land or none; stored ids are no-ops.
+
+        The lines are read, checked and appended one at a time (memory stays bounded, and a
+        bad line is refused before the next is read); the transaction commits after the last.
+        """
         if isinstance(lines, str | bytes):
             raise BadInput("import_lines takes the lines (text.splitlines()), not one text")
-        items = exchange.parse_lines(lines, source)
-        if not items:
+        numbered = exchange.iter_lines(lines, source)
+        first = next(numbered, None)
+        if first is None:
             raise BadInput(f"{source} has no events")
-        names = {item.get("encounter") for item in items} - {None}
+        named = first[1].get("encounter")
+        pinned = into is None
         if into is None:
-            if len(names) > 1:
-                raise BadInput(
-                    f"{source} holds several encounters ({', '.join(map(str, names))}); "
-                    "import them one at a time"
-                )
-            into = str(names.pop()) if names else Path(source).stem
+            into = str(named) if named is not None else Path(source).stem
         _check_name(into, "encounter")
-        appended = already = 0
         with self.store.writing(into, expect) as writer:
             session = Session(self._cache, writer)
             if new_ids and writer.system is not None:
                 raise BadInput(
                     f"encounter {into!r} already exists; --new-ids copies into a new name"
                 )
-            given = [] if new_ids else [i["id"] for i in items if isinstance(i.get("id"), str)]
-            stored = writer.stored_ids(given)
-            for number, item in enumerate(items, start=1):
-                where = f"{source} line {number}"
-                try:
-                    done = exchange.admit_line(session, item, new_ids, stored, strict)
-                except BadInput as exc:
-                    raise type(exc)(f"{where}: {exc}") from exc
-                appended += done
-                already += 1 - done
-            if appended:
+            importer = exchange.Importer(
+                session, new_ids=new_ids, strict=strict, unchained=unchained, source=source
+            )
+            for number, item in itertools.chain([first], numbered):
+                other = item.get("encounter")
+                if pinned and other != named:
+                    shown = ", ".join(str(n) for n in (named, other))
+                    raise BadInput(
+                        f"{source} holds several encounters ({shown}); import them one at a time"
+                    )
+                importer.admit(number, item)
+            importer.finish()
+            if importer.appended:
                 _keep(writer, session, None, None, final=True)
         self._remember(into, session)
-        return Imported(encounter=into, appended=appended, already_stored=already, head=writer.seq)
+        return Imported(
+            encounter=into,
+            appended=importer.appended,
+            already_stored=importer.already,
+            head=writer.seq,
+        )
 
     def warm_cache(self, encounter: str) -> None:
         """Fold the encounter from its events and store its projection cache (snapshots and

@@ -10,6 +10,7 @@ import json
 import os
 import re
 import sys
+import warnings
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from enum import StrEnum
@@ -20,7 +21,7 @@ import typer
 import typer.core
 
 from ledger import conventions, events, files, helptext, render, service
-from ledger.errors import BadInput, LedgerError
+from ledger.errors import BadInput, LedgerError, LedgerWarning
 
 
 class OneLineErrors(typer.core.TyperGroup):
@@ -42,6 +43,15 @@ class OneLineErrors(typer.core.TyperGroup):
         conventions.examples(self, helptext.EXAMPLES)
         if not standalone_mode:
             return super().main(words, prog_name, complete_var, standalone_mode, **extra)
+        with warnings.catch_warnings():
+            # What the ledger noticed and worked around is one line on stderr, as errors are.
+            warnings.simplefilter("always", LedgerWarning)
+            warnings.showwarning = _warning_line
+            self._run(words, prog_name, complete_var, **extra)
+
+    def _run(
+        self, words: list[str], prog_name: str | None, complete_var: str | None, **extra: Any
+    ) -> NoReturn:
         try:
             code = super().main(words, prog_name, complete_var, False, **extra)
         except typer.TyperException as exc:
@@ -86,7 +96,11 @@ def report(exc: LedgerError, exit_code: int | None = None) -> None:
             document["error"]["exit_code"] = exit_code
         typer.echo(json.dumps(document, ensure_ascii=False), err=True)
     else:
-        typer.echo(f"Error: {exc}", err=True)
+        typer.echo(render.visible(f"Error: {exc}"), err=True)
+
+
+def _warning_line(message: Warning | str, *_: Any, **__: Any) -> None:
+    typer.echo(render.visible(f"Warning: {message}"), err=True)
 
 
 app = typer.Typer(
@@ -190,7 +204,7 @@ def fail(exc: LedgerError) -> NoReturn:
 def opened(ctx: typer.Context, create: bool = True) -> Iterator[service.Ledger]:
     """The ledger file named by --db / ENCOUNTER_DB; errors become one line and an exit code."""
     try:
-        with service.Ledger(ctx.obj, create=create) as ledger:
+        with service.Ledger(ctx.obj, create=create, readonly=not create) as ledger:
             yield ledger
     except LedgerError as exc:
         fail(exc)
@@ -210,7 +224,7 @@ def source(ctx: typer.Context, name: str) -> Iterator[tuple[service.Ledger, str]
             with ledger:
                 yield ledger, encounter
         else:
-            with service.Ledger(ctx.obj, create=False) as ledger:
+            with service.Ledger(ctx.obj, create=False, readonly=True) as ledger:
                 yield ledger, name
     except LedgerError as exc:
         fail(exc)

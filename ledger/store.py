@@ -8,19 +8,23 @@ above sees a raw row. Appends go through a `Writer` (`ledger.writer`) inside `wr
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
-from collections.abc import Callable, Iterable, Iterator
+import warnings
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager, suppress
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Final
 
-from ledger import chain, events
+from ledger import chain, events, storefile
 from ledger.chain import ChainReport
 from ledger.errors import (
     BadInput,
+    BrokenChain,
     Conflict,
     LedgerError,
+    LedgerWarning,
     StoreError,
     UnknownName,
     did_you_mean,
@@ -28,66 +32,47 @@ from ledger.errors import (
 from ledger.rows import COLUMNS, Head, head_of, load, now_utc
 from ledger.writer import Writer
 
-BUSY_TIMEOUT_S: Final = 60.0
-
-_SCHEMA: Final = (
-    """CREATE TABLE IF NOT EXISTS events (
-        encounter TEXT NOT NULL,
-        seq INTEGER NOT NULL,
-        id TEXT NOT NULL UNIQUE,
-        type TEXT NOT NULL,
-        recorded_at TEXT NOT NULL,
-        body TEXT NOT NULL,
-        prev_hash TEXT NOT NULL,
-        hash TEXT NOT NULL,
-        PRIMARY KEY (encounter, seq)
-    ) WITHOUT ROWID""",
-    """CREATE TRIGGER IF NOT EXISTS events_no_update BEFORE UPDATE ON events
-    BEGIN SELECT RAISE(ABORT, 'events are append-only: UPDATE refused'); END""",
-    """CREATE TRIGGER IF NOT EXISTS events_no_delete BEFORE DELETE ON events
-    BEGIN SELECT RAISE(ABORT, 'events are append-only: DELETE refused'); END""",
-    """CREATE INDEX IF NOT EXISTS events_retractions ON events (encounter, seq)
-    WHERE type = 'event.retracted'""",
-    """CREATE TABLE IF NOT EXISTS heads (
-        encounter TEXT PRIMARY KEY,
-        system TEXT NOT NULL,
-        title TEXT,
-        seq INTEGER NOT NULL,
-        hash TEXT NOT NULL,
-        opened_at TEXT NOT NULL,
-        updated_at TEXT NOT NULL
-    )""",
-)
-
-
 _INSERT: Final = f"INSERT INTO events ({COLUMNS}) VALUES (?,?,?,?,?,?,?,?)"
+_HEAD_COLUMNS: Final = "encounter, system, title, seq, hash, opened_at, updated_at"
+_HEAD: Final = f"SELECT {_HEAD_COLUMNS} FROM heads"
+_LAST: Final = (
+    "SELECT seq, hash, recorded_at FROM events WHERE encounter = ? ORDER BY seq DESC LIMIT 1"
+)
+#: Every encounter name in `events`, one index seek each (not a scan of every row).
+_NAMES: Final = """WITH RECURSIVE names(name) AS (
+        SELECT MIN(encounter) FROM events
+        UNION ALL
+        SELECT (SELECT MIN(encounter) FROM events WHERE encounter > name) FROM names
+        WHERE name IS NOT NULL
+    ) SELECT name FROM names WHERE name IS NOT NULL"""
 
 
 class Store:
-    """One ledger file. Open with a path; `clock` is injectable for tests."""
+    """One ledger file. Open with a path; `clock` is injectable for tests; `readonly` opens it
+    for reading only (nothing is ever created or changed, a read-only mount will do)."""
 
     def __init__(
-        self, path: str | Path, clock: Callable[[], datetime] = now_utc, create: bool = True
+        self,
+        path: str | Path,
+        clock: Callable[[], datetime] = now_utc,
+        create: bool = True,
+        readonly: bool = False,
     ) -> None:
         self.path = Path(path)
         self.clock = clock
-        if not create and str(path) != ":memory:" and not self.path.exists():
-            raise UnknownName(
-                f"no ledger at {self.path} (start one with `encounter new`)", code="no-ledger"
+        self.readonly = readonly
+        self.conn, self._created = storefile.connect(self.path, readonly=readonly, create=create)
+        self._file = _identity(self.path)
+        self._tables = {
+            name
+            for (name,) in self.conn.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table' "
+                "AND name IN ('events', 'heads')"
             )
-        try:
-            self.conn = sqlite3.connect(
-                str(self.path),
-                timeout=BUSY_TIMEOUT_S,
-                isolation_level=None,
-                check_same_thread=False,
-            )
-            self.conn.execute("PRAGMA synchronous=FULL")
-            self._ensure_schema()
-        except sqlite3.DatabaseError as exc:
-            raise StoreError(
-                f"{self.path} is not an encounter ledger or is damaged: {exc}"
-            ) from exc
+        }
+        self._told: set[str] = set()
+        self._writing = False
+        self._closed = False
 
     @property
     def db(self) -> Any:
@@ -96,77 +81,110 @@ class Store:
 
         return sqlite_utils.Database(self.conn)
 
-    def _ensure_schema(self) -> None:
-        names = {
-            row[0]
-            for row in self.conn.execute(
-                "SELECT name FROM sqlite_master "
-                "WHERE type = 'table' AND name IN ('events', 'heads')"
-            )
-        }
-        if {"events", "heads"} <= names:
+    @contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """One read transaction: every statement inside sees the file as of one moment (the
+        heads cache and the rows agree even while another process appends)."""
+        if self.conn.in_transaction:
+            yield
             return
-        mode = self.conn.execute("PRAGMA journal_mode").fetchone()[0]
-        if mode != "wal":
-            # Another process may hold the file; it sets WAL, and the mode is persistent.
-            with suppress(sqlite3.OperationalError):
-                self.conn.execute("PRAGMA journal_mode=WAL")
-        self.conn.execute("BEGIN IMMEDIATE")
+        self.conn.execute("BEGIN")
         try:
-            for statement in _SCHEMA:
-                self.conn.execute(statement)
-            if "heads" not in names and "events" in names:
-                self._rebuild_heads()
-            self.conn.execute("COMMIT")
-        except BaseException:
-            self.conn.execute("ROLLBACK")
-            raise
+            yield
+        finally:
+            if self.conn.in_transaction:
+                self.conn.execute("COMMIT")
 
-    def _rebuild_heads(self) -> None:
-        rows = self.conn.execute(
-            "SELECT e.encounter, e.body, e.recorded_at, h.seq, h.hash, h.recorded_at "
-            "FROM events e "
-            "JOIN (SELECT encounter, MAX(seq) AS top FROM events GROUP BY encounter) t "
-            "ON e.encounter = t.encounter AND e.seq = 1 "
-            "JOIN events h ON h.encounter = t.encounter AND h.seq = t.top"
-        ).fetchall()
-        for encounter, body, opened_at, seq, digest, updated_at in rows:
-            opened = json.loads(body)
-            self.conn.execute(
-                "INSERT OR REPLACE INTO heads VALUES (?,?,?,?,?,?,?)",
-                (
-                    encounter,
-                    opened.get("system", "?"),
-                    opened.get("title"),
-                    seq,
-                    digest,
-                    opened_at,
-                    updated_at,
-                ),
-            )
+    def tell(self, encounter: str, message: str) -> None:
+        """Warn once per encounter (a damaged cache or chain), on stderr for the CLI."""
+        if encounter not in self._told:
+            self._told.add(encounter)
+            warnings.warn(message, LedgerWarning, stacklevel=3)
+
+    def told(self, encounter: str) -> None:
+        """The caller reports the encounter's damage itself: no warning for it from here."""
+        self._told.add(encounter)
 
     def close(self) -> None:
-        """Close the connection."""
+        """Close the connection; a file this store created and nothing was stored in is removed
+        (a command that failed leaves no empty ledger behind)."""
+        if self._closed:
+            return
+        self._closed = True
+        if self._created and not self.readonly:
+            self._rollback()
+            with suppress(sqlite3.Error):
+                # Under the write lock: no other process can store its first event meanwhile
+                # (one that waits finds the file gone and is told to try again).
+                self.conn.execute("BEGIN IMMEDIATE")
+                if self.conn.execute("SELECT 1 FROM events LIMIT 1").fetchone() is None:
+                    storefile.remove(self.path)
+                self._rollback()
         self.conn.close()
 
     # Reads.
 
     def encounters(self) -> list[Head]:
-        """Every encounter's head, by name."""
-        rows = self.conn.execute(
-            "SELECT encounter, system, title, seq, hash, opened_at, updated_at FROM heads "
-            "ORDER BY encounter"
-        ).fetchall()
-        return [head_of(row) for row in rows]
+        """Every encounter's head, by name (one that lost its cached head included)."""
+        with self.snapshot():
+            heads = [self.head(name) for name in self.names()]
+        return [h for h in heads if h is not None]
+
+    def names(self) -> list[str]:
+        """Every encounter name in the file, in the rows or in the heads cache, sorted."""
+        names: set[str] = set()
+        with self.snapshot():
+            if "events" in self._tables:
+                names.update(name for (name,) in self.conn.execute(_NAMES))
+            if "heads" in self._tables:
+                names.update(name for (name,) in self.conn.execute("SELECT encounter FROM heads"))
+        return sorted(names)
 
     def head(self, encounter: str) -> Head | None:
-        """The encounter's head, or None when it does not exist."""
-        row = self.conn.execute(
-            "SELECT encounter, system, title, seq, hash, opened_at, updated_at FROM heads "
-            "WHERE encounter = ?",
-            (encounter,),
-        ).fetchone()
+        """The encounter's head, or None when it does not exist; read from the rows (with a
+        warning) when the heads cache disagrees with them."""
+        with self.snapshot():
+            cached = self._cached_head(encounter)
+            last = self._last_row(encounter)
+            if _agrees(cached, last):
+                return cached
+            derived = self._derived_head(encounter, last)
+        self.tell(encounter, _disagreement(encounter, cached, last, "read from the rows"))
+        return derived
+
+    def _cached_head(self, encounter: str) -> Head | None:
+        if "heads" not in self._tables:
+            return None
+        row = self.conn.execute(_HEAD + " WHERE encounter = ?", (encounter,)).fetchone()
         return head_of(row) if row else None
+
+    def _last_row(self, encounter: str) -> tuple[int, str, str] | None:
+        if "events" not in self._tables:
+            return None
+        row = self.conn.execute(_LAST, (encounter,)).fetchone()
+        return (row[0], row[1], row[2]) if row else None
+
+    def _derived_head(self, encounter: str, last: tuple[int, str, str] | None) -> Head | None:
+        """The head as the rows have it (seq 1 names the system and title)."""
+        if last is None:
+            return None
+        first = self.conn.execute(
+            "SELECT body, recorded_at FROM events WHERE encounter = ? AND seq = 1", (encounter,)
+        ).fetchone()
+        opened: dict[str, Any] = {}
+        with suppress(ValueError, TypeError):
+            body = json.loads(first[0]) if first else {}
+            opened = body if isinstance(body, dict) else {}
+        system, title = opened.get("system"), opened.get("title")
+        return Head(
+            encounter=encounter,
+            system=system if isinstance(system, str) else "?",
+            title=title if isinstance(title, str) else None,
+            seq=last[0],
+            hash=last[1],
+            opened_at=first[1] if first else last[2],
+            updated_at=last[2],
+        )
 
     def require(self, encounter: str) -> Head:
         """The encounter's head, or bad input naming the known encounters."""
@@ -198,14 +216,48 @@ class Store:
     def load_rows(
         self, encounter: str, system: str, after: int, upto: int
     ) -> Iterator[events.Recorded]:
-        """Rows after..upto of an encounter of `system`, parsed one at a time (streaming)."""
+        """Rows after..upto of an encounter of `system`, parsed one at a time (streaming), the
+        chain checked on the way: a write refuses to go on from a broken one (BrokenChain), a
+        read warns once and shows what is stored."""
+        prev = chain.GENESIS
+        if after > 0:
+            row = self.conn.execute(
+                "SELECT hash FROM events WHERE encounter = ? AND seq = ?", (encounter, after)
+            ).fetchone()
+            prev = row[0] if row else ""
         cursor = self.conn.execute(
             f"SELECT {COLUMNS} FROM events WHERE encounter = ? AND seq > ? AND seq <= ? "
             "ORDER BY seq",
             (encounter, after, upto),
         )
+        expected, checking = after + 1, True
         for row in cursor:
+            if checking:
+                seq, id_, type_, recorded_at, body, prev_hash, digest = row[1:]
+                if (
+                    seq != expected
+                    or prev_hash != prev
+                    or not isinstance(body, str)
+                    or chain.hash_text(encounter, seq, id_, type_, recorded_at, body, prev)
+                    != digest
+                ):
+                    problem = chain.row_problem(expected, prev, *row)
+                    if problem is not None:
+                        checking = False
+                        self._broken(encounter, expected, problem)
+                expected, prev = seq + 1, digest
             yield load(row, system)
+
+    def _broken(self, encounter: str, seq: int, problem: str) -> None:
+        where = f"encounter {encounter!r} does not verify at seq {seq} ({problem})"
+        if self.conn.in_transaction and self._writing:
+            raise BrokenChain(
+                f"{where}: nothing was appended to a broken chain; see `encounter verify`"
+            )
+        self.tell(
+            encounter,
+            f"{where}: what is shown may not be what was recorded; see `encounter verify`",
+        )
 
     def retractions(
         self, encounter: str, system: str, upto: int | None = None
@@ -232,13 +284,14 @@ class Store:
         ).fetchone()
         return str(row[0]) if row else None
 
-    def by_id(self, id: str) -> events.Recorded | None:
-        """The stored event with this id, if any."""
+    def by_id(self, id: str, systems: Mapping[str, str] | None = None) -> events.Recorded | None:
+        """The stored event with this id, if any (`systems`: encounters whose system is known,
+        as a write that opened one knows it before its head is stored)."""
         row = self.conn.execute(f"SELECT {COLUMNS} FROM events WHERE id = ?", (id,)).fetchone()
         if row is None:
             return None
-        head = self.require(row[0])
-        return load(row, head.system)
+        system = (systems or {}).get(row[0])
+        return load(row, system if system is not None else self.require(row[0]).system)
 
     def stored_ids(self, ids: Iterable[str]) -> set[str]:
         """Which of `ids` are stored, in any encounter."""
@@ -259,15 +312,12 @@ class Store:
             f"SELECT {COLUMNS} FROM events WHERE encounter = ? ORDER BY seq", (encounter,)
         )
 
-    def stored_encounters(self) -> list[str]:
-        """Every encounter name that has rows, read from the events themselves."""
-        return [r[0] for r in self.conn.execute("SELECT DISTINCT encounter FROM events")]
-
     # Writes.
 
     @contextmanager
     def writing(self, encounter: str, expect: int | None = None) -> Iterator[Writer]:
-        """One atomic append: the head is read under the write lock, `expect` is checked,
+        """One atomic append: the head is read under the write lock and checked against the
+        last stored row, the chain after the verified mark is checked, `expect` is checked,
         and everything the writer appends commits together or not at all."""
         if expect is not None and (not isinstance(expect, int) or isinstance(expect, bool)):
             raise BadInput(f"expect must be a seq (a whole number), not {expect!r}")
@@ -277,8 +327,14 @@ class Store:
             self.conn.execute("BEGIN IMMEDIATE")
         except sqlite3.OperationalError as exc:
             raise _write_error(self.path, exc) from exc
+        self._writing = True
         try:
-            head = self.head(encounter)
+            if self._file is not None and _identity(self.path) != self._file:
+                raise Conflict(
+                    f"the ledger {self.path} was removed or replaced while this command waited; "
+                    "try again"
+                )
+            head, verified, repaired = self._checked_head(encounter)
             seq = head.seq if head else 0
             if expect is not None and not 0 <= expect <= seq:
                 raise BadInput(
@@ -293,15 +349,18 @@ class Store:
                     expected=expect,
                     actual=seq,
                 )
+            if head is not None and verified < seq:
+                self._check_tail(encounter, verified, seq)
             writer = Writer(self, encounter, head)
             yield writer
             writer.flush()
             h = writer.head
-            if h is not None and writer.appended:
+            if h is not None and (writer.count or repaired or verified < h.seq):
                 self.conn.execute(
-                    "INSERT OR REPLACE INTO heads VALUES (?,?,?,?,?,?,?)",
-                    (h.encounter, h.system, h.title, h.seq, h.hash, h.opened_at, h.updated_at),
-                )
+                    "INSERT OR REPLACE INTO heads VALUES (?,?,?,?,?,?,?,?)",
+                    (h.encounter, h.system, h.title, h.seq, h.hash, h.opened_at, h.updated_at,
+                     h.seq),
+                )  # fmt: skip
             self.conn.execute("COMMIT")
         except sqlite3.OperationalError as exc:
             self._rollback()
@@ -309,6 +368,43 @@ class Store:
         except BaseException:
             self._rollback()
             raise
+        finally:
+            self._writing = False
+
+    def _checked_head(self, encounter: str) -> tuple[Head | None, int, bool]:
+        """The head to extend, the seq the chain is verified through, and whether the cache
+        had to be repaired: the cached head is checked against the last stored row (one
+        indexed read), and the rows win when they disagree."""
+        row = self.conn.execute(
+            f"SELECT {_HEAD_COLUMNS}, verified FROM heads WHERE encounter = ?", (encounter,)
+        ).fetchone()
+        cached = head_of(row[:7]) if row else None
+        last = self._last_row(encounter)
+        if _agrees(cached, last):
+            return cached, row[7] if row else 0, False
+        self.tell(encounter, _disagreement(encounter, cached, last, "repaired from the rows"))
+        # The mark came with the cache: the whole chain is checked again.
+        return self._derived_head(encounter, last), 0, True
+
+    def _check_tail(self, encounter: str, verified: int, top: int) -> None:
+        """Check the chain from the verified mark to the head, or refuse to extend it."""
+        prev = chain.GENESIS
+        if verified > 0:
+            row = self.conn.execute(
+                "SELECT hash FROM events WHERE encounter = ? AND seq = ?", (encounter, verified)
+            ).fetchone()
+            prev = row[0] if row else ""
+        rows = self.conn.execute(
+            f"SELECT {COLUMNS} FROM events WHERE encounter = ? AND seq > ? AND seq <= ? "
+            "ORDER BY seq",
+            (encounter, verified, top),
+        )
+        expected = verified + 1
+        for row in rows:
+            problem = chain.row_problem(expected, prev, *row)
+            if problem is not None:
+                self._broken(encounter, expected, problem)
+            expected, prev = row[1] + 1, row[7]
 
     def insert(self, rows: list[tuple[Any, ...]]) -> None:
         """Insert built rows inside the open write transaction (see `Writer.flush`)."""
@@ -323,10 +419,71 @@ class Store:
             self.conn.execute("ROLLBACK")
 
     def verify(self, encounter: str) -> ChainReport:
-        """Recompute one encounter's chain; name the first seq that does not verify."""
-        head = self.head(encounter)
-        acknowledged = (head.seq, head.hash) if head is not None else None
-        return chain.verify_rows(encounter, self.raw_rows(encounter), acknowledged)
+        """Recompute one encounter's chain; name the first seq that does not verify, and say
+        when the heads cache disagrees with the rows."""
+        with self.snapshot():
+            cached = self._cached_head(encounter)
+            rows = self.raw_rows(encounter) if "events" in self._tables else iter(())
+            report = chain.verify_rows(encounter, rows, None)
+        self.told(encounter)
+        if not report.ok:
+            return report
+        if cached is None:
+            cache = "the heads cache has no row for it" if report.events else None
+            return report.model_copy(update={"cache": cache})
+        if cached.seq > report.events:
+            return report.model_copy(
+                update={
+                    "bad_seq": report.events + 1,
+                    "problem": f"the last stored seq is {report.events}, but seq {cached.seq} "
+                    "was acknowledged: events were removed from the end",
+                }
+            )
+        if (cached.seq, cached.hash) != (report.events, report.head):
+            cache = (
+                f"the heads cache says seq {cached.seq} (hash {cached.hash[:12]}), but the "
+                f"rows end at seq {report.events} (hash {(report.head or '')[:12]})"
+            )
+            return report.model_copy(update={"cache": cache})
+        return report
+
+    def problems(self) -> list[str]:
+        """What is wrong with the file as a whole (the append-only triggers)."""
+        if "events" not in self._tables:
+            return []
+        return [
+            f"the append-only trigger {name} is missing or not the ledger's own: rows can be "
+            "changed without a trace in the database (a write recreates it)"
+            for name in storefile.missing_triggers(self.conn)
+        ]
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    """The file's (device, inode), to notice it being removed or replaced."""
+    if str(path) == ":memory:":
+        return None
+    try:
+        info = os.stat(path)
+    except OSError:
+        return (-1, -1)
+    return (info.st_dev, info.st_ino)
+
+
+def _agrees(cached: Head | None, last: tuple[int, str, str] | None) -> bool:
+    if cached is None or last is None:
+        return cached is None and last is None
+    return (cached.seq, cached.hash) == last[:2]
+
+
+def _disagreement(
+    encounter: str, cached: Head | None, last: tuple[int, str, str] | None, done: str
+) -> str:
+    said = f"seq {cached.seq}" if cached else "nothing"
+    rows = f"end at seq {last[0]}" if last else "hold none of it"
+    return (
+        f"the heads cache of encounter {encounter!r} says {said}, but its stored events {rows}: "
+        f"{done} (if events were removed, only a published head digest shows it)"
+    )
 
 
 def _write_error(path: Path, exc: sqlite3.OperationalError) -> LedgerError:

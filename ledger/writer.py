@@ -7,6 +7,7 @@ the store inserts them (the store stays the only module that touches SQLite).
 from __future__ import annotations
 
 import itertools
+from collections import deque
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any, Final
 
@@ -19,13 +20,16 @@ if TYPE_CHECKING:
 
 #: Rows appended in one transaction are inserted together, at most this many at a time.
 _BATCH: Final = 2000
+#: How many of the events appended last a writer keeps parsed (the rest are read back).
+_WINDOW: Final = 2 * _BATCH
 
 
 class Writer:
     """Appends inside one `BEGIN IMMEDIATE` transaction; see `Store.writing`.
 
     Rows are buffered and inserted in batches (`flush`); every read through the writer flushes
-    first, so it always sees what it appended.
+    first, so it always sees what it appended. Only the newest appended events are kept at
+    hand (`_WINDOW`): a long import reads older ones back, so its memory stays bounded.
     """
 
     def __init__(self, store: Store, encounter: str, head: Head | None) -> None:
@@ -35,7 +39,9 @@ class Writer:
         self.seq = head.seq if head else 0
         self.hash = head.hash if head else chain.GENESIS
         self.system: str | None = head.system if head else None
-        self.appended: list[events.Recorded] = []
+        #: The newest events appended (at most _WINDOW), in seq order.
+        self.appended: deque[events.Recorded] = deque(maxlen=_WINDOW)
+        self.count = 0
         self._rows: list[tuple[Any, ...]] = []
         self._pending: dict[str, events.Recorded] = {}
         self._stamp: str | None = None
@@ -45,7 +51,7 @@ class Writer:
         """The encounter's head, counting what this writer appended (None: not opened yet)."""
         if self.opened is None:
             return None
-        if not self.appended:
+        if not self.count:
             return self.opened
         return self.opened.model_copy(
             update={"seq": self.seq, "hash": self.hash, "updated_at": self.appended[-1].recorded_at}
@@ -99,6 +105,7 @@ class Writer:
         record = recorded(self.encounter, seq, id, recorded_at, prev_hash, digest, event)
         self.seq, self.hash = seq, digest
         self.appended.append(record)
+        self.count += 1
         self._pending[id] = record
         if len(self._rows) >= _BATCH:
             self.flush()
@@ -110,6 +117,8 @@ class Writer:
             return
         rows, self._rows = self._rows, []
         self._store.insert(rows)
+        # Stored now: an id is found in the file from here on.
+        self._pending.clear()
 
     def records(self, after: int = 0) -> Iterator[events.Recorded]:
         """Stored events of this encounter after seq `after`, appended ones included, in order."""
@@ -117,13 +126,14 @@ class Writer:
             return iter(())
         if not self.appended:
             return self._store.load_rows(self.encounter, self.system, after, self.seq)
-        # What this writer appended is at hand, parsed: only older rows are read back (an undo
-        # inside a long import refolds from a checkpoint that is usually in this transaction).
+        # What this writer appended last is at hand, parsed: only older rows are read back (an
+        # undo inside a long import refolds from a checkpoint that is usually in this window).
         first = self.appended[0].seq
         if after + 1 >= first:
-            return iter(self.appended[after + 1 - first :])
+            return itertools.islice(self.appended, after + 1 - first, None)
+        self.flush()
         older = self._store.load_rows(self.encounter, self.system, after, first - 1)
-        return itertools.chain(older, self.appended)
+        return itertools.chain(older, list(self.appended))
 
     def retractions(self) -> list[events.Recorded]:
         """The encounter's `event.retracted` events, appended ones included."""
@@ -138,13 +148,12 @@ class Writer:
         self.flush()
         return self._store.conn
 
-    def appended_with(self, id: str) -> events.Recorded | None:
-        """The event this writer appended with this id, if any."""
-        return self._pending.get(id)
-
     def known_id(self, id: str) -> events.Recorded | None:
         """The event with this id, in any encounter, appended by this writer or stored before."""
-        return self._pending.get(id) or self._store.by_id(id)
+        known = self._pending.get(id)
+        if known is None and self.system is not None:
+            known = self._store.by_id(id, {self.encounter: self.system})
+        return known or self._store.by_id(id)
 
     def stored_ids(self, ids: Iterable[str]) -> set[str]:
         """Which of these ids are already stored (before this writer)."""

@@ -471,12 +471,15 @@ def test_an_import_with_one_bad_line_appends_nothing(skirmish: Path, tmp_path: P
 
 
 def backdate_seq_4(db: Path) -> None:
-    """Edit seq 4's time behind the triggers, as someone with the file could."""
+    """Edit seq 4's time behind the triggers, as someone with the file could, and put the
+    trigger back."""
     import sqlite3
 
     raw = sqlite3.connect(db)
+    (trigger,) = raw.execute("SELECT sql FROM sqlite_master WHERE name = 'events_no_update'")
     raw.execute("DROP TRIGGER events_no_update")
     raw.execute("UPDATE events SET recorded_at = '2020-01-01T00:00:00.000000Z' WHERE seq = 4")
+    raw.execute(trigger[0])
     raw.commit()
     raw.close()
 
@@ -848,7 +851,7 @@ def test_read_commands_do_not_create_a_ledger_file(tmp_path: Path) -> None:
         code, _, err = run(missing, *args)
         assert (code, err) == (
             2,
-            f"Error: no ledger at {missing} (start one with `encounter new`)\n",
+            f"Error: no ledger at {missing}: no such file (start one with `encounter new`)\n",
         ), args
     assert not missing.exists()
 

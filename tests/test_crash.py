@@ -55,7 +55,7 @@ def landed(db: Path) -> int:
     with Ledger(db) as ledger:
         assert all(report.ok for report in ledger.verify())
         head = ledger.store.head("siege")
-        stored = len(ledger.store.stored_encounters())
+        stored = len(ledger.store.names())
         return 0 if head is None and stored == 0 else ledger.store.require("siege").seq
 
 

@@ -62,7 +62,7 @@ def edited(pristine: Path, tmp_path: Path, edit: Edit) -> Path:
 
 
 def bad_seq(path: Path) -> int | None:
-    with Ledger(path) as ledger:
+    with Ledger(path, readonly=True) as ledger:
         [report] = ledger.verify("ford")
         assert all(r.ok for r in ledger.verify() if r.encounter == "warmup")
         return report.bad_seq
@@ -126,7 +126,7 @@ def test_a_changed_seq_number_is_named(pristine: Path, tmp_path: Path, seq: int,
         )
 
     path = edited(pristine, tmp_path, edit)
-    with Ledger(path) as ledger:
+    with Ledger(path, readonly=True) as ledger:
         (still,) = ledger.store.conn.execute(
             "SELECT count(*) FROM events WHERE encounter = 'ford' AND seq = ?", (seq,)
         ).fetchone()
@@ -183,7 +183,7 @@ def test_a_row_moved_to_another_encounter_breaks_both_chains(
         raw.execute("UPDATE events SET encounter = 'forc' WHERE encounter = 'ford' AND seq = 7")
 
     path = edited(pristine, tmp_path, edit)
-    with Ledger(path) as ledger:
+    with Ledger(path, readonly=True) as ledger:
         reports = {r.encounter: r for r in ledger.verify()}
     assert reports["ford"].bad_seq == 7
     assert reports["forc"].bad_seq == 1

@@ -117,7 +117,11 @@ def describe(exc: ValidationError, what: str = "event", known: Iterable[str] | N
     it. An unknown key of a stat block is called a stat (`what` says it is one)."""
     errors = sorted(exc.errors(), key=lambda e: e["type"] != "extra_forbidden")
     err = errors[0]
-    loc = _path(err["loc"])
+    # An unknown field is the last place named, whatever its spelling (`a-b`).
+    last = str(err["loc"][-1]) if err["type"] == "extra_forbidden" and err["loc"] else None
+    loc = _path(err["loc"][:-1] if last is not None else err["loc"])
+    if last is not None:
+        loc.append(last)
     where = ".".join(loc)
     msg = err["msg"]
     noun = "field"
