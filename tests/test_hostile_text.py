@@ -8,6 +8,7 @@ import pytest
 from typer.testing import CliRunner
 
 from ledger import cli, render
+from tests.test_terminal import ANSI, on_terminal
 
 runner = CliRunner()
 
@@ -48,32 +49,37 @@ def hostile(db: Path) -> Path:
     return db
 
 
-def test_a_combatant_named_like_a_closing_tag_shows_in_tracks(hostile: Path) -> None:
-    out = ok(hostile, "tracks", "e")
+#: What a terminal would act on, were the hostile text sent raw (rich's own styling aside).
+RAW = ("\x1b]", "\x1b[2J", "\x07", "\x9b", "\u202e")
+
+
+def test_a_combatant_named_like_a_closing_tag_shows_in_tracks_on_a_terminal(hostile: Path) -> None:
+    out = ANSI.sub("", on_terminal(["--db", str(hostile), "tracks", "e"], 100))
     assert "│ [/]    │" in out
     assert "│ Ogre[blink] │" in out
 
 
 def test_a_note_that_looks_like_markup_keeps_log_working_even_after_undo(hostile: Path) -> None:
-    assert "text=[/]" in ok(hostile, "log", "e")
+    assert "text=[/]" in ANSI.sub("", on_terminal(["--db", str(hostile), "log", "e"], 200))
     ok(hostile, "undo", "e", "4", "--reason", "typo")
-    assert "(retracted by seq 6) text=[/]" in ok(hostile, "log", "e")
+    out = ANSI.sub("", on_terminal(["--db", str(hostile), "log", "e"], 200))
+    assert "(retracted by seq 6) text=[/]" in out
 
 
 def test_a_title_with_a_link_tag_is_shown_as_written_not_as_a_hyperlink(hostile: Path) -> None:
-    out = ok(hostile, "list")
-    assert "[link=https://evil.example/x]Harmless[/link]" in out
+    out = on_terminal(["--db", str(hostile), "list"], 200)
+    assert "[link=https://evil.example/x]Harmless[/link]" in ANSI.sub("", out)
     assert "\x1b]8;" not in out
 
 
-def test_control_characters_in_a_note_are_shown_escaped_in_every_output_for_people(
-    hostile: Path,
+@pytest.mark.parametrize("command", [["replay", "e"], ["log", "e"]])
+def test_control_characters_in_a_note_are_shown_escaped_on_a_terminal_and_piped(
+    hostile: Path, command: list[str]
 ) -> None:
     shown = r"x\x1b]0;PWNED\x07\x1b[2J\x9b5m\u202eevil"
-    for command in (["replay", "e"], ["log", "e"]):
-        out = ok(hostile, *command)
-        assert shown in out, command
-        assert not set(out) & {"\x1b", "\x07", "\x9b", "\u202e"}, command
+    for out in (ok(hostile, *command), on_terminal(["--db", str(hostile), *command], 400)):
+        assert shown in ANSI.sub("", out).replace("\n", ""), command
+        assert not any(raw in out for raw in RAW), command
 
 
 def test_json_output_keeps_control_characters_as_json_escapes(hostile: Path) -> None:
