@@ -101,6 +101,8 @@ class Report:
     charts: tuple[Chart, ...]
     events: int
     head: str | None
+    #: Why the stored chain does not verify (then there is no head to publish), or None.
+    broken: str | None
     state: core.State
 
     @property
@@ -121,6 +123,10 @@ def build(book: Queries, encounter: str, published: bool = True) -> Report:
     """The report of an encounter, with its head digest unless the stream is not `published`
     (a hand-written file carries no chain of its own: its hashes were made up on reading)."""
     head = book.store.require(encounter).hash if published else None
+    chain = book.store.verify(encounter)
+    broken = None if chain.ok else f"at seq {chain.bad_seq}: {chain.problem}"
+    if broken is not None:
+        head = None
     records = book.records(encounter)
     steps = list(book.replay(encounter))
     state = steps[-1].state
@@ -135,6 +141,7 @@ def build(book: Queries, encounter: str, published: bool = True) -> Report:
         charts=tuple(_charts(steps)),
         events=len(records),
         head=head,
+        broken=broken,
         state=state,
     )
 

@@ -144,7 +144,12 @@ def _findings(report: Report) -> str:
 
 def _head(report: Report) -> str:
     lines = ["## Head digest", ""]
-    if report.head is None:
+    if report.broken is not None:
+        lines.append(
+            f"The stored chain does not verify ({escape(report.broken)}): the events were "
+            "changed after they were written, so there is no head to publish."
+        )
+    elif report.head is None:
         lines.append(
             "This file carries no hash chain, so it has no head to publish: import it into a "
             "ledger and export it again to get one."

@@ -12,6 +12,7 @@ from ledger.report import Chart
 WIDTH = 400
 HEIGHT = 200
 STRIP = 90
+ROUND_LINE = 16
 LEFT, RIGHT, TOP, BOTTOM = 30, 12, 14, 36
 #: Colour-blind-safe (Okabe-Ito) colours, one a measure.
 COLOURS = ("#0072b2", "#d55e00", "#009e73", "#cc79a7", "#e69f00", "#56b4e9")
@@ -39,6 +40,8 @@ class PointMark:
     title: str
     dots: tuple[Dot, ...]
     status: str | None
+    #: `R3` at the first point of each round, when the encounter keeps game time.
+    round: str | None = None
 
 
 @dataclass(frozen=True)
@@ -72,6 +75,7 @@ class Drawing:
     points: tuple[PointMark, ...]
     ticks: tuple[Tick, ...]
     legend: tuple[tuple[str, str, bool], ...]
+    rounds: bool = False
 
 
 def _number(value: float) -> str:
@@ -90,9 +94,12 @@ def draw(chart: Chart) -> Drawing:
     """The chart laid out in a WIDTH x HEIGHT box (the SVG scales to its container)."""
     count = len(chart.points)
     plot_w = WIDTH - LEFT - RIGHT
-    # A chart with nothing to measure is a strip of dots (its events), not a grid.
-    height = HEIGHT if chart.labels else STRIP
-    plot_h = height - TOP - BOTTOM
+    # A chart with nothing to measure is a strip of dots (its events), not a grid; rounds,
+    # when the encounter keeps game time, get a line of their own under the seqs.
+    rounds = any(p.round is not None for p in chart.points)
+    bottom = BOTTOM + (ROUND_LINE if rounds else 0)
+    height = (HEIGHT if chart.labels else STRIP) + (ROUND_LINE if rounds else 0)
+    plot_h = height - TOP - bottom
     xs = [LEFT + (plot_w * (i + 0.5) / count if count else 0) for i in range(count)]
     numbers = [v for p in chart.points for v in (*p.values, *p.limits) if v is not None]
     low = min([0.0, *numbers])
@@ -126,6 +133,7 @@ def draw(chart: Chart) -> Drawing:
     every = max(1, math.ceil(count / 16))
     marks = []
     previous_status = "active"
+    previous_round: int | None = None
     for i, point in enumerate(chart.points):
         dots = tuple(
             Dot(round(xs[i], 2), at(k)(v), COLOURS[k % len(COLOURS)], chart.labels[k], _number(v))
@@ -135,6 +143,8 @@ def draw(chart: Chart) -> Drawing:
         where = f"seq {point.seq}" + (f", round {point.round}" if point.round is not None else "")
         status = point.status if point.status != previous_status else None
         previous_status = point.status
+        new_round = point.round is not None and point.round != previous_round
+        previous_round = point.round
         marks.append(
             PointMark(
                 seq=point.seq,
@@ -144,6 +154,7 @@ def draw(chart: Chart) -> Drawing:
                 title=f"{where}: {point.note}",
                 dots=dots,
                 status=status,
+                round=f"R{point.round}" if new_round else None,
             )
         )
     return Drawing(
@@ -152,11 +163,12 @@ def draw(chart: Chart) -> Drawing:
         left=LEFT,
         right=WIDTH - RIGHT,
         top=TOP,
-        bottom=height - BOTTOM,
+        bottom=height - bottom,
         lines=tuple(lines),
         points=tuple(marks),
         ticks=tuple(Tick(y(t), _number(t)) for t in ticks),
         legend=tuple(legend),
+        rounds=rounds,
     )
 
 

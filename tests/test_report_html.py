@@ -256,3 +256,30 @@ def test_audit_html_writes_the_same_report_and_keeps_its_exit_code(
     opened.append(page)
     assert page.evaluate("document.querySelectorAll('li.finding').length") == 7
     assert page.console == []
+
+
+def test_a_chart_of_an_encounter_in_rounds_marks_where_each_round_begins(
+    tmp_path: Path, browser: BrowserContext, opened: list[Opened]
+) -> None:
+    path = next(p for p in EXAMPLES if p.stem == "l5r-duel")
+    page = Opened(browser, report_of(str(path), tmp_path / "unused.db", tmp_path / "r.html"))
+    opened.append(page)
+    marks = page.evaluate(
+        """[...document.querySelectorAll('figure.chart')].map(f =>
+            [...f.querySelectorAll('g.point')].map(g => [
+                Number(g.dataset.seq), g.querySelector('.round-label')?.textContent ?? null]))"""
+    )
+    # Toshiro's tracks change at seqs 2 (joins), 5 and 7 (rounds 1, 2), 11-13 (3, 4), 14 and
+    # 15 (round 5), then at the scene's end and the rest (no round).
+    assert marks[0] == [
+        [2, None],
+        [5, "R1"],
+        [7, "R2"],
+        [11, "R3"],
+        [12, "R4"],
+        [13, None],
+        [14, "R5"],
+        [15, None],
+        [16, None],
+        [17, None],
+    ]

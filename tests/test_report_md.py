@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -218,3 +220,31 @@ def test_escape_leaves_no_markdown_or_html_active() -> None:
     assert report_md.escape("<b>*x*</b> _y_ `z` [a](b) | ~~s~~ #tag\nnext") == (
         "\\<b>\\*x\\*\\</b> \\_y\\_ \\`z\\` \\[a\\](b) \\| \\~\\~s\\~\\~ \\#tag next"
     )
+
+
+def test_the_log_of_a_tampered_ledger_publishes_no_head(ford: Path) -> None:
+    with closing(sqlite3.connect(ford)) as con, con:
+        for (trigger,) in con.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'"):
+            con.execute(f"DROP TRIGGER {trigger}")
+        con.execute(
+            "UPDATE events SET body = replace(body, ?, ?) WHERE seq = 9",
+            ('"level":1', '"level":2'),
+        )
+    text = ok(ford, "export", "ford", "--format", "md")
+    assert "- **error** chain-broken (seq 9): the stored events do not verify at seq 9" in text
+    assert text.endswith(
+        "## Head digest\n\nThe stored chain does not verify (at seq 9: hash does not match the "
+        "event's contents): the events were changed after they were written, so there is no "
+        "head to publish.\n"
+    )
+
+
+def test_the_log_of_an_exported_file_publishes_the_head_of_its_chain(
+    ford: Path, tmp_path: Path
+) -> None:
+    shared = tmp_path / "ford.jsonl"
+    ok(ford, "export", "ford", "--out", str(shared))
+    head = json.loads(shared.read_text(encoding="utf-8").splitlines()[-1])["hash"]
+    text = ok(tmp_path / "elsewhere.db", "export", str(shared), "--format", "md")
+    assert text == ok(ford, "export", "ford", "--format", "md")
+    assert f"Head at seq 9: `{head}`" in text
