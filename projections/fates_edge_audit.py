@@ -172,10 +172,16 @@ def spent(state: FeState, seq: int, spend: vocab.SBSpent) -> Iterator[Finding]:
                 "sb-not-retroactive",
                 seqs_of(first, roll.seq if roll else None, seq),
                 f"seq {seq} spends {spend.amount} SB ({spend.purpose}) on stakes "
-                f"{spend.stake!r}, locked at seq {first}; {why}",
+                f"{spend.stake!r}, locked at seq {first}; {why}: the roll stays as rolled; "
+                f"recorded as played: {_pool(pool, spend.amount)}",
             )
     if spend.purpose == "move":
         yield from _move(state, seq, spend, owner, move)
+
+
+def _pool(held: int, amount: int) -> str:
+    """`SB pool 3 -> 1`: the pool after a spend (never below 0)."""
+    return f"SB pool {held} -> {max(0, held - amount)}"
 
 
 def _move(
@@ -185,12 +191,14 @@ def _move(
     owner: Adversary | None,
     move: vocab.Move | None,
 ) -> Iterator[Finding]:
+    pool = state.pools.get("sb", 0)
     if move is None or owner is None:
         yield error(
             "move-cost",
             (seq,),
             f"seq {seq} spends {spend.amount} SB on move {spend.move!r}, which no adversary "
-            "lists; a named move is paid at its printed cost",
+            "lists; a named move is paid at its printed cost: recorded as played: "
+            + _pool(pool, spend.amount),
         )
         return
     if move.free:
@@ -206,7 +214,8 @@ def _move(
             "move-cost",
             (seq,),
             f"seq {seq} pays {spend.amount} SB for {owner.name!r}'s {move.name!r}, whose printed "
-            f"cost is {move.cost} SB",
+            f"cost is {move.cost} SB: by the rules {_pool(pool, move.cost)}; recorded as played: "
+            + _pool(pool, spend.amount),
         )
     if after_a_hit(move):
         hit = (
@@ -221,7 +230,8 @@ def _move(
                 seqs_of(hit, seq),
                 f"seq {seq} buys {move.name!r} (trigger: {move.trigger!r}) with no hit by "
                 f"{owner.name!r} to follow{after}; its SB buys the effect after a hit, "
-                "not a second attack",
+                f"not a second attack: by the rules the SB pool stays {pool}; recorded as played: "
+                + _pool(pool, spend.amount),
             )
 
 

@@ -41,7 +41,7 @@ def audit(before: core.State, seq: int, event: Any, after: core.State) -> Iterat
     yield from miss_at_zero_health(before, seq, event, after)
     yield from oracle_not_owed(before, seq, event, after)
     yield from momentum_burn_allowed(before, seq, event, after)
-    yield from meters(before, seq, event)
+    yield from meters(before, seq, event, after)
     yield from foe_gone(before, seq, event)
 
 
@@ -336,7 +336,9 @@ def momentum_burn_allowed(
         )
 
 
-def meters(state: model.IronswornState, seq: int, event: Any) -> Iterator[Finding]:
+def meters(
+    state: model.IronswornState, seq: int, event: Any, after: model.IronswornState
+) -> Iterator[Finding]:
     """A meter cannot rise while its debility is marked; banes are permanent."""
     if isinstance(event, vocab.MeterChanged) and event.amount > 0 and event.meter in model.BLOCKS:
         c = model.character(state, event.target)
@@ -364,7 +366,8 @@ def meters(state: model.IronswornState, seq: int, event: Any) -> Iterator[Findin
             "permanent-debility-cleared",
             (seq,),
             f"seq {seq} clears {event.debility} from {event.target!r}; "
-            f"{event.debility} is a permanent bane",
+            f"{event.debility} is a permanent bane: by the rules it stays marked; "
+            + as_played(state, after, event.target),
         )
 
 

@@ -16,6 +16,8 @@ from typer.testing import CliRunner
 
 from ledger import cli
 from tests.streams import audit, refusal, stream, tracks
+from tests.test_fates_edge_fold import adversary, attack, fe, player, spend
+from tests.test_fates_edge_fold import roll as fe_roll
 from tests.test_ironsworn import burn, choice, harm, kira, roll
 
 runner = CliRunner()
@@ -227,3 +229,31 @@ def test_a_fates_edge_adversary_stands_up_only_with_resilience_back() -> None:
     )
     back = tracks(records)["combatants"]["Cutthroat"]
     assert (back["status"], back["resilience"]) == ("active", 1)
+
+
+def test_a_move_bought_at_the_wrong_cost_says_what_its_printed_cost_leaves_in_the_pool() -> None:
+    grasp = adversary("Hag", moves=[{"name": "Drowning Grasp", "cost": 2}])
+    items = [
+        grasp,
+        attack("a", 2, "Hag"),
+        fe_roll("a", 1, 1, 1, 6),
+        spend(1, "move", move="Drowning Grasp"),
+    ]
+    errors = [f for f in audit(fe(player(), adversary(), *items)) if f.severity == "error"]
+    assert [f.message for f in errors] == [
+        "seq 7 pays 1 SB for 'Hag''s 'Drowning Grasp', whose printed cost is 2 SB: by the rules "
+        "SB pool 3 -> 1; recorded as played: SB pool 3 -> 2"
+    ]
+
+
+def test_clearing_a_permanent_bane_is_applied_and_says_it_stays_marked_by_the_rules() -> None:
+    items = (
+        kira(debilities=["maimed"]),
+        {"type": "debility.cleared", "target": "Kira", "debility": "maimed"},
+    )
+    rule, message = only("ironsworn", *items)
+    assert rule == "permanent-debility-cleared"
+    assert message.endswith(
+        "maimed is a permanent bane: by the rules it stays marked; recorded as played: "
+        "max_momentum 9 -> 10, momentum_reset 1 -> 2, debilities maimed -> -"
+    )
