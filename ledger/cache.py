@@ -5,7 +5,8 @@ against the log before it is used. A snapshot is the fold state after a seq, key
 seq, hash of the event at that seq) and by the seqs that were retracted up to it: a snapshot whose
 event's hash no longer matches, or whose retracted seqs differ from the stream's now (a retraction
 that reaches behind it), is ignored, and an older one is tried. The head view (combatants and
-pools) is written by each write in its own transaction, keyed by the head's seq and hash.
+pools) is written by each write in its own transaction, keyed by the head's seq and hash; a
+write rewrites only the combatants it changed.
 
 States are stored as plain JSON of known classes (pydantic models of `projections` and
 `ledger.events`), never pickle: loading a snapshot can build only those classes. This module
@@ -39,12 +40,17 @@ _TABLES: Final = (
         state TEXT NOT NULL,
         PRIMARY KEY (encounter, seq)
     ) WITHOUT ROWID""",
+    # One row for the head (name ''), holding its seq and hash, the system, the pools and the
+    # combatants' names in order; one row a combatant, holding its tracks: a write rewrites
+    # only the combatants it changed.
     """CREATE TABLE IF NOT EXISTS cache_views (
-        encounter TEXT PRIMARY KEY,
+        encounter TEXT NOT NULL,
+        name TEXT NOT NULL,
         seq INTEGER NOT NULL,
         hash TEXT NOT NULL,
-        view TEXT NOT NULL
-    )""",
+        view TEXT NOT NULL,
+        PRIMARY KEY (encounter, name)
+    ) WITHOUT ROWID""",
 )
 TABLES: Final = ("cache_snapshots", "cache_views")
 
@@ -278,61 +284,89 @@ def view_of(state: core.State) -> dict[str, Any]:
     }
 
 
+def _head_row(state: core.State) -> str:
+    return _TEXT.encode(
+        {"system": state.system, "names": list(state.combatants), "pools": dict(state.pools)}
+    )
+
+
 def save_view(
     conn: sqlite3.Connection,
     before: tuple[int, str] | None,
-    same_tracks: bool,
+    was: core.State | None,
     head: tuple[int, str],
     state: core.State,
 ) -> None:
-    """Refresh the encounter's head view after a write from head `before` to `head`. When the
-    write changed no track (`same_tracks`), only the view's key moves, if it was `before`."""
-    if same_tracks and before is not None:
+    """Refresh the encounter's head view after a write from head `before` (state `was`) to
+    `head`: only the combatants the write replaced, when the view was of `before`."""
+    encounter = state.encounter
+    if before is not None and was is not None:
         try:
             moved = conn.execute(
-                "UPDATE cache_views SET seq = ?, hash = ?, view = json_set(view, '$.seq', ?) "
-                "WHERE encounter = ? AND seq = ? AND hash = ?",
-                (*head, head[0], state.encounter, *before),
+                "UPDATE cache_views SET seq = ?, hash = ?, view = ? "
+                "WHERE encounter = ? AND name = '' AND seq = ? AND hash = ?",
+                (*head, _head_row(state), encounter, *before),
             )
         except sqlite3.OperationalError as exc:
             if not _missing(exc):
                 raise
         else:
             if moved.rowcount == 1:
+                if was.combatants is not state.combatants:
+                    _save_combatants(conn, was, head, state)
                 return
-    _write(
-        conn,
-        "INSERT OR REPLACE INTO cache_views VALUES (?,?,?,?)",
-        (state.encounter, *head, _TEXT.encode(view_of(state))),
+    _write(conn, "DELETE FROM cache_views WHERE encounter = ?", (encounter,))
+    _save_combatants(conn, None, head, state)
+    conn.execute(
+        "INSERT INTO cache_views VALUES (?,?,?,?,?)", (encounter, "", *head, _head_row(state))
     )
 
 
+def _save_combatants(
+    conn: sqlite3.Connection, was: core.State | None, head: tuple[int, str], state: core.State
+) -> None:
+    old = was.combatants if was is not None else {}
+    rows = [
+        (state.encounter, name, *head, _TEXT.encode(c.view()))
+        for name, c in state.combatants.items()
+        if old.get(name) is not c
+    ]
+    conn.executemany("INSERT OR REPLACE INTO cache_views VALUES (?,?,?,?,?)", rows)
+    for name in old:
+        if name not in state.combatants:
+            conn.execute(
+                "DELETE FROM cache_views WHERE encounter = ? AND name = ?", (state.encounter, name)
+            )
+
+
 def load_view(conn: sqlite3.Connection, encounter: str, head: tuple[int, str]) -> Any:
-    """The stored head view when it is of this head (seq, hash), else None."""
+    """The stored head view (`view_of`) when it is of this head (seq, hash), else None."""
     try:
-        row = conn.execute(
-            "SELECT view FROM cache_views WHERE encounter = ? AND seq = ? AND hash = ?",
-            (encounter, *head),
-        ).fetchone()
+        rows = dict(
+            conn.execute(
+                "SELECT name, view FROM cache_views WHERE encounter = ? AND "
+                "(name != '' OR (seq = ? AND hash = ?))",
+                (encounter, *head),
+            ).fetchall()
+        )
     except sqlite3.OperationalError as exc:
         if _missing(exc):
             return None
         raise
-    if row is None:
+    if "" not in rows:
         return None
     try:
-        return json.loads(row[0])
-    except ValueError:
+        top = json.loads(rows[""])
+        combatants = {name: json.loads(rows[name]) for name in top["names"]}
+        return {
+            "encounter": encounter,
+            "system": top["system"],
+            "seq": head[0],
+            "combatants": combatants,
+            "pools": top["pools"],
+        }
+    except (ValueError, KeyError, TypeError):
         return None
-
-
-def tracks_differ(before: core.State | None, after: core.State) -> bool:
-    """Whether a write may have changed a track (a cheap test: by identity)."""
-    return (
-        before is None
-        or before.combatants is not after.combatants
-        or before.pools is not after.pools
-    )
 
 
 def drop(conn: sqlite3.Connection) -> None:

@@ -9,13 +9,14 @@ from the last checkpoint before what an undo or redo changes.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, SerializeAsAny
+from pydantic import BaseModel, PrivateAttr
 
 from ledger import cache, events, exchange
 from ledger.errors import BadInput, Conflict, RuleRefused, UnknownName
@@ -32,14 +33,44 @@ DEFAULT_DB = "encounters.db"
 
 
 class Recorded(BaseModel, frozen=True, defer_build=True):
-    """What a write did: the events appended, the findings they raise, the tracks they changed."""
+    """What a write did: the events appended, the findings they raise, the tracks they changed.
+
+    The tracks changed, the state after the write and the events in words are worked out when
+    first asked for: a bot that only appends pays for none of them.
+    """
 
     records: tuple[events.Recorded, ...]
     findings: tuple[Finding, ...] = ()
-    changes: tuple[steps.Change, ...] = ()
-    state: SerializeAsAny[core.State]
-    #: Each appended event in words (`projections.words.explain`), one per record.
-    words: tuple[str, ...] = ()
+    #: (state before, event, state after) for each record appended.
+    _folds: tuple[tuple[core.State | None, events.Recorded, core.State], ...] = PrivateAttr(())
+
+    @classmethod
+    def of(
+        cls,
+        folds: Sequence[tuple[core.State | None, events.Recorded, core.State]],
+        findings: Iterable[Finding],
+    ) -> Recorded:
+        """The result of a write from its folds (values already checked: not validated again)."""
+        made = cls.model_construct(records=tuple(f[1] for f in folds), findings=tuple(findings))
+        made._folds = tuple(folds)
+        return made
+
+    @functools.cached_property
+    def changes(self) -> tuple[steps.Change, ...]:
+        """The tracks (and pools) the write changed."""
+        first, last = self._folds[0][0], self._folds[-1][2]
+        return tuple(steps.changes(first, last)) if first is not None else ()
+
+    @functools.cached_property
+    def state(self) -> core.State:
+        """The tracks after the write: a copy, which a caller may edit without changing what
+        the ledger keeps."""
+        return core.detached(self._folds[-1][2])
+
+    @functools.cached_property
+    def words(self) -> tuple[str, ...]:
+        """Each appended event in words (`projections.words.explain`), one per record."""
+        return tuple(words.explain(b, r.seq, r.event, a) for b, r, a in self._folds)
 
     @property
     def seq(self) -> int:
@@ -299,16 +330,7 @@ class Ledger(Queries):
             assert after is not None
             _keep(writer, session, before, (undone.seq - 1, undone.prev_hash))
         self._remember(encounter, session)
-        return Recorded(
-            records=(undone, redone),
-            findings=(*found, *more),
-            changes=tuple(steps.changes(before, after)),
-            state=core.detached(after),
-            words=(
-                words.explain(before, undone.seq, undone.event, middle),
-                words.explain(middle, redone.seq, redone.event, after),
-            ),
-        )
+        return Recorded.of([(before, undone, middle), (middle, redone, after)], (*found, *more))
 
     def _write(
         self,
@@ -331,13 +353,7 @@ class Ledger(Queries):
             assert after is not None
             _keep(writer, session, before, (record.seq - 1, record.prev_hash))
         self._remember(encounter, session)
-        return Recorded(
-            records=(record,),
-            findings=tuple(found),
-            changes=tuple(steps.changes(before, after)) if before is not None else (),
-            state=core.detached(after),
-            words=(words.explain(before, record.seq, record.event, after),),
-        )
+        return Recorded.of([(before, record, after)], found)
 
     def import_lines(
         self,
@@ -449,8 +465,7 @@ def _keep(
         ]
         cache.save_snapshots(conn, writer.encounter, snapshots, session.gone)
         session.stored = fresh[-1][0]
-    same = before is not None and not cache.tracks_differ(before, state)
-    cache.save_view(conn, head, same, (writer.seq, writer.hash), state)
+    cache.save_view(conn, head, before, (writer.seq, writer.hash), state)
 
 
 def merged(body: Mapping[str, Any], changes: Mapping[str, Any]) -> dict[str, Any]:

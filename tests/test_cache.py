@@ -190,12 +190,18 @@ def test_a_tampered_snapshot_is_an_audit_finding_at_its_seq(big: Path) -> None:
     assert "drop the tables cache_snapshots and cache_views" in findings[0].message
 
 
-def test_a_tampered_head_view_is_an_audit_finding(big: Path) -> None:
-    sql(big, "UPDATE cache_views SET view = json_set(view, '$.pools.gm', 9)")
+@pytest.mark.parametrize(
+    ("row", "change", "part"),
+    [("", "'$.pools.gm', 9", "pools"), ("Sage", "'$.harm', json('[4]')", "combatants")],
+)
+def test_a_tampered_head_view_is_an_audit_finding(
+    big: Path, row: str, change: str, part: str
+) -> None:
+    sql(big, f"UPDATE cache_views SET view = json_set(view, {change}) WHERE name = ?", row)
     with Ledger(big) as ledger:
         findings = [f for f in ledger.audit("big") if f.rule == "cache-disagrees"]
     assert [f.seq for f in findings] == [(1000,)]
-    assert "head view (pools)" in findings[0].message
+    assert f"head view ({part})" in findings[0].message
 
 
 #: Each example writes a file event by event, in a new `Ledger` each time: fewer of them.
