@@ -35,6 +35,7 @@ from ledger.events.common import (
     TrackAdjusted,
     TracksNoted,
 )
+from ledger.portable import portable_fields
 
 if TYPE_CHECKING:
     from pydantic import GetCoreSchemaHandler
@@ -166,6 +167,8 @@ def parse(data: Mapping[str, Any], system: str | None) -> Event:
     elif system is None:
         raise BadInput(f"a {kind!r} event needs an encounter opened first")
     model = _models(system).get(kind)
+    if model is not None:
+        data = portable_fields(data, f"{kind} event")
     if model is None:
         known = ", ".join(event_types(system))
         raise BadInput(f"unknown event type {kind!r} for {system} (known: {known})")

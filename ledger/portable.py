@@ -1,0 +1,60 @@
+"""Values whose canonical JSON every language writes alike, so that another language can
+recompute an event's hash (`docs/verify.js` does, in JavaScript).
+
+Whole numbers within 2^53 and text are written the same by Python's `json` and JavaScript's
+`JSON.stringify`; fractions (`2.5`, `1e-3`), large numbers (`1e+16`, 2^60) and text holding
+lone surrogates are not, so a new event carrying one is bad input. A whole number given as a
+float (`3.0`) is stored as the integer it is. Stored events are never re-checked: files
+written before keep verifying.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any, Final
+
+from ledger.errors import BadInput
+
+#: The largest integer every JSON reader holds exactly (JavaScript's Number.MAX_SAFE_INTEGER).
+SAFE_INTEGER: Final = 2**53 - 1
+
+
+def portable_fields(fields: Mapping[str, Any], what: str) -> dict[str, Any]:
+    """An event's fields with whole floats made ints, or bad input naming the first field
+    whose value would not hash alike in every language."""
+    return {key: _value(value, key, what) for key, value in fields.items()}
+
+
+def _value(value: Any, path: str, what: str) -> Any:
+    if isinstance(value, bool) or value is None:
+        return value
+    if isinstance(value, int):
+        if abs(value) > SAFE_INTEGER:
+            raise BadInput(
+                f"{what} field {path!r}: {value} is beyond 2^53 - 1, which other languages "
+                "cannot hold exactly (the hash would not be portable); give it as text"
+            )
+        return value
+    if isinstance(value, float):
+        if not math.isfinite(value) or not value.is_integer():
+            raise BadInput(
+                f"{what} field {path!r}: {value!r} is not a whole number; events hold whole "
+                "numbers only, so that any language recomputes the same hash (give it as "
+                "text, or in smaller units)"
+            )
+        if abs(value) > SAFE_INTEGER:
+            raise BadInput(
+                f"{what} field {path!r}: {value!r} is beyond 2^53 - 1, which other languages "
+                "cannot hold exactly (the hash would not be portable); give it as text"
+            )
+        return int(value)
+    if isinstance(value, str):
+        if any(0xD800 <= ord(c) <= 0xDFFF for c in value):
+            raise BadInput(f"{what} field {path!r}: the text holds a lone surrogate")
+        return value
+    if isinstance(value, Mapping):
+        return {_value(k, path, what): _value(v, f"{path}.{k}", what) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_value(v, f"{path}[{i}]", what) for i, v in enumerate(value)]
+    return value
