@@ -244,10 +244,11 @@ def import_(
 
 def _register_commands() -> None:
     # The read commands, then each system's verbs: help lists them in this order.
-    from ledger import reads, report_cli, verbs
+    from ledger import reads, reference_commands, report_cli, verbs
 
     reads.register()
     report_cli.register()
+    reference_commands.register()
     verbs.register_all(app)
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import threading
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager, suppress
@@ -73,6 +74,10 @@ class Store:
         self._told: set[str] = set()
         self._writing = False
         self._closed = False
+        #: Threads sharing this store share its connection, and so its one transaction: a
+        #: write holds the lock from BEGIN to COMMIT, a read snapshot while it reads
+        #: (reentrant: a write reads through the store). Processes are serialised by SQLite.
+        self.lock = threading.RLock()
 
     @property
     def db(self) -> Any:
@@ -85,15 +90,16 @@ class Store:
     def snapshot(self) -> Iterator[None]:
         """One read transaction: every statement inside sees the file as of one moment (the
         heads cache and the rows agree even while another process appends)."""
-        if self.conn.in_transaction:
-            yield
-            return
-        self.conn.execute("BEGIN")
-        try:
-            yield
-        finally:
+        with self.lock:
             if self.conn.in_transaction:
-                self.conn.execute("COMMIT")
+                yield
+                return
+            self.conn.execute("BEGIN")
+            try:
+                yield
+            finally:
+                if self.conn.in_transaction:
+                    self.conn.execute("COMMIT")
 
     def tell(self, encounter: str, message: str) -> None:
         """Warn once per encounter (a damaged cache or chain), on stderr for the CLI."""
@@ -316,6 +322,13 @@ class Store:
 
     @contextmanager
     def writing(self, encounter: str, expect: int | None = None) -> Iterator[Writer]:
+        """One atomic append, holding the store's lock against the other threads that share
+        it (see `_transaction`)."""
+        with self.lock, self._transaction(encounter, expect) as writer:
+            yield writer
+
+    @contextmanager
+    def _transaction(self, encounter: str, expect: int | None) -> Iterator[Writer]:
         """One atomic append: the head is read under the write lock and checked against the
         last stored row, the chain after the verified mark is checked, `expect` is checked,
         and everything the writer appends commits together or not at all."""

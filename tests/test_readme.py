@@ -52,9 +52,12 @@ def test_the_readme_library_example_runs(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     fences = re.findall(r"^```(\w*)\n(.*?)^```$", README.read_text(encoding="utf-8"), re.S | re.M)
-    [code] = [body for lang, body in fences if lang == "python"]
+    code, bot = [body for lang, body in fences if lang == "python"]
     monkeypatch.chdir(tmp_path)
     exec(compile(code, "README.md", "exec"), {})
     printed = capsys.readouterr().out
     assert printed.startswith("3 [('Bandit', 'slots', {'1': {'filled': 1, 'capacity': 3}})")
     assert (tmp_path / "encounters.db").exists()
+    # The asyncio bot, on the encounter the first example left.
+    exec(compile(bot, "README.md", "exec"), {})
+    assert capsys.readouterr().out.startswith("seq ")

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import unicodedata
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, Field
+from pydantic import AfterValidator, BaseModel, Field, ValidationError
+
+from ledger.errors import BadInput
 
 SystemKey = Literal["fates-edge", "ironsworn", "ssss", "l5r"]
 SYSTEMS: tuple[SystemKey, ...] = ("fates-edge", "ironsworn", "ssss", "l5r")
@@ -43,6 +45,23 @@ class EventBase(BaseModel, frozen=True, extra="forbid", strict=True, defer_build
     scene: Annotated[int, Field(ge=0)] | Name | None = None
     round: Annotated[int, Field(ge=0, le=MAX_AMOUNT)] | None = None
     by: Name | None = None
+
+    if not TYPE_CHECKING:  # mypy keeps the pydantic plugin's typed signature of each event
+
+        def __init__(self, **data: Any) -> None:
+            """Build an event from its fields; bad values are the ledger's `BadInput`."""
+            try:
+                super().__init__(**data)
+            except ValidationError as exc:
+                from ledger.events import describe
+
+                kind = type(self).model_fields["type"].default
+                raise BadInput(describe(exc, f"{kind} event")) from exc
+
+        # Validation (`validate_json`, the read path) builds instances without calling this
+        # `__init__`, as it does for BaseModel's own (pydantic's RootModel marks its `__init__`
+        # the same way): only a model built by hand goes through it.
+        __init__.__pydantic_base_init__ = True
 
 
 class Model(BaseModel, frozen=True, extra="forbid", strict=True, defer_build=True):
