@@ -25,7 +25,7 @@ def test_a_ledger_shared_by_four_threads_stores_every_write_once_in_order(tmp_pa
                 for i in range(30):
                     book.record("ford", {"type": "note", "text": f"{number}-{i}"})
                     book.tracks("ford")  # reads between writes, on the same connection
-            except BaseException as exc:  # noqa: BLE001 - collected and asserted below
+            except BaseException as exc:
                 errors.append(exc)
 
         threads = [threading.Thread(target=writer, args=(n,)) for n in range(4)]
@@ -38,7 +38,7 @@ def test_a_ledger_shared_by_four_threads_stores_every_write_once_in_order(tmp_pa
     assert errors == []
     assert [r.seq for r in records] == list(range(1, 123))
     notes = [getattr(r.event, "text", None) for r in records[2:]]
-    assert sorted(notes, key=str) == sorted((f"{n}-{i}" for n in range(4) for i in range(30)))
+    assert sorted(notes, key=str) == sorted(f"{n}-{i}" for n in range(4) for i in range(30))
     for n in range(4):  # each thread's writes in the order it made them
         mine = [t for t in notes if isinstance(t, str) and t.startswith(f"{n}-")]
         assert mine == [f"{n}-{i}" for i in range(30)]
