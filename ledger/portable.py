@@ -37,7 +37,9 @@ def _value(value: Any, path: str, what: str) -> Any:
             )
         return value
     if isinstance(value, float):
-        if not math.isfinite(value) or not value.is_integer():
+        if not math.isfinite(value):
+            raise BadInput(f"{what} field {path!r}: {value!r} is a number that JSON cannot carry")
+        if not value.is_integer():
             raise BadInput(
                 f"{what} field {path!r}: {value!r} is not a whole number; events hold whole "
                 "numbers only, so that any language recomputes the same hash (give it as "

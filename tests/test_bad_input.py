@@ -188,7 +188,7 @@ COMMANDS: list[tuple[str, Args, str]] = [
             "value=NaN",
             "reason=x",
         ],
-        "track 'harm' of 'Hero'",
+        "field 'value': nan is a number that JSON cannot carry",
     ),
     (
         "record-nan-in-json-value",
