@@ -18,13 +18,14 @@ from __future__ import annotations
 import importlib
 import json
 import sqlite3
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from pydantic import BaseModel
 
 from projections import core
 from projections.log import Log
+from projections.revisions import Standing
 
 #: A write or an import keeps a snapshot after every this many seqs (the in-memory checkpoints)...
 SNAPSHOT_EVERY: Final = 256
@@ -193,17 +194,21 @@ def _write(conn: sqlite3.Connection, sql: str, args: Sequence[Any]) -> sqlite3.C
         return conn.execute(sql, args)
 
 
-def _gone_upto(gone: Iterable[int], seq: int) -> str:
-    return _TEXT.encode(sorted(s for s in gone if s <= seq))
+def _gone_upto(gone: Standing, seq: int) -> str:
+    # The standing of the stream up to `seq`: the seqs retracted, and (when there are any) the
+    # corrections in force of the seqs up to it, which a later correction or its undo changes.
+    key: list[Any] = sorted(s for s in gone.gone if s <= seq)
+    fixed = [[t, [r.seq for r in fixes]] for t, fixes in sorted(gone.fixes.items()) if t <= seq]
+    return _TEXT.encode([*key, fixed] if fixed else key)
 
 
 def save_snapshots(
     conn: sqlite3.Connection,
     encounter: str,
     snapshots: Sequence[tuple[int, str, core.State]],
-    gone: frozenset[int],
+    gone: Standing,
 ) -> None:
-    """Store (seq, hash of the event at seq, state) snapshots, folded without the seqs `gone`;
+    """Store (seq, hash of the event at seq, state) snapshots, folded with the standing `gone`;
     then keep only the encounter's newest SNAPSHOTS_KEPT."""
     stored = 0
     for seq, digest, state in snapshots[-SNAPSHOTS_KEPT:]:
@@ -234,10 +239,10 @@ def event_hash(conn: sqlite3.Connection, encounter: str, seq: int) -> str:
 
 
 def load_snapshot(
-    conn: sqlite3.Connection, encounter: str, gone: frozenset[int], upto: int
+    conn: sqlite3.Connection, encounter: str, gone: Standing, upto: int
 ) -> tuple[int, core.State] | None:
-    """The newest valid snapshot at or below seq `upto` for a stream without the seqs `gone`:
-    its event's hash still matches, and the same seqs up to it are retracted."""
+    """The newest valid snapshot at or below seq `upto` for a stream of standing `gone`: its
+    event's hash still matches, and the same seqs up to it are retracted and corrected."""
     try:
         rows = conn.execute(
             "SELECT s.seq, s.hash, s.gone, s.state, e.hash FROM cache_snapshots s "
@@ -262,7 +267,7 @@ def load_snapshot(
 
 
 def usable_snapshots(
-    conn: sqlite3.Connection, encounter: str, gone: frozenset[int]
+    conn: sqlite3.Connection, encounter: str, gone: Standing
 ) -> dict[int, core.State]:
     """Every snapshot of the encounter that a read would use (for the audit's check)."""
     found: dict[int, core.State] = {}

@@ -13,7 +13,7 @@ from typing import Annotated
 
 import typer
 
-from ledger import files, render, service
+from ledger import change_words, files, render, service
 from ledger.errors import BadInput
 from ledger.shell import (
     Encounter,
@@ -104,6 +104,16 @@ def record(
     record_command(ctx, name, {"type": type, **data}, strict, expect, json_=json_)
 
 
+DryRun = Annotated[
+    bool,
+    typer.Option(
+        "--dry-run",
+        help="Say what it would change downstream, and append nothing (what if we had ruled "
+        "otherwise?).",
+    ),
+]
+
+
 @app.command()
 def undo(
     ctx: typer.Context,
@@ -114,16 +124,22 @@ def undo(
     reason: Annotated[str, typer.Option("--reason", help="Why the ruling is undone.")] = "",
     strict: Strict = False,
     expect: Expect = None,
+    dry_run: DryRun = False,
     json_: Json = False,
 ) -> None:
-    """Retract a mistaken event; every later track is recomputed."""
+    """Retract a mistaken event (or a correction); every later track is recomputed, and what
+    that changed downstream is shown."""
     if not reason.strip():
         fail(BadInput("undo needs --reason TEXT (the ledger keeps why a ruling changed)"))
     with opened(ctx) as ledger:
-        result = guard(lambda: ledger.undo(name, seq, reason=reason, strict=strict, expect=expect))
+        result = guard(
+            lambda: ledger.undo(
+                name, seq, reason=reason, strict=strict, expect=expect, dry_run=dry_run
+            )
+        )
     if json_:
         emit_recorded(result)
-    _show_retraction(result, "undid")
+    _show_revision(result, "undid", "undo")
 
 
 @app.command()
@@ -137,14 +153,20 @@ def redo(
     reason: Annotated[str, typer.Option("--reason", help="Why.")] = "redo",
     strict: Strict = False,
     expect: Expect = None,
+    dry_run: DryRun = False,
     json_: Json = False,
 ) -> None:
-    """Retract a retraction: the undone event counts again."""
+    """Retract a retraction: the undone event counts again, and what that changed downstream
+    is shown."""
     with opened(ctx) as ledger:
-        result = guard(lambda: ledger.redo(name, seq, reason=reason, strict=strict, expect=expect))
+        result = guard(
+            lambda: ledger.redo(
+                name, seq, reason=reason, strict=strict, expect=expect, dry_run=dry_run
+            )
+        )
     if json_:
         emit_recorded(result)
-    _show_retraction(result, "redid")
+    _show_revision(result, "redid", "redo")
 
 
 @app.command()
@@ -159,9 +181,11 @@ def amend(
     reason: Annotated[str, typer.Option("--reason", help="Why the event is corrected.")] = "",
     strict: Strict = False,
     expect: Expect = None,
+    dry_run: DryRun = False,
     json_: Json = False,
 ) -> None:
-    """Correct an event: retract it and record it again with some fields changed, at once."""
+    """Correct an event where it happened: one event.corrected, which the fold reads at SEQ
+    itself, so every later event is judged against the corrected one; shows what changed."""
     if not reason.strip():
         fail(BadInput("amend needs --reason TEXT (the ledger keeps why a ruling changed)"))
     changed = parse_pairs(fields or [], "field")
@@ -169,32 +193,38 @@ def amend(
         fail(BadInput("amend needs at least one KEY=VALUE field to change"))
     with opened(ctx) as ledger:
         result = guard(
-            lambda: ledger.amend(name, seq, changed, reason=reason, strict=strict, expect=expect)
+            lambda: ledger.amend(
+                name, seq, changed, reason=reason, strict=strict, expect=expect, dry_run=dry_run
+            )
         )
     if json_:
         emit_recorded(result)
-    undone, redone = result.records
-    typer.echo(
-        f"Amended seq {seq}: retracted by seq {undone.seq}, recorded again as seq {redone.seq} "
-        f"({redone.type})"
-    )
-    show_roll_at(result, redone.seq)
-    for line in render.change_lines(result.changes):
-        typer.echo(line)
-    show_findings(result, quiet_rulings=True)
+    _show_revision(result, "corrects", "amend")
 
 
-def _show_retraction(result: service.Recorded, verb: str) -> None:
+def _show_revision(result: service.Recorded, verb: str, command: str) -> None:
+    """What an undo, redo or amend recorded (or would record), then its downstream diff."""
     record = result.records[-1]
     target = getattr(record.event, "target", "?")
-    typer.echo(f"Recorded seq {record.seq}: event.retracted ({verb} seq {target})")
-    if result.changes:
-        typer.echo("Tracks changed:")
-        for line in render.change_lines(result.changes):
-            typer.echo(line)
+    what = f"{verb} seq {target}"
+    changed = getattr(record.event, "fields", None)
+    if changed:
+        what += ": " + change_words.fields(changed)
+    if result.dry_run:
+        typer.echo(f"Dry run: {command} would record seq {record.seq}: {record.type} ({what})")
     else:
-        typer.echo("No track changed.")
-    show_findings(result, quiet_rulings=True)
+        typer.echo(f"Recorded seq {record.seq}: {record.type} ({what})")
+    if isinstance(target, int) and command == "amend":
+        show_roll_at(result, target)
+    if result.downstream is None:
+        for line in render.change_lines(result.changes) or ["No track changed."]:
+            typer.echo(line)
+        show_findings(result, quiet_rulings=True)
+    else:
+        for line in change_words.downstream(result.downstream):
+            typer.echo(line)
+    if result.dry_run:
+        typer.echo("Nothing was appended (--dry-run).")
 
 
 @app.command("import")

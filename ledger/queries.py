@@ -19,6 +19,7 @@ from projections import audit as audit_rules
 from projections import core, steps
 from projections.findings import Finding, error
 from projections.registry import RULESETS
+from projections.revisions import Standing, standing
 
 
 class Queries:
@@ -36,19 +37,36 @@ class Queries:
         return self.store.records(encounter)
 
     def _stream(
-        self, encounter: str, at: int | None = None, without: Iterable[int] = ()
-    ) -> tuple[Head, frozenset[int], list[events.Recorded], Iterator[events.Recorded]]:
-        """The head, the seqs that do not count, the retractions, and the rows up to `at`."""
+        self,
+        encounter: str,
+        at: int | None = None,
+        without: Iterable[int] = (),
+        corrected: bool = True,
+    ) -> tuple[Head, Standing, Iterator[events.Recorded]]:
+        """The head, the standing (at `at` as the table knew it then, or with `corrected` as
+        today's retractions and corrections have it), and the rows up to `at`."""
         head = self.store.require(encounter)
         top = head.seq if at is None else at
-        retractions = self.store.retractions(encounter, head.system, top)
-        gone = core.excluded(retractions, without)
-        return head, gone, retractions, self.store.load_rows(encounter, head.system, 0, top)
+        known = head.seq if corrected else top
+        revisions = self.store.revisions(encounter, head.system, known)
+        return (
+            head,
+            standing(revisions, without),
+            self.store.load_rows(encounter, head.system, 0, top),
+        )
 
     def tracks(
-        self, encounter: str, at: int | None = None, without: Iterable[int] = ()
+        self,
+        encounter: str,
+        at: int | None = None,
+        without: Iterable[int] = (),
+        corrected: bool = False,
     ) -> core.State:
-        """The tracks now, at a past seq, or as they would be without some events."""
+        """The tracks now, at a past seq, or as they would be without some events.
+
+        At a past seq they are as the table knew them then: retractions and corrections
+        recorded later are not applied, unless `corrected` (every one in force today).
+        """
         head = self.store.require(encounter)
         _check_seqs(head.seq, [at] if at is not None else [], "--at")
         without = _left_out(head.seq, without)
@@ -62,13 +80,13 @@ class Queries:
         ):
             return core.detached(cached.state)
         top = head.seq if at is None else at
-        retractions = self.store.retractions(encounter, head.system, top)
-        gone = core.excluded(retractions, without)
+        known = head.seq if corrected else top
+        now = standing(self.store.revisions(encounter, head.system, known), without)
         # Only the events after the newest snapshot that still holds are folded.
-        snapshot = cache.load_snapshot(self.store.conn, encounter, gone, top)
+        snapshot = cache.load_snapshot(self.store.conn, encounter, now, top)
         start, state = snapshot if snapshot is not None else (0, None)
         rows = self.store.load_rows(encounter, head.system, start, top)
-        state = fold_forward(rows, gone, state)
+        state = fold_forward(rows, now, state)
         if state is None:
             raise BadInput("the stream has no encounter.opened")
         # The seq the tracks are at (the head, or --at), even when the events left out with
@@ -78,8 +96,8 @@ class Queries:
     def refold(self, encounter: str) -> core.State:
         """The tracks at the head folded from the stored events alone (no cache of any kind):
         what the audit compares the cache with, and the benchmark's full fold."""
-        _, gone, _, rows = self._stream(encounter)
-        state = fold_forward(rows, gone, None)
+        _, now, rows = self._stream(encounter)
+        state = fold_forward(rows, now, None)
         if state is None:
             raise BadInput("the stream has no encounter.opened")
         return state
@@ -90,17 +108,35 @@ class Queries:
         start: int | None = None,
         end: int | None = None,
         without: Iterable[int] = (),
+        as_played: bool = False,
     ) -> Iterator[steps.Step]:
         """One step per effective event, with the tracks after it (as if `without` never
-        happened: events that then no longer apply are steps that say so)."""
+        happened: events that then no longer apply are steps that say so).
+
+        The story is told as corrected: each event as today's corrections have it, at its
+        own seq, so `replay --to N` ends where `tracks --at N --corrected` is. With
+        `as_played` it is told as it happened at the table: every stored event is a step,
+        each retraction and correction changing the tracks where it was recorded, so
+        `replay --as-played --to N` ends where `tracks --at N` is.
+        """
         head = self.store.require(encounter)
         _check_seqs(head.seq, [start] if start is not None else [], "--from")
         _check_seqs(head.seq, [end] if end is not None else [], "--to")
         without = _left_out(head.seq, without)
         if start is not None and end is not None and start > end:
             raise BadInput(f"--from {start} is after --to {end}")
-        _, gone, _, rows = self._stream(encounter, None, without)
-        return steps.replay_stream(RULESETS, rows, gone, start, end)
+        if as_played:
+            if without:
+                raise BadInput("--as-played tells the story as recorded; it takes no --without")
+            top = end or head.seq
+            rows = self.store.load_rows(encounter, head.system, 0, top)
+
+            def reread(after: int, upto: int) -> Iterator[events.Recorded]:
+                return self.store.load_rows(encounter, head.system, after, upto)
+
+            return steps.as_played(RULESETS, rows, reread, start, end)
+        _, now, rows = self._stream(encounter, None, without)
+        return steps.replay_stream(RULESETS, rows, now.gone, start, end, now.fixes)
 
     def history(
         self, encounter: str, combatant: str, track: str | None = None
@@ -134,12 +170,19 @@ class Queries:
         report = self.store.verify(encounter)
         unread = ""
         try:
-            head, gone, retractions, rows = self._stream(encounter)
+            head = self.store.require(encounter)
+            revisions = self.store.revisions(encounter, head.system)
+            now = standing(revisions)
             targets = {
-                r.event.target for r in retractions if isinstance(r.event, events.EventRetracted)
+                r.event.target
+                for r in revisions
+                if isinstance(r.event, events.EventRetracted | events.EventCorrected)
             }
-            check = _CacheCheck(self.store, head, gone)
-            found = audit_rules.audit_stream(RULESETS, rows, gone, targets, check.observe)
+            rows = self.store.load_rows(encounter, head.system, 0, head.seq)
+            check = _CacheCheck(self.store, head, now)
+            found = audit_rules.audit_stream(
+                RULESETS, rows, now.gone, targets, check.observe, now.fixes
+            )
             if report.ok:  # when the log itself was edited, chain-broken says it all
                 found = _in_seq_order(found, check.findings())
         except BrokenChain as exc:
@@ -179,8 +222,8 @@ class _CacheCheck:
     """The audit's check of the projection cache: each snapshot a read would use, and the head
     view, against the states the audit folds from the log."""
 
-    def __init__(self, store: Store, head: Head, gone: frozenset[int]) -> None:
-        self._snapshots = cache.usable_snapshots(store.conn, head.encounter, gone)
+    def __init__(self, store: Store, head: Head, now: Standing) -> None:
+        self._snapshots = cache.usable_snapshots(store.conn, head.encounter, now)
         self._view = cache.load_view(store.conn, head.encounter, (head.seq, head.hash))
         self._head = head.seq
         self._wrong: list[int] = []

@@ -33,7 +33,7 @@ def register() -> None:
     @app.command()
     def log(ctx: typer.Context, name: Source, json_: Json = False) -> None:
         """Every event, retractions included; undone events marked with the seq that undid them."""
-        from projections.core import excluded
+        from projections.revisions import excluded
 
         with source(ctx, name) as (ledger, encounter):
             records = guard(lambda: ledger.records(encounter))
@@ -58,14 +58,29 @@ def register() -> None:
         ctx: typer.Context,
         name: Source,
         at: Annotated[
-            int | None, typer.Option("--at", help="The tracks right after this seq.")
+            int | None,
+            typer.Option(
+                "--at",
+                help="The tracks right after this seq, as the table knew them then (undos and "
+                "amends recorded later not applied; `replay --as-played --to SEQ` agrees).",
+            ),
         ] = None,
+        corrected: Annotated[
+            bool,
+            typer.Option(
+                "--corrected",
+                help="With --at: apply every undo and amend in force today, as `replay --to "
+                "SEQ` tells it.",
+            ),
+        ] = False,
         without: Without = None,
         json_: Json = False,
     ) -> None:
         """The tracks of every combatant (now, at a seq, or without some events)."""
         with source(ctx, name) as (ledger, encounter):
-            state = guard(lambda: ledger.tracks(encounter, at=at, without=without or ()))
+            state = guard(
+                lambda: ledger.tracks(encounter, at=at, without=without or (), corrected=corrected)
+            )
         if json_:
             emit_json(state.view())
             return
@@ -83,14 +98,31 @@ def register() -> None:
             int | None, typer.Option("--from-seq", "--from", help="First seq shown.")
         ] = None,
         end: Annotated[
-            int | None, typer.Option("--to-seq", "--to", help="Last seq folded.")
+            int | None,
+            typer.Option(
+                "--to-seq",
+                "--to",
+                help="Last seq folded (it ends where `tracks --at SEQ --corrected` is; with "
+                "--as-played, where `tracks --at SEQ` is).",
+            ),
         ] = None,
+        as_played: Annotated[
+            bool,
+            typer.Option(
+                "--as-played",
+                help="Tell it as it happened at the table: every event as recorded, each undo "
+                "and amend a step of its own that changes the tracks where it was recorded.",
+            ),
+        ] = False,
         without: Without = None,
         json_: Json = False,
     ) -> None:
-        """Step through the encounter: each effective event and the tracks it changed."""
+        """Step through the encounter as corrected (each event as amended, where it happened;
+        undone events left out) and the tracks each step changed."""
         with source(ctx, name) as (ledger, encounter):
-            steps = guard(lambda: list(ledger.replay(encounter, start, end, without or ())))
+            steps = guard(
+                lambda: list(ledger.replay(encounter, start, end, without or (), as_played))
+            )
         for step in steps:
             if json_:
                 emit_json(step.document())

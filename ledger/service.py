@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import functools
 import itertools
-import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -19,13 +18,14 @@ from typing import Any
 from pydantic import BaseModel, PrivateAttr
 
 from ledger import cache, events, exchange
-from ledger.errors import BadInput, Conflict, RuleRefused, UnknownName
+from ledger.errors import BadInput, Conflict
 from ledger.queries import Queries
 from ledger.rows import now_utc
 from ledger.session import Folded, Session
 from ledger.store import Store
 from ledger.writer import Writer
 from projections import core, played, steps, words
+from projections.downstream import Downstream
 from projections.findings import Finding
 from projections.registry import ruleset
 
@@ -41,6 +41,10 @@ class Recorded(BaseModel, frozen=True, defer_build=True):
 
     records: tuple[events.Recorded, ...]
     findings: tuple[Finding, ...] = ()
+    #: What an undo, redo or amend did to the rest of the encounter.
+    downstream: Downstream | None = None
+    #: A dry run: the records are what would have been appended; nothing was.
+    dry_run: bool = False
     #: (state before, event, state after) for each record appended.
     _folds: tuple[tuple[core.State | None, events.Recorded, core.State], ...] = PrivateAttr(())
 
@@ -49,9 +53,16 @@ class Recorded(BaseModel, frozen=True, defer_build=True):
         cls,
         folds: Sequence[tuple[core.State | None, events.Recorded, core.State]],
         findings: Iterable[Finding],
+        downstream: Downstream | None = None,
+        dry_run: bool = False,
     ) -> Recorded:
         """The result of a write from its folds (values already checked: not validated again)."""
-        made = cls.model_construct(records=tuple(f[1] for f in folds), findings=tuple(findings))
+        made = cls.model_construct(
+            records=tuple(f[1] for f in folds),
+            findings=tuple(findings),
+            downstream=downstream,
+            dry_run=dry_run,
+        )
         made._folds = tuple(folds)
         return made
 
@@ -90,7 +101,7 @@ class Recorded(BaseModel, frozen=True, defer_build=True):
                 break
             if roll.seq in seqs:
                 rolls.insert(0, roll.model_dump(mode="json"))
-        return {
+        document: dict[str, Any] = {
             "encounter": self.state.encounter,
             "seq": self.seq,
             "records": [r.exchange() for r in self.records],
@@ -99,6 +110,11 @@ class Recorded(BaseModel, frozen=True, defer_build=True):
             "findings": [f.model_dump(mode="json") for f in self.findings],
             "words": list(self.words),
         }
+        if self.downstream is not None:
+            document["downstream"] = self.downstream.document()
+        if self.dry_run:
+            document["dry_run"] = True
+        return document
 
 
 class Imported(BaseModel, frozen=True, defer_build=True):
@@ -222,8 +238,10 @@ class Ledger(Queries):
         reason: str,
         strict: bool = False,
         expect: int | None = None,
+        dry_run: bool = False,
     ) -> Recorded:
-        """Retract `seq` (default: the last effective event that is not a retraction)."""
+        """Retract `seq` (default: the last effective event that is not a retraction); with
+        `dry_run`, say what it would do downstream and append nothing."""
         _check_seq(seq)
         if not isinstance(reason, str) or not reason.strip():
             raise BadInput("undo needs a reason (the ledger keeps why a ruling changed)")
@@ -236,7 +254,7 @@ class Ledger(Queries):
             }
             return self._parse(fields, session.system())
 
-        return self._write(encounter, retraction, strict=strict, expect=expect)
+        return self._write(encounter, retraction, strict=strict, expect=expect, dry_run=dry_run)
 
     def redo(
         self,
@@ -246,8 +264,10 @@ class Ledger(Queries):
         reason: str = "redo",
         strict: bool = False,
         expect: int | None = None,
+        dry_run: bool = False,
     ) -> Recorded:
-        """Retract a retraction: `seq` is the retraction or the event it retracted."""
+        """Retract a retraction: `seq` is the retraction or the event it retracted (with
+        `dry_run`, append nothing)."""
         _check_seq(seq)
         if not isinstance(reason, str):
             raise BadInput(f"a reason is text, not {reason!r}")
@@ -257,7 +277,7 @@ class Ledger(Queries):
             fields = {"type": "event.retracted", "target": target, "reason": reason, "kind": "redo"}
             return self._parse(fields, session.system())
 
-        return self._write(encounter, retraction, strict=strict, expect=expect)
+        return self._write(encounter, retraction, strict=strict, expect=expect, dry_run=dry_run)
 
     def amend(
         self,
@@ -268,10 +288,11 @@ class Ledger(Queries):
         reason: str,
         strict: bool = False,
         expect: int | None = None,
+        dry_run: bool = False,
     ) -> Recorded:
-        """Correct the event at `seq`: retract it and record it again with `fields` changed, in
-        one atomic write. The corrected event is recorded now, at the head (history is never
-        rewritten), so it folds after everything recorded since."""
+        """Correct the event at `seq`: append one `event.corrected`, which the fold reads at
+        `seq` itself, so everything after it is judged against the corrected event (with
+        `dry_run`, say what it would do downstream and append nothing)."""
         _check_seq(seq)
         if not isinstance(fields, Mapping) or not fields:
             raise BadInput("amend needs the fields to change, as a mapping (KEY=VALUE)")
@@ -279,58 +300,12 @@ class Ledger(Queries):
             raise BadInput("amend keeps the event's type; undo it and record another instead")
         if not isinstance(reason, str) or not reason.strip():
             raise BadInput("amend needs a reason (the ledger keeps why a ruling changed)")
-        with self.store.writing(encounter, expect) as writer:
-            if writer.system is None:
-                self.store.require(encounter)
-            session = Session(self._cache, writer).ready()
-            before = session.state
-            assert before is not None  # the encounter exists (require above)
-            original = next(iter(writer.records(seq - 1)), None) if seq >= 1 else None
-            if original is None or original.seq != seq:
-                raise UnknownName(
-                    f"seq {seq} is not in encounter {encounter!r} (seqs 1-{writer.seq})",
-                    code="unknown-seq",
-                )
-            if isinstance(original.event, events.EventRetracted | events.EncounterOpened):
-                raise BadInput(
-                    f"seq {seq} is {original.type}: amend corrects a table fact "
-                    "(redo reverses an undo; house rules are fixed when the encounter opens)"
-                )
-            if seq in session.gone:
-                raise BadInput(
-                    session.amended(seq)
-                    or f"seq {seq} is retracted; redo it, or record the event anew"
-                )
-            body = events.body_of(original.event)
-            if merged(body, fields) == body:
-                # Re-recording it unchanged would only move it to the head.
-                changed = ", ".join(f"{k}={json.dumps(v)}" for k, v in fields.items())
-                raise BadInput(f"seq {seq} already has {changed}: nothing to amend")
-            system = session.system()
-            data = {"type": original.type, **merged(body, fields)}
-            corrected = self._parse(dict(ruleset(str(system)).pin(before, seq, data)), system)
-            retraction = self._parse(
-                {"type": "event.retracted", "target": seq, "reason": reason, "kind": "amend"},
-                system,
-            )
-            undone, found = session.admit(retraction, strict=strict)
-            middle = session.state
-            assert middle is not None
-            try:
-                redone, more = session.admit(corrected, strict=strict)
-            except RuleRefused:
-                raise
-            except BadInput as exc:
-                raise type(exc)(
-                    f"the corrected seq {seq} does not apply at the head: {exc} (a later event "
-                    "that resolves by order may have taken what it resolved: amend that one "
-                    "first, naming what it resolves)"
-                ) from exc
-            after = session.state
-            assert after is not None
-            _keep(writer, session, before, (undone.seq - 1, undone.prev_hash))
-        self._remember(encounter, session)
-        return Recorded.of([(before, undone, middle), (middle, redone, after)], (*found, *more))
+
+        def correction(session: Session) -> events.Event:
+            fix = {"type": "event.corrected", "target": seq, "reason": reason, "fields": fields}
+            return self._parse(fix, session.system())
+
+        return self._write(encounter, correction, strict=strict, expect=expect, dry_run=dry_run)
 
     def _write(
         self,
@@ -340,20 +315,28 @@ class Ledger(Queries):
         strict: bool,
         expect: int | None,
         opening: bool = False,
+        dry_run: bool = False,
     ) -> Recorded:
-        """One event, built from the session at the head, validated and appended atomically."""
-        with self.store.writing(encounter, expect) as writer:
-            if writer.system is None and not opening:
-                self.store.require(encounter)
-            session = Session(self._cache, writer).ready()
-            parsed = build(session)
-            before = session.state
-            record, found = session.admit(parsed, strict=strict)
-            after = session.state
-            assert after is not None
-            _keep(writer, session, before, (record.seq - 1, record.prev_hash))
+        """One event, built from the session at the head, validated and appended atomically
+        (with `dry_run`, the transaction is rolled back once the result is known)."""
+        try:
+            with self.store.writing(encounter, expect) as writer:
+                if writer.system is None and not opening:
+                    self.store.require(encounter)
+                session = Session(self._cache, writer).ready()
+                parsed = build(session)
+                before = session.state
+                record, found = session.admit(parsed, strict=strict)
+                after = session.state
+                assert after is not None
+                _keep(writer, session, before, (record.seq - 1, record.prev_hash))
+                result = Recorded.of([(before, record, after)], found, session.downstream, dry_run)
+                if dry_run:
+                    raise _RolledBack(result)
+        except _RolledBack as rolled:
+            return rolled.result
         self._remember(encounter, session)
-        return Recorded.of([(before, record, after)], found)
+        return result
 
     def import_lines(
         self,
@@ -463,24 +446,17 @@ def _keep(
             (seq, hashes.get(seq) or cache.event_hash(conn, writer.encounter, seq), s)
             for seq, s in fresh
         ]
-        cache.save_snapshots(conn, writer.encounter, snapshots, session.gone)
+        cache.save_snapshots(conn, writer.encounter, snapshots, session.standing)
         session.stored = fresh[-1][0]
     cache.save_view(conn, head, before, (writer.seq, writer.hash), state)
 
 
-def merged(body: Mapping[str, Any], changes: Mapping[str, Any]) -> dict[str, Any]:
-    """`body` with `changes` applied: a nested object changes only in the keys given
-    (`stats.level=3` keeps the other stats); null removes a key (`stats.level=null`)."""
-    out = dict(body)
-    for key, value in changes.items():
-        old = out.get(key)
-        if value is None:
-            out.pop(key, None)
-        elif isinstance(value, Mapping) and isinstance(old, Mapping):
-            out[key] = merged(old, value)
-        else:
-            out[key] = value
-    return out
+class _RolledBack(Exception):
+    """Raised inside a dry run's transaction so that it rolls back, carrying the result."""
+
+    def __init__(self, result: Recorded) -> None:
+        super().__init__("dry run")
+        self.result = result
 
 
 def _check_seq(seq: int | None) -> None:

@@ -265,14 +265,17 @@ class Store:
             f"{where}: what is shown may not be what was recorded; see `encounter verify`",
         )
 
-    def retractions(
+    def revisions(
         self, encounter: str, system: str, upto: int | None = None
     ) -> list[events.Recorded]:
-        """The encounter's `event.retracted` events up to seq `upto` (an index serves them)."""
+        """The encounter's retractions and corrections up to seq `upto`, in seq order (two
+        partial indexes serve them)."""
+        top = upto if upto is not None else 2**62
         rows = self.conn.execute(
             f"SELECT {COLUMNS} FROM events WHERE encounter = ? AND type = 'event.retracted' "
-            "AND seq <= ? ORDER BY seq",
-            (encounter, upto if upto is not None else 2**62),
+            f"AND seq <= ? UNION ALL SELECT {COLUMNS} FROM events WHERE encounter = ? "
+            "AND type = 'event.corrected' AND seq <= ? ORDER BY seq",
+            (encounter, top, encounter, top),
         )
         return [load(row, system) for row in rows]
 

@@ -58,6 +58,9 @@ TRIGGERS: Final = {
 }
 INDEX: Final = """CREATE INDEX IF NOT EXISTS events_retractions ON events (encounter, seq)
     WHERE type = 'event.retracted'"""
+#: Corrections are read before every fold, as retractions are.
+CORRECTIONS_INDEX: Final = """CREATE INDEX IF NOT EXISTS events_corrections ON events
+    (encounter, seq) WHERE type = 'event.corrected'"""
 #: The cache of each encounter's head; `verified` is the seq through which a write checked
 #: the chain (so the next one checks only the tail after it).
 HEADS: Final = """CREATE TABLE IF NOT EXISTS heads (
@@ -222,6 +225,7 @@ def _apply(conn: sqlite3.Connection, path: Path) -> None:
     ).fetchone()
     conn.execute(EVENTS)
     conn.execute(INDEX)
+    conn.execute(CORRECTIONS_INDEX)
     columns = {row[1] for row in conn.execute("PRAGMA table_info(heads)")}
     if columns and "verified" not in columns:
         # Format 1: the heads cache gains the verified mark (0: nothing verified yet).

@@ -135,12 +135,12 @@ class Writer:
         older = self._store.load_rows(self.encounter, self.system, after, first - 1)
         return itertools.chain(older, list(self.appended))
 
-    def retractions(self) -> list[events.Recorded]:
-        """The encounter's `event.retracted` events, appended ones included."""
+    def revisions(self) -> list[events.Recorded]:
+        """The encounter's retractions and corrections, appended ones included."""
         if self.system is None:
             return []
         self.flush()
-        return self._store.retractions(self.encounter, self.system, self.seq)
+        return self._store.revisions(self.encounter, self.system, self.seq)
 
     def connection(self) -> Any:
         """The store's connection inside this transaction, with the buffered rows inserted

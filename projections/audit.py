@@ -11,9 +11,10 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, S
 from typing import Any, Final
 
 from ledger import events
-from projections.core import Folder, Ruleset, State, excluded
+from projections.core import Folder, Ruleset, State
 from projections.findings import Finding, error, info, warning
 from projections.played import as_played
+from projections.revisions import standing
 
 #: Event types that hurt, tire or test a combatant: none of them may involve one who is gone.
 ATTRITION: Final = frozenset(
@@ -126,6 +127,15 @@ def common(
                 f"seq {seq} retracts seq {event.target} ({target_type}): {event.reason}",
             )
 
+    if isinstance(event, events.EventCorrected):
+        target_type = types.get(event.target, "?")
+        fields = ", ".join(f"{k}={_show(v)}" for k, v in event.fields.items())
+        yield info(
+            "ruling-reversed",
+            (seq, event.target),
+            f"seq {seq} corrects seq {event.target} ({target_type}: {fields}): {event.reason}",
+        )
+
 
 def _show(value: Any) -> str:
     if isinstance(value, str):
@@ -179,11 +189,27 @@ def _raised(
     return found, opened(ruleset, before, after)
 
 
+def raised_and_reminded(
+    ruleset: Ruleset,
+    before: State,
+    record: events.Recorded,
+    after: State,
+    types: Mapping[int, str],
+) -> tuple[list[Finding], list[Finding]]:
+    """(the findings of one folded event, the reminders it opens): for folds that, like
+    `audit_stream`, keep a reminder only while it is open at their end."""
+    return _raised(ruleset, before, record, after, types)
+
+
 def audit(registry: Mapping[str, Ruleset], records: Sequence[events.Recorded]) -> list[Finding]:
-    """All findings of an encounter's stream, in seq order."""
-    gone = excluded(records)
-    targets = {r.event.target for r in records if isinstance(r.event, events.EventRetracted)}
-    return audit_stream(registry, records, gone, targets)
+    """All findings of an encounter's stream (as corrected), in seq order."""
+    now = standing(records)
+    targets = {
+        r.event.target
+        for r in records
+        if isinstance(r.event, events.EventRetracted | events.EventCorrected)
+    }
+    return audit_stream(registry, records, now.gone, targets, fixes=now.fixes)
 
 
 def audit_stream(
@@ -192,16 +218,18 @@ def audit_stream(
     gone: frozenset[int],
     targets: Collection[int],
     observe: Callable[[State], None] | None = None,
+    fixes: Mapping[int, Sequence[events.Recorded]] | None = None,
 ) -> list[Finding]:
     """`audit` over stored rows read once, in seq order: `gone` are the seqs that do not count,
-    `targets` the seqs some retraction names (their types go into `ruling-reversed`);
+    `fixes` the corrections in force (each target is judged corrected, where it was), and
+    `targets` the seqs some retraction or correction names (for `ruling-reversed`);
     `observe` is shown the state after each event folded (the cache check).
 
     A reminder stays only while its obligation is open at the end of the stream (a debility
     marked, an oracle rolled or a miss burned away meets it), worded as the end state has it.
     """
     types: dict[int, str] = {}
-    folder = Folder(registry)
+    folder = Folder(registry, fixes=fixes)
     found: list[Finding | tuple[str, tuple[int, ...]]] = []
     for record in records:
         if record.seq in targets:
@@ -213,7 +241,8 @@ def audit_stream(
         if observe is not None:
             observe(after)
         if before is not None:
-            raised, reminding = _raised(folder.ruleset, before, record, after, types)
+            assert folder.last is not None  # the event as the fold read it (corrected)
+            raised, reminding = _raised(folder.ruleset, before, folder.last, after, types)
             # A reminder is kept by its key, to be read from the end state.
             found += [*raised, *((f.rule, f.seq) for f in reminding)]
     if folder.state is None:

@@ -20,6 +20,8 @@ from ledger.errors import BadInput, UnknownName, did_you_mean
 from ledger.events import common as common_events
 from projections.findings import Finding
 from projections.log import Log
+from projections.revisions import Standing, corrected, standing
+from projections.revisions import excluded as excluded  # where readers have found it
 
 
 class Value(BaseModel, frozen=True):
@@ -185,14 +187,11 @@ class Ruleset:
     `start` builds the system's initial state from the common one; `join` validates stats and
     builds a combatant; `apply` folds the system's own events (and `roll.made`); `adjust` applies
     a GM override; `scene_end` applies scene-end recovery; `audit` yields the findings one event
-    raises, given the states before and after it. `pin` makes explicit what an event at a seq
-    resolved implicitly (by order), so that its corrected copy, recorded at the head by an
-    amend, resolves the same thing: it gets the state now and the event's fields. `explain`
-    tells one event in words from the states before and after it (None: the common words of
-    `projections.words` serve). `obligations` yields a reminder (an info finding at the seq
-    that opened it) for each obligation still open in a state: the audit shows it while it is
-    open and drops it once met. `rescores` names the earlier roll an event changes the outcome
-    of (a momentum burn).
+    raises, given the states before and after it. `explain` tells one event in words from
+    the states before and after it (None: the common words of `projections.words` serve).
+    `obligations` yields a reminder (an info finding at the seq that opened it) for each
+    obligation still open in a state: the audit shows it while it is open and drops it once
+    met. `rescores` names the earlier roll an event changes the outcome of (a momentum burn).
     """
 
     key: str
@@ -203,7 +202,6 @@ class Ruleset:
     adjust: Callable[[State, int, events.TrackAdjusted], State]
     scene_end: Callable[[State, int], State]
     audit: Callable[[State, int, Any, State], Iterable[Finding]]
-    pin: Callable[[State, int, Mapping[str, Any]], Mapping[str, Any]] = lambda s, seq, f: f
     explain: Callable[[State | None, int, Any, State], str | None] = lambda b, seq, e, a: None
     obligations: Callable[[State], Iterable[Finding]] = lambda s: ()
     rescores: Callable[[Any], int | None] = lambda e: None
@@ -274,6 +272,8 @@ def step(ruleset: Ruleset, state: State, seq: int, event: events.Event) -> State
             state = ruleset.apply(state, seq, event)
         case events.EventRetracted():
             pass  # the effective stream has already dropped its target
+        case events.EventCorrected():
+            pass  # the fold has already read its target corrected, at the target's seq
         case events.TrackAdjusted():
             view = state.combatant(event.target, "target").view()
             if event.track == "status":
@@ -324,25 +324,6 @@ def _unknown_track(target: str, track: str, view: Mapping[str, Any]) -> str:
     return f"{target!r} has no track {track!r} (tracks: {known})"
 
 
-def excluded(records: Iterable[events.Recorded], without: Iterable[int] = ()) -> frozenset[int]:
-    """Seqs that are not in the effective stream: retracted ones, and those in `without`.
-
-    A retraction is effective unless an effective retraction targets it, and it only ever
-    targets an earlier seq, so walking retractions from the newest decides each one.
-    """
-    dropped = set(without)
-    retractions = [
-        (r.seq, r.event.target)
-        for r in records
-        if isinstance(r.event, events.EventRetracted) and r.seq not in dropped
-    ]
-    out = set(dropped)
-    for seq, target in sorted(retractions, reverse=True):
-        if seq not in out:
-            out.add(target)
-    return frozenset(out)
-
-
 def effective(
     records: Sequence[events.Recorded], at: int | None = None, without: Iterable[int] = ()
 ) -> list[events.Recorded]:
@@ -352,14 +333,35 @@ def effective(
     return [r for r in upto if r.seq not in gone]
 
 
+def standing_at(
+    records: Sequence[events.Recorded],
+    at: int | None = None,
+    without: Iterable[int] = (),
+    corrected_today: bool = False,
+) -> Standing:
+    """Which events count at `at`, and how corrected: as the table knew it then (the
+    retractions and corrections recorded by `at`), or with `corrected_today` as now."""
+    known = records if corrected_today or at is None else [r for r in records if r.seq <= at]
+    return standing(known, without)
+
+
 class Folder:
     """Folds an effective stream one event at a time; stored events that no longer apply
     (after an undo) are kept aside in `State.skipped` instead of stopping the fold."""
 
-    def __init__(self, registry: Mapping[str, Ruleset], state: State | None = None) -> None:
+    def __init__(
+        self,
+        registry: Mapping[str, Ruleset],
+        state: State | None = None,
+        fixes: Mapping[int, Sequence[events.Recorded]] | None = None,
+    ) -> None:
         self._registry = registry
         self.state = state
         self._ruleset: Ruleset | None = None
+        #: The corrections in force, by the seq they correct: the fold reads those seqs so.
+        self.fixes = fixes or {}
+        #: The last event folded, as the fold read it (corrected): what the audit judges.
+        self.last: events.Recorded | None = None
 
     @property
     def ruleset(self) -> Ruleset:
@@ -372,7 +374,15 @@ class Folder:
         return self._ruleset
 
     def add(self, record: events.Recorded, strict: bool = False) -> State:
-        """Fold one stored event; with `strict`, a stale reference raises instead."""
+        """Fold one stored event (as corrected); with `strict`, a stale reference raises instead."""
+        self.last = record
+        if self.fixes and record.seq in self.fixes and self.state is not None:
+            try:
+                record = self.last = corrected(record, self.fixes[record.seq])
+            except BadInput as exc:
+                if strict:
+                    raise
+                return self._skip(record, str(exc))
         event = record.event
         if self.state is None:
             if not isinstance(event, events.EncounterOpened) or record.seq != 1:
@@ -384,10 +394,15 @@ class Folder:
         except BadInput as exc:
             if strict:
                 raise
-            skipped = Skipped(seq=record.seq, type=record.type, reason=str(exc))
-            self.state = self.state.model_copy(
-                update={"seq": record.seq, "skipped": (*self.state.skipped, skipped)}
-            )
+            return self._skip(record, str(exc))
+        return self.state
+
+    def _skip(self, record: events.Recorded, reason: str) -> State:
+        assert self.state is not None
+        skipped = Skipped(seq=record.seq, type=record.type, reason=reason)
+        self.state = self.state.model_copy(
+            update={"seq": record.seq, "skipped": (*self.state.skipped, skipped)}
+        )
         return self.state
 
 
@@ -396,12 +411,18 @@ def fold(
     records: Sequence[events.Recorded],
     at: int | None = None,
     without: Iterable[int] = (),
+    corrected_today: bool = False,
 ) -> State:
     """The encounter after its effective stream (at `at`, without `without`); its `seq` is
-    `at` (default: the last seq), even when the events left out come last."""
-    folder = Folder(registry)
-    for record in effective(records, at, without):
-        folder.add(record)
+    `at` (default: the last seq), even when the events left out come last. At a past seq it
+    is the encounter as the table knew it then, or with `corrected_today` as corrected now."""
+    now = standing_at(records, at, without, corrected_today)
+    folder = Folder(registry, fixes=now.fixes)
+    for record in records:
+        if at is not None and record.seq > at:
+            break
+        if record.seq not in now.gone:
+            folder.add(record)
     if folder.state is None:
         raise BadInput("the stream has no encounter.opened")
     top = at if at is not None else records[-1].seq

@@ -11,7 +11,6 @@ end, rest and other effects remove fatigue.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
 from typing import Any
 
 from pydantic import ValidationError
@@ -167,20 +166,6 @@ def scene_end(state: core.State, seq: int) -> core.State:
     return state.model_copy(update={"last_damage": {}})
 
 
-def pin(state: core.State, seq: int, fields: Mapping[str, Any]) -> Mapping[str, Any]:
-    """A `critical.resolved` that named no damage resolved the oldest pending critical strike:
-    its copy names that strike's damage seq, so it resolves the same one at the head."""
-    if fields.get("type") != "critical.resolved" or fields.get("damage") is not None:
-        return fields
-    target = state.combatants.get(str(fields.get("target")))
-    if not isinstance(target, Character):
-        return fields
-    crit = next((c for c in target.criticals if c.resolved == seq), None)
-    if crit is None or crit.seq == seq:  # not resolved by it, or a direct critical strike
-        return fields
-    return {**fields, "damage": crit.seq}
-
-
 RULESET = core.Ruleset(
     key="l5r",
     rules=Rules,
@@ -190,5 +175,4 @@ RULESET = core.Ruleset(
     adjust=adjust,
     scene_end=scene_end,
     audit=l5r_audit.audit,
-    pin=pin,
 )

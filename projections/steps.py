@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from pydantic import BaseModel, JsonValue, SerializeAsAny
 
 from ledger import events
-from projections.core import Combatant, Folder, Ruleset, State, excluded
+from projections.core import Combatant, Folder, Ruleset, State
+from projections.revisions import standing
 
 
 class Change(BaseModel, frozen=True):
@@ -116,8 +117,9 @@ def replay(
     start: int | None = None,
     end: int | None = None,
 ) -> Iterator[Step]:
-    """One step per effective event in [start, end], each with the tracks after it."""
-    return replay_stream(registry, records, excluded(records), start, end)
+    """One step per effective event in [start, end] (as corrected), with the tracks after it."""
+    now = standing(records)
+    return replay_stream(registry, records, now.gone, start, end, now.fixes)
 
 
 def replay_stream(
@@ -126,9 +128,12 @@ def replay_stream(
     gone: frozenset[int],
     start: int | None = None,
     end: int | None = None,
+    fixes: Mapping[int, Sequence[events.Recorded]] | None = None,
 ) -> Iterator[Step]:
-    """`replay` over stored rows read once, in seq order, skipping the seqs in `gone`."""
-    folder = Folder(registry)
+    """`replay` over stored rows read once, in seq order, skipping the seqs in `gone` and
+    reading those in `fixes` as corrected. A correction is not a step of its own: the story
+    as corrected has its target as corrected, where it was."""
+    folder = Folder(registry, fixes=fixes)
     previous: State | None = None
     for record in records:
         if end is not None and record.seq > end:
@@ -136,6 +141,51 @@ def replay_stream(
         if record.seq in gone:
             continue
         state = folder.add(record)
+        shown = start is None or record.seq >= start
+        if shown and not isinstance(record.event, events.EventCorrected):
+            assert folder.last is not None  # the event as the fold read it (corrected)
+            yield Step(
+                record=folder.last,
+                state=state,
+                changes=tuple(changes(previous, state)),
+                before=previous,
+            )
+        previous = state
+
+
+def as_played(
+    registry: Mapping[str, Ruleset],
+    records: Iterable[events.Recorded],
+    reread: Callable[[int, int], Iterable[events.Recorded]],
+    start: int | None = None,
+    end: int | None = None,
+    every: int = 256,
+) -> Iterator[Step]:
+    """The story as it happened at the table: one step per stored event in [start, end], each
+    with the tracks as the table knew them right after it (`tracks --at SEQ`). A retraction or
+    correction is a step of its own, whose changes are everything it changed from its target
+    on; `reread(after, upto)` gives the stored events again for that refold."""
+    revisions: list[events.Recorded] = []
+    now = standing(())
+    folder = Folder(registry)
+    checkpoints: list[tuple[int, State]] = []
+    previous: State | None = None
+    for record in records:
+        if end is not None and record.seq > end:
+            break
+        if isinstance(record.event, events.EventRetracted | events.EventCorrected):
+            revisions.append(record)
+            then, now = now, standing(revisions)
+            fork = then.first_change(now) or record.seq
+            checkpoints = [c for c in checkpoints if c[0] < fork]
+            after, state = checkpoints[-1] if checkpoints else (0, None)
+            folder = Folder(registry, state, now.fixes)
+            for earlier in reread(after, record.seq - 1):
+                if earlier.seq not in now.gone:
+                    folder.add(earlier)
+                _checkpoint(checkpoints, earlier.seq, folder.state, every)
+        state = folder.add(record)
+        _checkpoint(checkpoints, record.seq, state, every)
         if start is None or record.seq >= start:
             yield Step(
                 record=record,
@@ -144,3 +194,10 @@ def replay_stream(
                 before=previous,
             )
         previous = state
+
+
+def _checkpoint(
+    checkpoints: list[tuple[int, State]], seq: int, state: State | None, every: int
+) -> None:
+    if seq % every == 0 and state is not None:
+        checkpoints.append((seq, state))

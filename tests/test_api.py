@@ -136,21 +136,28 @@ def test_an_event_that_is_not_a_mapping_is_bad_input(ledger: Ledger) -> None:
     assert ledger.tracks("ford").seq == 1
 
 
-def test_amend_retracts_an_event_and_records_it_again_with_the_fields_changed(
+def test_amend_appends_one_correction_that_the_fold_reads_at_the_target(
     ledger: Ledger,
 ) -> None:
     ledger.open("ford", "ssss")
     ledger.join("ford", "Bandit", "adversary", {"level": 2})
     ledger.record("ford", {"type": "harm.inflicted", "target": "Bandit", "level": 2})
     amended = ledger.amend("ford", 3, {"level": 1}, reason="a glancing blow")
-    assert [(r.seq, r.type) for r in amended.records] == [
-        (4, "event.retracted"),
-        (5, "harm.inflicted"),
-    ]
+    (correction,) = amended.records
+    assert (correction.seq, correction.type) == (4, "event.corrected")
+    assert events.body_of(correction.event) == {
+        "target": 3,
+        "reason": "a glancing blow",
+        "fields": {"level": 1},
+    }
     assert [(c.track, c.after) for c in amended.changes] == [
         ("slots", {"1": {"filled": 1, "capacity": 3}, "2": {"filled": 0, "capacity": 3}})
     ]
-    assert ledger.tracks("ford") == ledger.tracks("ford", without=[3])
+    assert amended.downstream is not None and amended.downstream.first_divergence == 3
+    (step,) = [s for s in ledger.replay("ford") if s.record.seq == 3]
+    assert step.record.event == events.parse(
+        {"type": "harm.inflicted", "target": "Bandit", "level": 1}, "ssss"
+    )
 
 
 @pytest.mark.parametrize(
@@ -158,7 +165,7 @@ def test_amend_retracts_an_event_and_records_it_again_with_the_fields_changed(
     [
         (1, {"title": "x"}, "seq 1 is encounter.opened: amend corrects a table fact"),
         (3, {"type": "note"}, "amend keeps the event's type"),
-        (3, {"level": 0}, "harm.inflicted event field 'level'"),
+        (3, {"level": 0}, "the corrected seq 3 (harm.inflicted) field 'level'"),
         (9, {"level": 1}, "seq 9 is not in encounter 'ford' (seqs 1-3)"),
         (3, {"level": 2}, "seq 3 already has level=2: nothing to amend"),
     ],
@@ -199,25 +206,32 @@ def test_history_lists_the_steps_that_changed_one_combatant(ledger: Ledger) -> N
 def test_amend_changes_only_the_nested_fields_it_names(ledger: Ledger) -> None:
     ledger.open("ford", "ssss")
     ledger.join("ford", "Bandit", "adversary", {"level": 2, "slots": {"1": 2, "2": 1}})
-    amended = ledger.amend("ford", 2, {"stats": {"level": 3}}, reason="a veteran")
-    joined = amended.records[1].event
+    ledger.amend("ford", 2, {"stats": {"level": 3}}, reason="a veteran")
+    joined = next(ledger.replay("ford", 2, 2)).record.event
     assert isinstance(joined, events.CombatantJoined)
     assert dict(joined.stats) == {"level": 3, "slots": {"1": 2, "2": 1}}
 
 
-def test_a_redo_never_brings_back_an_amended_event_beside_its_copy(ledger: Ledger) -> None:
+def test_an_undone_correction_restores_what_it_replaced_and_a_redo_brings_it_back(
+    ledger: Ledger,
+) -> None:
     ledger.open("ford", "ssss")
     ledger.join("ford", "Bandit", "adversary", {"level": 2})
     ledger.record("ford", {"type": "harm.inflicted", "target": "Bandit", "level": 1})
     ledger.amend("ford", 3, {"level": 2}, reason="heavier")
     with pytest.raises(BadInput, match="nothing to redo"):
         ledger.redo("ford")
-    ledger.undo("ford", reason="no blow at all")  # drops the corrected copy (seq 5)
-    ledger.redo("ford")  # brings the copy back
+
+    def slots() -> object:
+        return ledger.tracks("ford").view()["combatants"]["Bandit"]["slots"]
+
+    undone = ledger.undo("ford", reason="it was level 1")  # retracts the correction (seq 4)
+    assert undone.records[0].event == events.EventRetracted(target=4, reason="it was level 1")
+    assert slots() == {"1": {"filled": 1, "capacity": 3}, "2": {"filled": 0, "capacity": 3}}
+    ledger.redo("ford")
     with pytest.raises(BadInput, match="nothing to redo"):
         ledger.redo("ford")
-    slots = ledger.tracks("ford").view()["combatants"]["Bandit"]["slots"]
-    assert slots == {"1": {"filled": 0, "capacity": 3}, "2": {"filled": 1, "capacity": 3}}
+    assert slots() == {"1": {"filled": 0, "capacity": 3}, "2": {"filled": 1, "capacity": 3}}
 
 
 @pytest.mark.parametrize(
@@ -257,13 +271,10 @@ def test_amending_a_critical_resolved_keeps_the_critical_strike_it_resolved(
     resolved = {"type": "critical.resolved", "target": "T"}
     ledger.record("duel", {**resolved, "severity": 2})  # seq 6 resolves @3
     ledger.record("duel", {**resolved, "severity": 6})  # seq 7 resolves @5
-    # Without seq 6, seq 7 (which names no damage) resolves the oldest strike, @3, by order.
-    with pytest.raises(BadInput, match="the corrected seq 6 does not apply at the head"):
-        ledger.amend("duel", 6, {"severity": 4}, reason="one more Fitness success")
-    ledger.amend("duel", 7, {"damage": 5}, reason="name the strike it resolved")
+    # Read at its own seq, seq 6 still resolves the oldest strike (by order), and seq 7 the next.
     amended = ledger.amend("duel", 6, {"severity": 4}, reason="one more Fitness success")
     crits = amended.state.view()["combatants"]["T"]["criticals"]
-    assert [(c["seq"], c["severity"]) for c in crits] == [(3, 4), (5, 6)]
+    assert [(c["seq"], c["severity"], c["resolved"]) for c in crits] == [(3, 4, 6), (5, 6, 7)]
     assert [f.rule for f in amended.findings] == ["ruling-reversed"]
 
 
@@ -271,11 +282,9 @@ def test_amending_the_last_critical_resolved_resolves_the_same_strike(ledger: Le
     two_critical_strikes(ledger)
     ledger.record("duel", {"type": "critical.resolved", "target": "T", "severity": 2})
     amended = ledger.amend("duel", 6, {"severity": 4}, reason="one more Fitness success")
-    resolved = amended.records[1].event
-    assert isinstance(resolved, events.l5r.CriticalResolved) and resolved.damage == 3
     crits = amended.state.view()["combatants"]["T"]["criticals"]
     assert [(c["seq"], c["severity"], c["resolved"]) for c in crits] == [
-        (3, 4, 8),
+        (3, 4, 6),
         (5, 7, None),
     ]
 
@@ -294,7 +303,7 @@ def test_changes_name_the_tracks_a_combatant_no_longer_has(ledger: Ledger) -> No
     ]
 
 
-def test_an_amend_to_the_values_it_has_is_refused_even_where_the_copy_is_pinned(
+def test_an_amend_to_the_values_it_has_is_refused(
     ledger: Ledger,
 ) -> None:
     two_critical_strikes(ledger)

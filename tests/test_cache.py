@@ -20,7 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ledger import BadInput, Ledger, cache, session
-from projections import core
+from projections import core, revisions
 from projections.registry import RULESETS
 from tests.longstreams import lines, skirmish
 from tests.test_fuzz import CAST, FUZZ, STRATEGIES, Event
@@ -123,8 +123,8 @@ def test_a_retraction_behind_snapshots_falls_back_to_an_older_one(big: Path) -> 
     assert cached == folded
 
 
-def folded_gone(ledger: Ledger) -> frozenset[int]:
-    return core.excluded(ledger.store.retractions("big", "ssss"))
+def folded_gone(ledger: Ledger) -> revisions.Standing:
+    return revisions.standing(ledger.store.revisions("big", "ssss"))
 
 
 def test_an_undo_in_a_new_process_refolds_from_a_snapshot_before_its_target(big: Path) -> None:
@@ -241,10 +241,10 @@ def test_random_streams_read_through_the_cache_equal_the_fold(
                 folded = core.fold(RULESETS, records)
                 assert ledger.tracks("fuzz") == folded
                 assert [f for f in ledger.audit("fuzz") if f.rule == "cache-disagrees"] == []
-                gone = core.excluded(records)
-                for seq, state in cache.usable_snapshots(ledger.store.conn, "fuzz", gone).items():
-                    # The stream as it stands now (later retractions count), up to the seq.
-                    before = [s for s in gone if s <= seq]
-                    assert state == core.fold(RULESETS, records, at=seq, without=before)
+                now = revisions.standing(records)
+                for seq, state in cache.usable_snapshots(ledger.store.conn, "fuzz", now).items():
+                    # The stream as it stands now (later retractions and corrections count),
+                    # up to the seq.
+                    assert state == core.fold(RULESETS, records, at=seq, corrected_today=True)
 
     check()

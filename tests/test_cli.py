@@ -156,8 +156,9 @@ def test_record_prints_the_tracks_it_changed_and_the_findings(skirmish: Path) ->
         (
             ["record", "ford", "hit.resolved", "target=Bandit", "harm=1"],
             "unknown event type 'hit.resolved' for ssss (known: combatant.joined, combatant.left, "
-            "encounter.opened, event.retracted, grit.used, harm.inflicted, note, roll.made, "
-            "round.started, scene.ended, stakes.locked, throw.made, track.adjusted, tracks.noted)",
+            "encounter.opened, event.corrected, event.retracted, grit.used, harm.inflicted, note, "
+            "roll.made, round.started, scene.ended, stakes.locked, throw.made, track.adjusted, "
+            "tracks.noted)",
         ),
         (
             ["record", "ford", "harm.inflicted", "target=Bandit", "level=1", "colour=red"],
@@ -233,6 +234,7 @@ def test_undo_retracts_the_last_event_and_prints_what_changed(skirmish: Path) ->
     out = ok(skirmish, "undo", "ford", "--reason", "that hit was on Ash")
     assert out == (
         "Recorded seq 6: event.retracted (undid seq 5)\n"
+        "Downstream: the encounter changes from seq 5 on.\n"
         "Tracks changed:\n"
         "  Bandit slots: T1:1/3 T2:1/3 -> T1:0/3 T2:1/3\n"
         "  Bandit penalties: 2 -> 1\n"
@@ -244,6 +246,7 @@ def test_redo_takes_the_retraction_or_the_undone_seq(skirmish: Path) -> None:
     out = ok(skirmish, "redo", "ford", "4")
     assert out == (
         "Recorded seq 7: event.retracted (redid seq 6)\n"
+        "Downstream: the encounter changes from seq 4 on.\n"
         "Tracks changed:\n"
         "  Bandit slots: T1:1/3 T2:0/3 -> T1:1/3 T2:1/3\n"
         "  Bandit penalties: 1 -> 2\n"
@@ -676,10 +679,14 @@ def test_a_second_redo_has_nothing_to_redo(skirmish: Path) -> None:
     assert doc["combatants"]["Bandit"]["penalties"] == 2
 
 
-def test_amend_corrects_an_event_in_one_write_and_shows_what_changed(skirmish: Path) -> None:
+def test_amend_corrects_an_event_where_it_happened_and_shows_the_downstream_diff(
+    skirmish: Path,
+) -> None:
     out = ok(skirmish, "amend", "ford", "4", "level=1", "--reason", "a glancing blow")
     assert out == (
-        "Amended seq 4: retracted by seq 6, recorded again as seq 7 (harm.inflicted)\n"
+        "Recorded seq 6: event.corrected (corrects seq 4: level=1)\n"
+        "Downstream: the encounter changes from seq 4 on.\n"
+        "Tracks changed:\n"
         "  Bandit slots: T1:1/3 T2:1/3 -> T1:2/3 T2:0/3\n"
         "  Bandit penalties: 2 -> 1\n"
     )
@@ -687,16 +694,47 @@ def test_amend_corrects_an_event_in_one_write_and_shows_what_changed(skirmish: P
         "Error: amend needs --reason TEXT (the ledger keeps why a ruling changed)\n"
     )
     assert run(skirmish, "amend", "ford", "4", "level=1", "--reason", "again")[2] == (
-        "Error: seq 4 was amended (retracted at seq 6; its corrected copy is seq 7): amend or "
-        "undo seq 7 instead\n"
+        "Error: seq 4 already has level=1: nothing to amend\n"
+    )
+    assert run(skirmish, "amend", "ford", "6", "level=2", "--reason", "x")[2] == (
+        "Error: seq 6 is event.corrected: correct the event it corrects (seq 4) instead\n"
+    )
+    assert run(skirmish, "amend", "ford", "1", "title=x", "--reason", "x")[2] == (
+        "Error: seq 1 is encounter.opened: amend corrects a table fact (house rules are fixed "
+        "when the encounter opens)\n"
     )
     assert run(skirmish, "redo", "ford", "6")[2] == (
-        "Error: seq 6 is the retraction half of an amend: amends are not redone\n"
+        "Error: seq 6 is neither an undone event nor an undo in effect; nothing to redo there\n"
     )
-    assert run(skirmish, "undo", "ford", "6", "--reason", "x")[2] == (
-        "Error: seq 6 is the retraction half of the amend of seq 4 (its corrected copy is seq "
-        "7): undo seq 7 to drop the correction\n"
+
+
+def test_a_dry_run_prints_the_same_diff_and_appends_nothing(skirmish: Path) -> None:
+    out = ok(skirmish, "amend", "ford", "4", "level=3", "--reason", "a heavy one", "--dry-run")
+    assert out == (
+        "Dry run: amend would record seq 6: event.corrected (corrects seq 4: level=3)\n"
+        "Downstream: the encounter changes from seq 4 on.\n"
+        "Tracks changed:\n"
+        "  Bandit is now defeated (status active -> defeated)\n"
+        "  Bandit slots: T1:1/3 T2:1/3 -> T1:1/3 T2:0/3\n"
+        "  Bandit penalties: 2 -> 1\n"
+        "Findings added:\n"
+        "  info [slot-placement] seq 4: harm 3 on 'Bandit' finds no free slot at tier 3 or "
+        "above: defeated\n"
+        "  error [event-after-defeat] seq 5: seq 5 (harm.inflicted) involves 'Bandit', who is "
+        "defeated and no longer in the fight: by the rules it would not happen; recorded as "
+        "played: Bandit slots T1:0/3 T2:0/3 -> T1:1/3 T2:0/3, Bandit penalties 0 -> 1\n"
+        "Nothing was appended (--dry-run).\n"
     )
+    assert json.loads(ok(skirmish, "tracks", "ford", "--json"))["seq"] == 5
+    undo = ok(skirmish, "undo", "ford", "5", "--reason", "x", "--dry-run")
+    assert undo.splitlines()[0] == (
+        "Dry run: undo would record seq 6: event.retracted (undid seq 5)"
+    )
+    assert len(ok(skirmish, "export", "ford").splitlines()) == 5
+    ok(skirmish, "undo", "ford", "5", "--reason", "x")
+    redo = json.loads(ok(skirmish, "redo", "ford", "--dry-run", "--json"))
+    assert (redo["dry_run"], redo["seq"], redo["downstream"]["first_divergence"]) == (True, 7, 5)
+    assert len(ok(skirmish, "export", "ford").splitlines()) == 6
 
 
 def test_history_answers_what_happened_to_one_combatants_track(skirmish: Path) -> None:
@@ -742,7 +780,7 @@ def test_write_commands_answer_in_json_for_tools(skirmish: Path, tmp_path: Path)
     amended = json.loads(
         ok(skirmish, "amend", "ford", "5", "level=2", "--reason", "harder", "--json")
     )
-    assert [r["seq"] for r in amended["records"]] == [8, 9]
+    assert [r["seq"] for r in amended["records"]] == [8]
     added = json.loads(ok(skirmish, "add", "ford", "Wren", "--side", "player", "--json"))
     assert added["changes"] == [
         {"combatant": "Wren", "track": "status", "before": None, "after": "active"}
@@ -752,8 +790,8 @@ def test_write_commands_answer_in_json_for_tools(skirmish: Path, tmp_path: Path)
     assert json.loads(ok(skirmish, "import", str(export), "--json")) == {
         "encounter": "ford",
         "appended": 0,
-        "already_stored": 10,
-        "head": 10,
+        "already_stored": 9,
+        "head": 9,
     }
     opened = json.loads(ok(skirmish, "new", "moor", "--system", "ssss", "--json"))
     assert (opened["encounter"], opened["seq"], opened["records"][0]["system"]) == (
@@ -775,12 +813,14 @@ def test_two_undos_then_two_redos_restore_both(skirmish: Path) -> None:
 
 def test_an_undo_names_each_event_it_orphans(skirmish: Path) -> None:
     out = ok(skirmish, "undo", "ford", "2", "--reason", "no bandit after all")
-    assert out.splitlines()[:3] == [
+    assert out.splitlines()[:5] == [
         "Recorded seq 6: event.retracted (undid seq 2)",
+        "Downstream: the encounter changes from seq 2 on.",
         "Tracks changed:",
         "  Bandit: no longer in the encounter (was active)",
+        "Findings added:",
     ]
-    assert [line.split(":")[0] for line in out.splitlines()[3:]] == [
+    assert [line.split(":")[0].strip() for line in out.splitlines()[5:]] == [
         "error [event-orphaned] seq 4",
         "error [event-orphaned] seq 5",
     ]

@@ -77,6 +77,24 @@ class EventRetracted(EventBase, frozen=True):
     kind: Literal["undo", "redo", "amend"] = "undo"
 
 
+class EventCorrected(EventBase, frozen=True):
+    """A correction: the fold reads `target` with `fields` changed, at the target's own seq."""
+
+    type: Literal["event.corrected"] = "event.corrected"
+    target: Seq
+    reason: Text
+    #: The fields to change (null removes one; a nested object changes only the keys given).
+    fields: Mapping[str, JsonValue]
+
+    @model_validator(mode="after")
+    def _changes_fields(self) -> EventCorrected:
+        if not self.fields:
+            raise ValueError("a correction names at least one field to change")
+        if "type" in self.fields:
+            raise ValueError("a correction keeps the event's type; undo it and record another")
+        return self
+
+
 class TrackAdjusted(EventBase, frozen=True):
     """A GM's deliberate override of one track, applied as given."""
 
@@ -120,6 +138,7 @@ Common = (
     | CombatantJoined
     | CombatantLeft
     | EventRetracted
+    | EventCorrected
     | TrackAdjusted
     | TracksNoted
     | RoundStarted

@@ -1,0 +1,182 @@
+"""Admitting a retraction (undo, redo) or a correction inside a write transaction.
+
+Either one changes how earlier events count, so everything before the first seq whose standing
+changes folds as it did: the stream is refolded from the last checkpoint before it, once as it
+stood and once as it stands, side by side and audited, which gives what the change broke, what it
+mended and where the two stories part (`projections.downstream`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from ledger import events
+from ledger.cache import load_snapshot
+from ledger.errors import BadInput, RuleRefused, UnknownName
+from projections import audit as audit_rules
+from projections.downstream import compare, new_findings
+from projections.findings import Finding
+from projections.registry import RULESETS
+from projections.revisions import UNCORRECTABLE, Standing, merged, reparsed, standing
+
+if TYPE_CHECKING:
+    from ledger.session import Session
+    from projections import core
+
+
+def revise(
+    session: Session,
+    event: events.EventRetracted | events.EventCorrected,
+    before: core.State,
+    *,
+    strict: bool,
+    audit: bool,
+    id: str | None,
+    recorded_at: str | None,
+    every: int,
+) -> tuple[events.Recorded, list[Finding]]:
+    """Check, append and fold one retraction or correction; set `session.downstream`."""
+    target, top = event.target, session.writer.seq
+    if target > top:
+        raise UnknownName(
+            f"seq {target} is not in encounter {session.writer.encounter!r} (seqs 1-{top})",
+            code="unknown-seq",
+        )
+    if isinstance(event, events.EventRetracted):
+        _check_retraction(session, target)
+        kind = session.stored_event(target).type if audit or strict else None
+    else:
+        kind = _check_correction(session, event)
+    record = session.writer.append(event, id=id, recorded_at=recorded_at)
+    revisions = [*session.revisions, record]
+    stood, stands = session.standing, standing(revisions)
+    fork = stood.first_change(stands) or record.seq
+    checkpoints = [c for c in session.checkpoints if c[0] < fork]
+    if not checkpoints:
+        # A new process holds only the snapshot it started from: the file may keep older.
+        writer = session.writer
+        older = load_snapshot(writer.connection(), writer.encounter, stood, fork - 1)
+        checkpoints = [older] if older is not None else []
+    session.stored = min(session.stored, checkpoints[-1][0] if checkpoints else 0)
+    start, state = checkpoints[-1] if checkpoints else (0, None)
+    audited = audit or strict
+    # As the stream stood, the new event did not count: it is left out of that fold.
+    then = Standing(stood.gone | {record.seq}, stood.fixes) if audited else None
+    folds = compare(
+        RULESETS,
+        session.writer.records(start),
+        then,
+        stands,
+        state,
+        checkpoints,
+        every=every,
+        quiet=record.seq,
+        audit=audited,
+    )
+    after = folds.now
+    assert after is not None
+    lost = [s for s in after.skipped if s.seq not in {b.seq for b in before.skipped}]
+    if isinstance(event, events.EventCorrected) and any(s.seq == target for s in lost):
+        why = next(s.reason for s in lost if s.seq == target)
+        raise BadInput(f"the corrected seq {target} no longer applies where it was: {why}")
+    if strict and lost:
+        raise RuleRefused(
+            f"refused (--strict): {_doing(event)} leaves seq {lost[0].seq} "
+            f"({lost[0].type}) orphaned: {lost[0].reason}"
+        )
+    # What the stream raises now and did not before (each at its own seqs): events the
+    # change orphans, and rules they now break (a roll left without its lock...).
+    was = folds.was_found
+    if not audited:
+        # Without the audit of the stream as it stood, what was orphaned before is known
+        # from the state before the change.
+        was = [f for f in folds.now_found if any(s.seq == f.seq[0] for s in before.skipped)]
+    found = new_findings(was, folds.now_found)
+    if strict and any(f.severity == "error" for f in found):
+        raise RuleRefused(
+            f"refused (--strict): {_doing(event)} would add an audit error: "
+            + refusal(found).removeprefix("refused (--strict): ")
+        )
+    types = {target: kind} if kind is not None else {}
+    found += audit_rules.common(before, record, after, types)
+    session.state, session.revisions, session.standing = after, revisions, stands
+    session.checkpoints = checkpoints
+    session.downstream = folds.downstream() if audited else None
+    return record, found
+
+
+def _doing(event: events.EventRetracted | events.EventCorrected) -> str:
+    if isinstance(event, events.EventRetracted):
+        return f"retracting seq {event.target}"
+    return f"correcting seq {event.target}"
+
+
+def _check_retraction(session: Session, target: int) -> None:
+    if target == 1:
+        raise BadInput("seq 1 (encounter.opened) cannot be retracted")
+    amend = session.amend_at(target)
+    if amend is not None:
+        raise BadInput(
+            f"seq {target} is the retraction half of the amend of seq {amend.target} "
+            f"(its corrected copy is seq {target + 1}): undo seq {target + 1} to drop the "
+            "correction"
+        )
+    if target in session.gone:
+        amended = session.amended(target)
+        if amended is not None:
+            raise BadInput(amended)
+        by = retracted_by(session.revisions, target, session.gone)
+        if any(r.seq == target and r.type == "event.retracted" for r in session.revisions):
+            raise BadInput(f"seq {target} is an undo that seq {by} already reversed")
+        raise BadInput(f"seq {target} is already retracted (by seq {by}); use redo to restore it")
+
+
+def _check_correction(session: Session, event: events.EventCorrected) -> str:
+    """The type of the event a correction targets, once it is known to be correctable and the
+    correction to change it into a valid event of that type."""
+    target = event.target
+    original = session.stored_event(target)
+    kind = original.type
+    if kind in UNCORRECTABLE:
+        raise BadInput(f"seq {target} is {kind}: {_why_not(session, original)}")
+    if target in session.gone:
+        raise BadInput(
+            session.amended(target)
+            or f"seq {target} is retracted; redo it, or record the event anew"
+        )
+    now = events.body_of(session.as_read(target).event)
+    fixed = merged(now, event.fields)
+    if fixed == now:
+        changed = ", ".join(f"{k}={json.dumps(v)}" for k, v in event.fields.items())
+        raise BadInput(f"seq {target} already has {changed}: nothing to amend")
+    reparsed(original.event, fixed, target)
+    return kind
+
+
+def _why_not(session: Session, original: events.Recorded) -> str:
+    event = original.event
+    if isinstance(event, events.EventCorrected):
+        return f"correct the event it corrects (seq {event.target}) instead"
+    if isinstance(event, events.EventRetracted):
+        return "a retraction is reversed with redo (or undo), not corrected"
+    return "amend corrects a table fact (house rules are fixed when the encounter opens)"
+
+
+def retracted_by(revisions: Sequence[events.Recorded], target: int, gone: frozenset[int]) -> int:
+    """The seq of the retraction in force that retracts `target` (0: none)."""
+    for r in reversed(revisions):
+        if (
+            isinstance(r.event, events.EventRetracted)
+            and r.event.target == target
+            and r.seq not in gone
+        ):
+            return r.seq
+    return 0
+
+
+def refusal(found: Sequence[Finding]) -> str:
+    """The `--strict` refusal for the first error among `found`."""
+    first = next(f for f in found if f.severity == "error")
+    return f"refused (--strict): [{first.rule}] {first.message}"

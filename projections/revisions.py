@@ -1,0 +1,116 @@
+"""Retractions and corrections: which stored events count, and with which fields.
+
+A retraction drops its target from the effective stream (retracting a retraction is a redo);
+a correction (`event.corrected`) changes some fields of its target, which the fold reads at the
+target's own seq, so every order-sensitive rule judges it where it happened. Nothing stored is
+ever rewritten: both are events appended at the head.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import ValidationError
+
+from ledger import events
+from ledger.errors import BadInput
+
+#: Event types a correction may not target: what they mean is fixed (house rules are pinned
+#: when the encounter opens; an undo is redone, a correction undone or corrected at its target).
+UNCORRECTABLE = frozenset({"encounter.opened", "event.retracted", "event.corrected"})
+
+
+def merged(body: Mapping[str, Any], changes: Mapping[str, Any]) -> dict[str, Any]:
+    """`body` with `changes` applied: a nested object changes only in the keys given
+    (`stats.level=3` keeps the other stats); null removes a key (`stats.level=null`)."""
+    out = dict(body)
+    for key, value in changes.items():
+        old = out.get(key)
+        if value is None:
+            out.pop(key, None)
+        elif isinstance(value, Mapping) and isinstance(old, Mapping):
+            out[key] = merged(old, value)
+        else:
+            out[key] = value
+    return out
+
+
+def excluded(records: Iterable[events.Recorded], without: Iterable[int] = ()) -> frozenset[int]:
+    """Seqs that are not in the effective stream: retracted ones, and those in `without`.
+
+    A retraction is effective unless an effective retraction targets it, and it only ever
+    targets an earlier seq, so walking retractions from the newest decides each one.
+    """
+    dropped = set(without)
+    retractions = [
+        (r.seq, r.event.target)
+        for r in records
+        if isinstance(r.event, events.EventRetracted) and r.seq not in dropped
+    ]
+    out = set(dropped)
+    for seq, target in sorted(retractions, reverse=True):
+        if seq not in out:
+            out.add(target)
+    return frozenset(out)
+
+
+@dataclass(frozen=True)
+class Standing:
+    """What the retractions and corrections in force do to a stored stream: the seqs that do
+    not count, and for each corrected seq its corrections in force, in seq order."""
+
+    gone: frozenset[int] = frozenset()
+    fixes: Mapping[int, tuple[events.Recorded, ...]] = field(default_factory=dict)
+
+    def first_change(self, other: Standing) -> int | None:
+        """The first seq that counts, or reads, differently in `other`."""
+        moved = set(self.gone ^ other.gone)
+        moved |= {seq for seq in self.fixes.keys() | other.fixes.keys() if self._fixed(other, seq)}
+        return min(moved, default=None)
+
+    def _fixed(self, other: Standing, seq: int) -> bool:
+        mine, theirs = self.fixes.get(seq, ()), other.fixes.get(seq, ())
+        return [r.seq for r in mine] != [r.seq for r in theirs]
+
+
+def standing(revisions: Iterable[events.Recorded], without: Iterable[int] = ()) -> Standing:
+    """The standing of a stream from its retractions and corrections (other events are
+    ignored), as if the seqs in `without` were never recorded."""
+    kept = [
+        r for r in revisions if isinstance(r.event, events.EventRetracted | events.EventCorrected)
+    ]
+    gone = excluded(kept, without)
+    fixes: dict[int, tuple[events.Recorded, ...]] = {}
+    for r in sorted(kept, key=lambda r: r.seq):
+        event = r.event
+        if isinstance(event, events.EventCorrected) and not {r.seq, event.target} & gone:
+            fixes[event.target] = (*fixes.get(event.target, ()), r)
+    return Standing(gone, fixes)
+
+
+def corrected(record: events.Recorded, fixes: Sequence[events.Recorded]) -> events.Recorded:
+    """`record` as its corrections make it (bad input when they leave no valid event)."""
+    if not fixes:
+        return record
+    kind = record.type
+    if kind in UNCORRECTABLE:
+        raise BadInput(f"seq {record.seq} is {kind}, which a correction cannot change")
+    body = events.body_of(record.event)
+    for fix in fixes:
+        assert isinstance(fix.event, events.EventCorrected)
+        body = merged(body, fix.event.fields)
+    return record.model_copy(update={"event": reparsed(record.event, body, record.seq)})
+
+
+def reparsed(event: events.EventBase, body: Mapping[str, Any], seq: int) -> events.EventBase:
+    """`event`'s type with `body` as its fields, validated by the same model."""
+    kind = events.type_of(event)
+    try:
+        # The model of the event itself: a correction never changes what type it is.
+        fixed = type(event).model_validate_json(json.dumps({"type": kind, **body}))
+    except ValidationError as exc:
+        raise BadInput(events.describe(exc, f"the corrected seq {seq} ({kind})")) from exc
+    return fixed
