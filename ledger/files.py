@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
+import errno
+import os
 import sys
-from collections.abc import Iterator
+import tempfile
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
@@ -56,6 +60,82 @@ def _decoded(handle: IO[bytes], name: str) -> Iterator[str]:
     finally:
         if handle is not sys.stdin.buffer:
             handle.close()
+
+
+def write_whole(out: Path, chunks: Iterable[str], *, force: bool = False) -> None:
+    """Write `chunks` to `out` whole or not at all: into a temporary file in the same folder,
+    flushed to disk, then renamed into place, so a full disk or a crash never leaves a partial
+    file nor destroys the one there. A symbolic link is not followed, nor an existing file
+    replaced, unless `force`."""
+    if out.is_symlink() and not force:
+        raise BadInput(
+            f"{out} is a symbolic link: it is not followed (--force writes where it points)"
+        )
+    target = out.resolve() if force else out
+    if target.is_dir():
+        raise BadInput(f"cannot write {out}: it is a folder")
+    if target.exists() and not force:
+        raise BadInput(f"{out} already exists: choose another file, or --force to replace it")
+    try:
+        handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
+    except OSError as exc:
+        raise BadInput(f"cannot write {out}: {exc.strerror}") from exc
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
+            for chunk in chunks:
+                stream.write(chunk)
+            stream.flush()
+            os.fsync(stream.fileno())
+        # mkstemp makes the file private; an export gets the mode a plain write would give it.
+        os.chmod(temporary, _mode(target))
+        _put(Path(temporary), target, force)
+        _sync_folder(target.parent)
+    except BaseException as exc:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temporary)
+        if isinstance(exc, FileExistsError):
+            raise BadInput(f"{out} already exists: choose another file, or --force") from exc
+        if isinstance(exc, OSError):
+            raise BadInput(
+                f"cannot write {out}: {exc.strerror or exc} (nothing was changed there)"
+            ) from exc
+        raise
+
+
+def _put(temporary: Path, target: Path, replace: bool) -> None:
+    if replace:
+        os.replace(temporary, target)
+        return
+    try:
+        # A link fails if the name was taken meanwhile: never over a file that appeared.
+        os.link(temporary, target)
+    except OSError as exc:
+        if isinstance(exc, FileExistsError) or exc.errno not in (errno.EPERM, errno.ENOTSUP):
+            raise
+        if target.exists():  # a file system without hard links
+            raise FileExistsError(errno.EEXIST, "File exists", str(target)) from exc
+        os.replace(temporary, target)
+    else:
+        os.unlink(temporary)
+
+
+def _sync_folder(folder: Path) -> None:
+    # The rename itself reaches the disk only with its folder.
+    with contextlib.suppress(OSError):
+        handle = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(handle)
+        finally:
+            os.close(handle)
+
+
+def _mode(target: Path) -> int:
+    try:
+        return target.stat().st_mode & 0o777
+    except FileNotFoundError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
 
 
 def load(path: str | Path) -> tuple[Ledger, str]:

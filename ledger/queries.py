@@ -12,12 +12,13 @@ from collections.abc import Iterable, Iterator, Sequence
 from ledger import cache, events
 from ledger.chain import ChainReport
 from ledger.errors import BadInput, BrokenChain, UnknownName, did_you_mean
+from ledger.exchange import UNCHAINED_NOTE
 from ledger.rows import Head
 from ledger.session import Folded, fold_forward
 from ledger.store import Store
 from projections import audit as audit_rules
 from projections import core, steps
-from projections.findings import Finding, error
+from projections.findings import Finding, error, warning
 from projections.registry import RULESETS
 from projections.revisions import Standing, standing
 
@@ -167,28 +168,32 @@ class Queries:
         written) comes first, as `chain-broken` at the first bad seq: the rest of the audit
         then judges events that may not be the ones the table recorded.
         """
-        report = self.store.verify(encounter)
-        unread = ""
-        try:
-            head = self.store.require(encounter)
-            revisions = self.store.revisions(encounter, head.system)
-            now = standing(revisions)
-            targets = {
-                r.event.target
-                for r in revisions
-                if isinstance(r.event, events.EventRetracted | events.EventCorrected)
-            }
-            rows = self.store.load_rows(encounter, head.system, 0, head.seq)
-            check = _CacheCheck(self.store, head, now)
-            found = audit_rules.audit_stream(
-                RULESETS, rows, now.gone, targets, check.observe, now.fixes
-            )
-            if report.ok:  # when the log itself was edited, chain-broken says it all
-                found = _in_seq_order(found, check.findings())
-        except BrokenChain as exc:
-            if report.ok:
-                raise
-            found, unread = [], f"; no rule was checked, because {exc}"
+        with self.store.snapshot():
+            report = self.store.verify(encounter)
+            unread = ""
+            unverified: list[Finding] = []
+            try:
+                head = self.store.require(encounter)
+                revisions = self.store.revisions(encounter, head.system)
+                now = standing(revisions)
+                targets = {
+                    r.event.target
+                    for r in revisions
+                    if isinstance(r.event, events.EventRetracted | events.EventCorrected)
+                }
+                rows = self.store.load_rows(encounter, head.system, 0, head.seq)
+                rows = _noting_unverified(rows, unverified)
+                check = _CacheCheck(self.store, head, now)
+                found = audit_rules.audit_stream(
+                    RULESETS, rows, now.gone, targets, check.observe, now.fixes
+                )
+                if report.ok:  # when the log itself was edited, chain-broken says it all
+                    found = _in_seq_order(found, check.findings())
+                found = _in_seq_order(found, unverified)
+            except BrokenChain as exc:
+                if report.ok:
+                    raise
+                found, unread = [], f"; no rule was checked, because {exc}"
         if report.bad_seq is not None:
             broken = error(
                 "chain-broken",
@@ -265,6 +270,24 @@ _CURE = (
     "drop the tables cache_snapshots and cache_views (nothing is lost: they are a cache, "
     "rebuilt by the next writes)"
 )
+
+
+def _noting_unverified(
+    rows: Iterator[events.Recorded], found: list[Finding]
+) -> Iterator[events.Recorded]:
+    """`rows`, passed on; the note an `import --unchained` left becomes a warning in `found`."""
+    for record in rows:
+        event = record.event
+        if isinstance(event, events.Note) and event.text.startswith(UNCHAINED_NOTE):
+            found.append(
+                warning(
+                    "imported-unverified",
+                    (record.seq,),
+                    f"{event.text}: these events are as the imported file had them, which no "
+                    "hash chain vouches for",
+                )
+            )
+        yield record
 
 
 def _in_seq_order(found: list[Finding], more: list[Finding]) -> list[Finding]:

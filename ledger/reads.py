@@ -6,12 +6,13 @@ memory. Registered on the app by `ledger.cli` after the writing commands.
 
 # No `from __future__ import annotations`: typer reads these annotations each time the app runs.
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from ledger import conventions, events, files, render, report_cli
+from ledger import conventions, events, files, render, report_cli, service
 from ledger.errors import BadInput
 from ledger.shell import (
     Json,
@@ -207,7 +208,7 @@ def register() -> None:
     @app.command("list")
     def list_(ctx: typer.Context, json_: Json = False) -> None:
         """The encounters in the ledger file."""
-        if not Path(ctx.obj).exists():
+        if not Path(ctx.obj).exists() and Path(ctx.obj).parent.is_dir():
             heads = []
         else:
             with opened(ctx, create=False) as ledger:
@@ -225,6 +226,10 @@ def register() -> None:
         ctx: typer.Context,
         name: Source,
         out: Annotated[Path | None, typer.Option("--out", help="Write to this file.")] = None,
+        force: Annotated[
+            bool,
+            typer.Option("--force", help="Replace an existing --out file (through a symlink)."),
+        ] = False,
         format_: Annotated[
             report_cli.ExportFormat,
             typer.Option(
@@ -236,17 +241,22 @@ def register() -> None:
         if format_ is report_cli.ExportFormat.md:
             report_cli.markdown(ctx, name, out)
             return
+        count = 0
+
+        def lines(ledger: service.Ledger, encounter: str) -> Iterator[str]:
+            nonlocal count
+            for line in ledger.export(encounter):
+                count += 1
+                yield line + "\n"
+
         with source(ctx, name) as (ledger, encounter):
-            lines = guard(lambda: list(ledger.export(encounter)))
-        text = "".join(line + "\n" for line in lines)
-        if out is None:
-            sys.stdout.write(text)
-            return
-        try:
-            out.write_text(text, encoding="utf-8")
-        except OSError as exc:
-            fail(BadInput(f"cannot write {out}: {exc.strerror}"))
-        typer.echo(f"Exported {len(lines)} events of {name!r} to {out}.", err=True)
+            if out is None:
+                guard(lambda: sys.stdout.writelines(lines(ledger, encounter)))
+                return
+            if out.resolve() == Path(ctx.obj).resolve():
+                fail(BadInput(f"export would overwrite {out}, the ledger file itself"))
+            guard(lambda: files.write_whole(out, lines(ledger, encounter), force=force))
+        typer.echo(f"Exported {count} events of {name!r} to {out}.", err=True)
 
     @app.command()
     def verify(

@@ -196,10 +196,13 @@ def _identify(conn: sqlite3.Connection, path: Path, readonly: bool) -> str:
 
 def _make_current(conn: sqlite3.Connection, kind: str, path: Path) -> None:
     """Create the schema (a new file), migrate an earlier format, restore missing triggers."""
-    has_heads = conn.execute(
-        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'heads'"
-    ).fetchone()
-    if kind == CURRENT and has_heads and not missing_triggers(conn):
+    present = {
+        name
+        for (name,) in conn.execute(
+            "SELECT name FROM sqlite_master WHERE name IN ('heads', 'events_corrections')"
+        )
+    }
+    if kind == CURRENT and len(present) == 2 and not missing_triggers(conn):
         return
     if kind == EMPTY:
         mode = conn.execute("PRAGMA journal_mode").fetchone()[0]
