@@ -51,7 +51,7 @@ def crypt(db: Path) -> Path:
 
 
 def test_an_edited_head_hash_is_repaired_by_the_next_append_which_says_so(crypt: Path) -> None:
-    sql(crypt, "UPDATE heads SET hash = 'f' || substr(hash, 2)")
+    sql(crypt, "UPDATE heads SET hash = '" + "e" * 64 + "'")
     code, out, err = run(crypt, "record", "crypt", "note", "text=later")
     assert (code, out) == (0, "Recorded seq 9: note\n")
     assert err == (
