@@ -101,6 +101,8 @@ def revise(
         )
     types = {target: kind} if kind is not None else {}
     found += audit_rules.common(before, record, after, types)
+    # An obligation the change reopens (undoing the oracle roll that met a miss).
+    found += audit_rules.opened(RULESETS[before.system], before, after)
     session.state, session.revisions, session.standing = after, revisions, stands
     session.checkpoints = checkpoints
     session.downstream = folds.downstream() if audited else None

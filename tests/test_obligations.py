@@ -177,3 +177,18 @@ def test_a_player_defense_against_an_unpaid_attack_says_how_a_consequence_is_fra
         "spent for it before its roll (0 paid so far); if it is the consequence of a failed "
         "response, lock it with source consequence"
     )
+
+
+def test_undoing_the_oracle_roll_that_met_a_miss_reminds_of_it_again(tmp_path: Path) -> None:
+    db = tmp_path / "e.db"
+    run(db, "new", "ford", "--system", "ironsworn")
+    run(db, "add", "ford", "Kira", "--side", "player", "--stat", "iron=1", "--stat", "health=1")
+    run(db, "endure-harm", "ford", "Kira", "--amount", "3")
+    run(db, "action-roll", "ford", "Kira", "--stat", "iron", "--die", "1", "--challenge", "5,9")
+    run(db, "oracle", "ford", "Kira", "--roll", "60")
+    assert run(db, "audit", "ford") == "ford: no findings.\n"
+    undone = run(db, "undo", "ford", "--reason", "the oracle was for someone else")
+    assert (
+        "info [miss-at-zero-health] seq 4: Endure Harm miss at 0 health at seq 4: 'Kira' must "
+        "mark wounded or maimed or roll the Endure Harm oracle\n"
+    ) in undone
