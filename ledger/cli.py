@@ -13,7 +13,7 @@ from typing import Annotated
 
 import typer
 
-from ledger import change_words, files, render, service
+from ledger import change_words, files, progress, render, service
 from ledger.errors import BadInput
 from ledger.shell import (
     Encounter,
@@ -251,10 +251,12 @@ def import_(
     """Import JSON Lines: all lines or none; events already stored are skipped."""
     stdin = str(file) == "-"
     lines = files.stdin_lines() if stdin else guard(lambda: files.lines(file))
-    with opened(ctx) as ledger:
+    size = 0 if stdin else file.stat().st_size
+    show = progress.wanted(json_) and size >= progress.LARGE_BYTES
+    with opened(ctx) as ledger, progress.bar(f"Importing {file}", size, show) as advance:
         result = guard(
             lambda: ledger.import_lines(
-                lines,
+                progress.by_size(lines, advance),
                 into=into,
                 new_ids=new_ids,
                 strict=strict,

@@ -35,7 +35,7 @@ def lines(file: Path) -> Iterator[str]:
     try:
         handle = file.open("rb")
     except FileNotFoundError as exc:
-        raise UnknownName(f"no such file: {file}") from exc
+        raise UnknownName(f"no such file: {file}", code="no-file") from exc
     except OSError as exc:
         raise BadInput(f"cannot read {file}: {exc.strerror}") from exc
     return _decoded(handle, str(file))

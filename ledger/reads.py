@@ -6,14 +6,16 @@ memory. Registered on the app by `ledger.cli` after the writing commands.
 
 # No `from __future__ import annotations`: typer reads these annotations each time the app runs.
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, NoReturn
 
 import typer
 
-from ledger import conventions, events, files, render, report_cli, service
+from ledger import conventions, events, files, progress, render, report_cli, service
+from ledger.chain import ChainReport
 from ledger.errors import BadInput
+from ledger.rows import Head
 from ledger.shell import (
     Json,
     Source,
@@ -189,7 +191,11 @@ def register() -> None:
             encounter, findings = report.encounter, list(report.findings)
         else:
             with source(ctx, name) as (ledger, encounter):
-                findings = guard(lambda: ledger.audit(encounter))
+                head = ledger.store.head(encounter) if progress.wanted(json_) else None
+                show = head is not None and head.seq >= progress.LARGE_EVENTS
+                what = f"Auditing {encounter} ({head.seq if head else 0:,} events)"
+                with progress.bar(what, None, show):
+                    findings = guard(lambda: ledger.audit(encounter))
         errors = sum(f.severity == "error" for f in findings)
         if json_:
             emit_json(
@@ -265,16 +271,29 @@ def register() -> None:
             str | None,
             typer.Argument(help="One encounter, or an exported .jsonl file (default: all)."),
         ] = None,
+        json_: Json = False,
     ) -> None:
         """Recompute the hash chains; exit 1 when one is broken."""
+        show = progress.wanted(json_)
         if name is not None and names_a_file(name):
             file = name
-            reports = guard(lambda: files.verify_file(file))
+            size = Path(file).stat().st_size if show and Path(file).is_file() else 0
+            with progress.bar(f"Verifying {file}", None, size >= progress.LARGE_BYTES):
+                reports = guard(lambda: files.verify_file(file))
             problems: list[str] = []
         else:
             with opened(ctx, create=False) as ledger:
-                reports = guard(lambda: ledger.verify(name))
+                heads = [h for h in ledger.encounters() if name is None or h.encounter == name]
+                total = sum(h.seq for h in heads)
+                what = f"Verifying {len(heads)} encounter{'s' * (len(heads) != 1)}"
+                with progress.bar(what, total, show and total >= progress.LARGE_EVENTS) as step:
+                    # One encounter at a time, so that the bar moves between them.
+                    reports = [r for h in heads for r in _verified(ledger, h, step)]
+                    if not heads:
+                        reports = guard(lambda: ledger.verify(name))
                 problems = ledger.problems()
+        if json_:
+            _verify_document(reports, problems)
         broken = bool(problems)
         for problem in problems:
             typer.echo(f"{ctx.obj}: BROKEN: {problem}")
@@ -291,3 +310,18 @@ def register() -> None:
             typer.echo(f"No encounters in {ctx.obj}.")
         if broken:
             raise typer.Exit(1)
+
+
+def _verify_document(reports: list[ChainReport], problems: list[str]) -> NoReturn:
+    """`verify --json`: one document, `{"ok", "problems", "encounters": [{"encounter",
+    "events", "head", "ok", "bad_seq", "problem", "cache"}]}`; exit 1 when anything is broken."""
+    encounters = [{**r.model_dump(mode="json"), "ok": r.ok} for r in reports]
+    ok = not problems and all(r.ok and r.cache is None for r in reports)
+    emit_json({"ok": ok, "problems": problems, "encounters": encounters})
+    raise typer.Exit(0 if ok else 1)
+
+
+def _verified(ledger: service.Ledger, head: Head, step: Callable[[int], None]) -> list[ChainReport]:
+    reports = guard(lambda: ledger.verify(head.encounter))
+    step(head.seq)
+    return reports

@@ -1,5 +1,6 @@
-"""The reference commands of `encounter`: `schema` (the JSON Schema of the events) and `rules`
-(a system's house rules, their defaults and meanings). Registered by `ledger.cli`."""
+"""The reference commands of `encounter`: `schema` (the JSON Schema of the events), `rules`
+(a system's house rules, their defaults and meanings) and `views` (the SQL views and the
+track_changes read model for sqlite-utils and Datasette). Registered by `ledger.cli`."""
 
 # No `from __future__ import annotations`: typer reads these annotations each time the app runs.
 import json
@@ -49,4 +50,29 @@ def register() -> None:
         typer.echo(
             f"Override any of them with: encounter new NAME --system {system.value} "
             "--rules house.json"
+        )
+
+    @app.command()
+    def views(
+        ctx: typer.Context,
+        drop: Annotated[
+            bool, typer.Option("--drop", help="Delete the read model and the views instead.")
+        ] = False,
+    ) -> None:
+        """Create the SQL views (events_view, encounters) and rebuild the track_changes table,
+        for sqlite-utils and Datasette users; a cache, never needed by the ledger itself."""
+        from ledger import service
+        from ledger import views as sql
+
+        # Writable, but never created: views of a file that does not exist would be empty.
+        with guard(lambda: service.Ledger(ctx.obj, create=False)) as ledger:
+            if drop:
+                guard(lambda: sql.drop(ledger))
+                typer.echo(f"Dropped track_changes and the views from {ctx.obj}.")
+                return
+            counts = guard(lambda: sql.rebuild(ledger))
+        each = ", ".join(f"{name} {n}" for name, n in counts.items()) or "no encounters"
+        typer.echo(
+            f"Rebuilt track_changes: {sum(counts.values())} rows ({each}). "
+            f"Views: {', '.join(sql.VIEWS)}."
         )

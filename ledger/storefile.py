@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Final
 from urllib.parse import quote
 
+from ledger import views
 from ledger.errors import LedgerWarning, StoreError, UnknownName
 
 #: "EnLg": the `application_id` of every encounter ledger file.
@@ -236,6 +237,7 @@ def _apply(conn: sqlite3.Connection, path: Path) -> None:
     conn.execute(HEADS)
     if not columns and had_events:
         _rebuild_heads(conn)
+    views.create_views(conn)  # for SQL and Datasette users (`encounter views` in older files)
     missing = missing_triggers(conn)
     for name in missing:
         conn.execute(f"DROP TRIGGER IF EXISTS {name}")

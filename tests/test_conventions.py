@@ -207,3 +207,16 @@ def test_completion_offers_encounters_combatants_and_systems(ford: Path) -> None
     assert complete("encounter harm ford B", ford) == ["Bandit"]
     assert complete("encounter history ford ", ford) == ["Bandit", "Ash"]
     assert complete("encounter new x --system f", ford) == ["fates-edge"]
+
+
+def test_verify_json_is_one_document_and_exits_1_when_broken(ford: Path, tmp_path: Path) -> None:
+    code, out, _ = run("--db", str(ford), "verify", "--json")
+    document = json.loads(out)
+    assert (code, document["ok"], document["problems"]) == (0, True, [])
+    [one] = document["encounters"]
+    assert (one["encounter"], one["events"], one["ok"], one["bad_seq"]) == ("ford", 3, True, None)
+    export = tmp_path / "ford.jsonl"
+    export.write_text(run("--db", str(ford), "export", "ford")[1].replace('"Ash"', '"Ashe"'))
+    code, out, _ = run("verify", str(export), "--json")
+    document = json.loads(out)
+    assert (code, document["ok"], document["encounters"][0]["bad_seq"]) == (1, False, 3)

@@ -4,6 +4,7 @@ width, the tables fit it, nothing is cut, colours follow NO_COLOR; piped, rows a
 from __future__ import annotations
 
 import fcntl
+import json
 import os
 import pty
 import re
@@ -119,3 +120,42 @@ def test_a_reader_that_stops_early_ends_the_command_quietly_with_0() -> None:
     )
     assert (done.returncode, done.stderr) == (0, "")
     assert done.stdout.startswith("seq 1 encounter.opened")
+
+
+def large_file(tmp_path: Path, events: int = 4000) -> Path:
+    """An export big enough for a progress bar (over 512 KiB)."""
+    lines = ['{"type": "encounter.opened", "system": "ssss", "title": "A long night"}']
+    text = "the watch is quiet; " * 8
+    lines += [json.dumps({"type": "note", "text": f"{i}: {text}"}) for i in range(events)]
+    file = tmp_path / "long.jsonl"
+    file.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return file
+
+
+def test_a_large_import_shows_a_progress_bar_on_a_terminal_only(tmp_path: Path) -> None:
+    file = large_file(tmp_path)
+    db = tmp_path / "e.db"
+    out = ANSI.sub("", on_terminal(["--db", str(db), "import", str(file)], 100))
+    assert "Importing" in out and "━" in out
+    done = "Imported 4001 events into 'long' (0 already stored); head seq 4001."
+    assert out.rstrip().endswith(done)
+    piped = subprocess.run(
+        [sys.executable, "-m", "ledger", "--db", str(tmp_path / "p.db"), "import", str(file)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        check=True,
+    )
+    assert (piped.stderr, "Importing" in piped.stdout) == ("", False)
+    as_json = on_terminal(["--db", str(tmp_path / "j.db"), "import", str(file), "--json"], 100)
+    assert "Importing" not in as_json and json.loads(as_json)["appended"] == 4001
+
+
+def test_verify_and_audit_of_a_large_encounter_show_a_bar_on_a_terminal(tmp_path: Path) -> None:
+    db = tmp_path / "e.db"
+    with Ledger(db) as book:
+        book.import_lines(large_file(tmp_path, 5000).read_text().splitlines(), into="long")
+    verified = ANSI.sub("", on_terminal(["--db", str(db), "verify"], 100))
+    assert "Verifying 1 encounter" in verified and "long: 5001 events, chain ok" in verified
+    audited = ANSI.sub("", on_terminal(["--db", str(db), "audit", "long"], 100))
+    assert "Auditing long (5,001 events)" in audited and "long: no findings." in audited
