@@ -32,6 +32,7 @@ def ford(db: Path) -> Path:
         book.undo("ford", 5, reason="wrong level")  # 9 retracts 5
         book.record("ford", {"type": "round.started", "round": 2, "scene": "bridge"})  # 10
         book.record("ford", {"type": "note", "text": "the bridge holds", "by": "GM"})  # 11
+        book.amend("ford", 11, {"text": "the bridge holds, barely"}, reason="typo")  # 12
     return db
 
 
@@ -43,21 +44,23 @@ def query(db: Path, sql: str) -> list[tuple[Any, ...]]:
 def test_events_view_shows_game_time_who_and_the_retraction_in_force(ford: Path) -> None:
     rows = query(
         ford,
-        "SELECT seq, type, round, scene, by, actor, target, target_seq, retracted_by "
+        "SELECT seq, type, round, scene, by, actor, target, target_seq, retracted_by, "
+        "corrected_by "
         "FROM events_view WHERE encounter = 'ford' ORDER BY seq",
     )
     assert rows == [
-        (1, "encounter.opened", None, None, None, None, None, None, None),
-        (2, "combatant.joined", None, None, None, "Bandit", None, None, None),
-        (3, "combatant.joined", None, None, None, "Ash", None, None, None),
-        (4, "round.started", 1, None, None, None, None, None, None),
-        (5, "harm.inflicted", 1, None, None, None, "Bandit", None, 9),
-        (6, "harm.inflicted", 1, None, None, None, "Bandit", None, None),
-        (7, "event.retracted", 1, None, None, None, None, 6, 8),
-        (8, "event.retracted", 1, None, None, None, None, 7, None),
-        (9, "event.retracted", 1, None, None, None, None, 5, None),
-        (10, "round.started", 2, "bridge", None, None, None, None, None),
-        (11, "note", 2, "bridge", "GM", None, None, None, None),
+        (1, "encounter.opened", None, None, None, None, None, None, None, None),
+        (2, "combatant.joined", None, None, None, "Bandit", None, None, None, None),
+        (3, "combatant.joined", None, None, None, "Ash", None, None, None, None),
+        (4, "round.started", 1, None, None, None, None, None, None, None),
+        (5, "harm.inflicted", 1, None, None, None, "Bandit", None, 9, None),
+        (6, "harm.inflicted", 1, None, None, None, "Bandit", None, None, None),
+        (7, "event.retracted", 1, None, None, None, None, 6, 8, None),
+        (8, "event.retracted", 1, None, None, None, None, 7, None, None),
+        (9, "event.retracted", 1, None, None, None, None, 5, None, None),
+        (10, "round.started", 2, "bridge", None, None, None, None, None, None),
+        (11, "note", 2, "bridge", "GM", None, None, None, None, 12),
+        (12, "event.corrected", 2, "bridge", None, None, None, 11, None, None),
     ]
 
 
@@ -65,7 +68,7 @@ def test_encounters_lists_each_encounter_with_its_head(ford: Path) -> None:
     with Ledger(ford) as book:
         head = book.encounters()[0]
     assert query(ford, "SELECT * FROM encounters") == [
-        ("ford", "ssss", "Bandits at the ford", 11, head.hash, head.updated_at)
+        ("ford", "ssss", "Bandits at the ford", 12, head.hash, head.updated_at)
     ]
 
 
@@ -96,7 +99,7 @@ def test_track_changes_is_a_cache_that_can_be_deleted_and_rebuilt(ford: Path) ->
     assert query(ford, "SELECT name FROM sqlite_master WHERE name = 'track_changes'") == []
     with Ledger(ford) as book:
         assert book.verify("ford")[0].ok
-        assert book.tracks("ford").seq == 11
+        assert book.tracks("ford").seq == 12
     runner.invoke(cli.app, ["--db", str(ford), "views"])
     assert query(ford, "SELECT * FROM track_changes ORDER BY seq, combatant, track") == before
 
