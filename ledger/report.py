@@ -41,6 +41,15 @@ class Round:
     lines: tuple[Line, ...]
     state: core.State
 
+    @property
+    def tracks_title(self) -> str:
+        """What the tracks shown after the group are: `Tracks after round 3`."""
+        if self.number is not None:
+            return f"Tracks after round {self.number}"
+        if self.title.startswith("Set-up"):
+            return "Tracks after the set-up"
+        return "Tracks at the end"
+
 
 @dataclass(frozen=True)
 class Ruling:

@@ -28,6 +28,9 @@ def page(report: Report) -> str:
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
+        # Control characters and the marks that reorder text would let a name disguise
+        # itself (or another): every value is shown with them escaped, as the terminal does.
+        finalize=lambda v: render.visible(v) if isinstance(v, str) else v,
     )
     lines = {line.seq for group in report.rounds for line in group.lines}
     # Anchors for what the timeline does not show (undone events, reversed undos), once each,

@@ -16,8 +16,9 @@ _SPECIAL = re.compile(r"([\\`*_\[\]<|~#])")
 
 
 def escape(text: str) -> str:
-    """`text` with Markdown's (and raw HTML's) special characters backslash-escaped, on one line."""
-    return _SPECIAL.sub(r"\\\1", " ".join(str(text).split()))
+    """`text` on one line, its control characters shown as escapes (a terminal would act on
+    them) and Markdown's (and raw HTML's) special characters backslash-escaped."""
+    return _SPECIAL.sub(r"\\\1", render.visible(" ".join(str(text).split())))
 
 
 def session_log(report: Report) -> str:
@@ -59,12 +60,7 @@ def _round(report: Report, group: Round) -> str:
         if line.skipped is not None:
             text += f" (no longer applies: {escape(line.skipped)})"
         lines.append(text)
-    if group.number is not None:
-        lines += ["", f"Tracks after round {group.number}:"]
-    elif group.title.startswith("Set-up"):
-        lines += ["", "Tracks after the set-up:"]
-    else:
-        lines += ["", "Tracks at the end:"]
+    lines += ["", f"{group.tracks_title}:"]
     for table in _tables(report, group):
         lines += ["", table]
     pools = render.pools_line(group.state)

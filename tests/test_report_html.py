@@ -193,6 +193,7 @@ def hostile(db: Path) -> Path:
         ok(db, "record", "ford", "hit.resolved", f"target={HOSTILE}", "harm=1")
         ok(db, "undo", "ford", "--reason", "</li><script>alert(3)</script>")
         ok(db, "record", "ford", "note", "text=<style>body{display:none}</style>")
+        ok(db, "record", "ford", "note", "text=\x1b[2Jgone \u202eesrever")
     return db
 
 
@@ -215,6 +216,8 @@ def test_a_hostile_name_shows_as_text_and_never_runs(
         "</li><script>alert(3)</script>"
     )
     assert page.page.is_visible("main")
+    last = page.evaluate("document.querySelector('#seq-8 .text').textContent")
+    assert last == "note: \\x1b[2Jgone \\u202eesrever"
 
 
 def test_the_report_of_a_ledger_encounter_shows_its_head_digest(

@@ -216,6 +216,10 @@ def test_export_md_refuses_bad_input_in_one_line(
     assert ford.read_bytes() == before
 
 
+def test_escape_shows_control_characters_and_reordering_marks_as_escapes() -> None:
+    assert report_md.escape("a\x1b]0;owned\x07b\u202ec") == "a\\\\x1b\\]0;owned\\\\x07b\\\\u202ec"
+
+
 def test_escape_leaves_no_markdown_or_html_active() -> None:
     assert report_md.escape("<b>*x*</b> _y_ `z` [a](b) | ~~s~~ #tag\nnext") == (
         "\\<b>\\*x\\*\\</b> \\_y\\_ \\`z\\` \\[a\\](b) \\| \\~\\~s\\~\\~ \\#tag next"
