@@ -7,7 +7,7 @@ One `Report` feeds both faces: `ledger.report_md` (the Markdown session log) and
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -62,6 +62,8 @@ class Ruling:
     target_text: str
     reason: str
     in_force: bool
+    #: What a correction changed, in words (`level 2, stake none`), or None.
+    fields: str | None = None
 
 
 @dataclass(frozen=True)
@@ -228,7 +230,15 @@ def _rulings(book: Queries, encounter: str, records: Sequence[events.Recorded]) 
             target_text=_as_played(book, encounter, reversed_),
             reason=str(getattr(event, "reason", "")),
             in_force=record.seq not in gone,
+            fields=_fields(getattr(event, "fields", None)),
         )
+
+
+def _fields(changed: object) -> str | None:
+    """A correction's fields in words; null removes a key (it reads as `none`)."""
+    if not isinstance(changed, Mapping) or not changed:
+        return None
+    return ", ".join(f"{words.plain(str(k))} {words.value(v)}" for k, v in changed.items())
 
 
 def _charts(steps: Sequence[Step]) -> Iterable[Chart]:

@@ -120,8 +120,10 @@ def _rulings(report: Report) -> str:
         lines.append("None: every ruling stood.")
     for ruling in report.rulings:
         later = "" if ruling.in_force else " (itself reversed later)"
+        fields = f" ({escape(ruling.fields)})" if ruling.fields else ""
         lines.append(
-            f"- seq {ruling.seq} {ruling.verb} seq {ruling.target}: {escape(ruling.reason)}{later}"
+            f"- seq {ruling.seq} {ruling.verb} seq {ruling.target}{fields}: "
+            f"{escape(ruling.reason)}{later}"
         )
         lines.append(f"  - seq {ruling.target} as played: {escape(ruling.target_text)}")
     return "\n".join(lines)
