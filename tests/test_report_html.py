@@ -194,6 +194,7 @@ def hostile(db: Path) -> Path:
         ok(db, "undo", "ford", "--reason", "</li><script>alert(3)</script>")
         ok(db, "record", "ford", "note", "text=<style>body{display:none}</style>")
         ok(db, "record", "ford", "note", "text=\x1b[2Jgone \u202eesrever")
+        ok(db, "amend", "ford", "4", "harm=2", "--reason", "<b>a deeper cut</b>")
     return db
 
 
@@ -216,6 +217,17 @@ def test_a_hostile_name_shows_as_text_and_never_runs(
         "</li><script>alert(3)</script>"
     )
     assert page.page.is_visible("main")
+    dangling = page.evaluate(
+        """[...document.querySelectorAll('a[href^="#"]')]
+            .map(a => a.getAttribute('href'))
+            .filter(href => document.getElementById(href.slice(1)) === null)"""
+    )
+    assert dangling == []
+    ruling = page.evaluate("document.querySelectorAll('ul.rulings li')[1].textContent")
+    assert " ".join(ruling.split()) == (
+        "seq 9 corrected seq 4 (harm 2): <b>a deeper cut</b> seq 4 as played: hit resolved "
+        f"(target {HOSTILE}, harm 1, ignore armor 0); {HOSTILE} resilience 3 -> 2"
+    )
     last = page.evaluate("document.querySelector('#seq-8 .text').textContent")
     assert last == "note: \\x1b[2Jgone \\u202eesrever"
 

@@ -252,3 +252,19 @@ def test_the_log_of_an_exported_file_publishes_the_head_of_its_chain(
     text = ok(tmp_path / "elsewhere.db", "export", str(shared), "--format", "md")
     assert text == ok(ford, "export", "ford", "--format", "md")
     assert f"Head at seq 9: `{head}`" in text
+
+
+def test_a_correction_reads_with_the_fields_it_changed_and_the_event_as_played(
+    ford: Path,
+) -> None:
+    ok(ford, "amend", "ford", "5", "level=2", "--reason", "a heavier blow")
+    text = ok(ford, "export", "ford", "--format", "md")
+    rulings = text.split("## Undone and corrected rulings\n\n")[1].split("\n\n")[0]
+    assert rulings == (
+        "- seq 7 undid seq 6: that blow was on Ash \\| not the bandit\n"
+        "  - seq 6 as played: harm inflicted (target \\<script>alert(1)\\</script>, level 1); "
+        "\\<script>alert(1)\\</script> slots T1 1/3 -> T1 2/3\n"
+        "- seq 10 corrected seq 5 (level 2): a heavier blow\n"
+        "  - seq 5 as played: harm inflicted (target \\<script>alert(1)\\</script>, level 1); "
+        "\\<script>alert(1)\\</script> slots T1 0/3 -> T1 1/3, penalties 0 -> 1"
+    )
