@@ -15,7 +15,7 @@ from ledger.errors import BadInput, BrokenChain, UnknownName, did_you_mean
 from ledger.exchange import UNCHAINED_NOTE
 from ledger.rows import Head
 from ledger.session import Folded, fold_forward
-from ledger.store import Store
+from ledger.stores import EventStore
 from projections import audit as audit_rules
 from projections import core, steps
 from projections.findings import Finding, error, warning
@@ -26,7 +26,7 @@ from projections.revisions import Standing, standing
 class Queries:
     """What a ledger answers without writing (the base of `ledger.service.Ledger`)."""
 
-    store: Store
+    store: EventStore
     _cache: dict[str, Folded]
 
     def encounters(self) -> list[Head]:

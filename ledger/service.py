@@ -22,7 +22,7 @@ from ledger.errors import BadInput, Conflict
 from ledger.queries import Queries
 from ledger.rows import now_utc
 from ledger.session import Folded, Session
-from ledger.store import Store
+from ledger.stores import open_store
 from ledger.writer import Writer
 from projections import core, played, steps, words
 from projections.downstream import Downstream
@@ -142,10 +142,15 @@ class Ledger(Queries):
         clock: Any = now_utc,
         create: bool = True,
         readonly: bool = False,
+        *,
+        pool_size: int | None = None,
     ) -> None:
-        """Open (with `create`, or create) the ledger file at `path`; `readonly` only reads
-        it (and creates or changes nothing)."""
-        self.store = Store(path, clock=clock, create=create, readonly=readonly)
+        """Open (with `create`, or create) the ledger at `path`: a SQLite file, or a PostgreSQL
+        database named by a `postgresql://` URL (`pool_size` connections at most, default 4);
+        `readonly` only reads it (and creates or changes nothing)."""
+        self.store = open_store(
+            path, clock=clock, create=create, readonly=readonly, pool_size=pool_size
+        )
         self._cache: dict[str, Folded] = {}
 
     def close(self) -> None:
@@ -184,7 +189,7 @@ class Ledger(Queries):
                     actual=head.seq,
                 )
             raise BadInput(
-                f"encounter {encounter!r} already exists in {self.store.path}",
+                f"encounter {encounter!r} already exists in {self.store.name}",
                 code="encounter-exists",
             )
         fields: dict[str, Any] = {"type": "encounter.opened", "system": system}

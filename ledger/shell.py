@@ -131,8 +131,13 @@ class System(StrEnum):
 
 
 DbOption = Annotated[
-    Path,
-    typer.Option("--db", envvar="ENCOUNTER_DB", help="The ledger file.", show_default=True),
+    str,
+    typer.Option(
+        "--db",
+        envvar="ENCOUNTER_DB",
+        help="The ledger file, or a postgresql:// URL.",
+        show_default=True,
+    ),
 ]
 Json = Annotated[bool, typer.Option("--json", help="Machine-readable output.")]
 Strict = Annotated[
@@ -173,7 +178,7 @@ def _show_version(value: bool) -> None:
 @app.callback()
 def main_options(
     ctx: typer.Context,
-    db: DbOption = Path(service.DEFAULT_DB),
+    db: DbOption = service.DEFAULT_DB,
     plain: Annotated[
         bool,
         typer.Option(

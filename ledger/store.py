@@ -80,6 +80,16 @@ class Store:
         self.lock = threading.RLock()
 
     @property
+    def name(self) -> str:
+        """The file's path, for messages."""
+        return str(self.path)
+
+    @property
+    def cache_db(self) -> sqlite3.Connection:
+        """The projection cache's tables are in the file itself."""
+        return self.conn
+
+    @property
     def db(self) -> Any:
         """The file as a `sqlite_utils.Database` (imported on first use: it is slow to load)."""
         import sqlite_utils

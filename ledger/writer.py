@@ -1,7 +1,7 @@
 """A write transaction's appends: each event chained to the head, rows inserted in batches.
 
-`Store.writing` opens the transaction and hands out a `Writer`; the writer builds the rows and
-the store inserts them (the store stays the only module that touches SQLite).
+A store's `writing()` opens the transaction and hands out a `Writer`; the writer builds the rows
+and the store inserts them (each store stays the only module that touches its database).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from ledger.errors import BadInput
 from ledger.rows import Head, recorded, timestamp
 
 if TYPE_CHECKING:
-    from ledger.store import Store
+    from ledger.stores import Appending
 
 #: Rows appended in one transaction are inserted together, at most this many at a time.
 _BATCH: Final = 2000
@@ -25,14 +25,14 @@ _WINDOW: Final = 2 * _BATCH
 
 
 class Writer:
-    """Appends inside one `BEGIN IMMEDIATE` transaction; see `Store.writing`.
+    """Appends inside one write transaction; see `EventStore.writing`.
 
     Rows are buffered and inserted in batches (`flush`); every read through the writer flushes
     first, so it always sees what it appended. Only the newest appended events are kept at
     hand (`_WINDOW`): a long import reads older ones back, so its memory stays bounded.
     """
 
-    def __init__(self, store: Store, encounter: str, head: Head | None) -> None:
+    def __init__(self, store: Appending, encounter: str, head: Head | None) -> None:
         self._store = store
         self.encounter = encounter
         self.opened = head

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -9,6 +11,12 @@ import pytest
 from hypothesis import settings
 
 from ledger import Ledger
+from tests import pgcluster
+from tests.stores import KINDS, Backend, open_backend
+
+#: A PostgreSQL server the tests may use (`.ci/run` starts one and sets it); without it the
+#: tests start a throwaway cluster of their own when the server binaries are installed.
+TEST_PG = "ENCOUNTER_TEST_PG"
 
 # No per-example deadline: a loaded CI machine must not turn a slow example into a failure.
 settings.register_profile("ledger", deadline=None, print_blob=True)
@@ -36,8 +44,47 @@ def db(tmp_path: Path) -> Path:
     return tmp_path / "encounters.db"
 
 
+@pytest.fixture(scope="session")
+def pg_server() -> Iterator[str]:
+    """The URL of a PostgreSQL server for the tests (skips, saying why, when none can run)."""
+    try:
+        import psycopg
+    except ImportError:
+        pytest.skip("PostgreSQL tests need psycopg: pip install -e '.[postgres]'")
+    url = os.environ.get(TEST_PG)
+    if url:
+        try:
+            psycopg.connect(url, connect_timeout=10).close()
+        except psycopg.Error as exc:
+            pytest.fail(f"{TEST_PG}={url} does not answer: {exc}")
+        yield url
+        return
+    if pgcluster.binaries() is None:
+        pytest.skip(f"no PostgreSQL server: set {TEST_PG} or install postgresql (initdb)")
+    folder = Path(tempfile.mkdtemp(prefix="encounter-pg-"))
+    try:
+        url = pgcluster.start(folder)
+    except Exception as exc:  # initdb or pg_ctl failed: say why and skip
+        pgcluster.stop(folder)
+        pytest.skip(f"could not start a PostgreSQL cluster: {exc}")
+    try:
+        yield url
+    finally:
+        pgcluster.stop(folder)
+
+
+@pytest.fixture(params=KINDS)
+def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Backend]:
+    """A fresh, empty store: SQLite always, PostgreSQL when a server can run."""
+    store = open_backend(request, request.param, tmp_path)
+    try:
+        yield store
+    finally:
+        store.close()
+
+
 @pytest.fixture
-def ledger(db: Path) -> Iterator[Ledger]:
-    """A fresh ledger on disk."""
-    with Ledger(db) as opened:
+def ledger(backend: Backend) -> Iterator[Ledger]:
+    """A fresh ledger on each store (the contract tests run on both)."""
+    with backend.ledger() as opened:
         yield opened

@@ -661,8 +661,10 @@ def test_import_with_a_stale_expect_is_a_conflict(skirmish: Path, tmp_path: Path
 
 def test_a_read_only_ledger_refuses_a_write_in_one_line(skirmish: Path) -> None:
     from ledger import Ledger, StoreError
+    from ledger.store import Store
 
     with Ledger(skirmish) as book:
+        assert isinstance(book.store, Store)
         book.store.conn.execute("PRAGMA query_only=ON")
         with pytest.raises(StoreError, match=r"is read-only; nothing was appended"):
             book.record("ford", {"type": "note", "text": "hi"})

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sqlite3
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -13,6 +12,8 @@ import pytest
 from ledger import BadInput, Conflict, Ledger, UnknownName, events
 from ledger.chain import GENESIS, chain_hash
 from ledger.store import Store
+from ledger.stores import open_store
+from tests.stores import Backend
 
 GUARD = {"type": "combatant.joined", "name": "Guard", "side": "adversary", "stats": {"level": 1}}
 
@@ -37,21 +38,21 @@ def test_appended_events_read_back_in_seq_order_with_their_fields(ledger: Ledger
     )
 
 
-def test_the_database_refuses_update_and_delete_of_events(ledger: Ledger, db: Path) -> None:
+def test_the_database_refuses_update_and_delete_of_events(ledger: Ledger, backend: Backend) -> None:
     skirmish(ledger)
-    raw = sqlite3.connect(db)
-    with pytest.raises(sqlite3.IntegrityError, match="append-only: UPDATE refused"):
-        raw.execute("UPDATE events SET body = '{}' WHERE seq = 2")
-    with pytest.raises(sqlite3.IntegrityError, match="append-only: DELETE refused"):
-        raw.execute("DELETE FROM events WHERE seq = 3")
-    raw.close()
+    with pytest.raises(backend.integrity_error, match="append-only: UPDATE refused"):
+        backend.execute("UPDATE events SET body = '{}' WHERE seq = 2")
+    with pytest.raises(backend.integrity_error, match="append-only: DELETE refused"):
+        backend.execute("DELETE FROM events WHERE seq = 3")
     assert len(ledger.records("skirmish")) == 3
 
 
-def test_the_file_is_in_wal_mode_with_full_synchronous_writes(ledger: Ledger, db: Path) -> None:
-    skirmish(ledger)
-    assert ledger.store.conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-    assert ledger.store.conn.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
+def test_the_file_is_in_wal_mode_with_full_synchronous_writes(db: Path) -> None:
+    with Ledger(db) as ledger:
+        skirmish(ledger)
+        assert isinstance(ledger.store, Store)
+        assert ledger.store.conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        assert ledger.store.conn.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
 
 
 def test_a_stale_expected_version_is_a_conflict_and_appends_nothing(ledger: Ledger) -> None:
@@ -95,16 +96,15 @@ def test_each_hash_is_sha256_of_the_sorted_compact_envelope(ledger: Ledger) -> N
         prev = exchanged["hash"]
 
 
-def test_verify_names_the_first_row_edited_behind_the_triggers(ledger: Ledger, db: Path) -> None:
+def test_verify_names_the_first_row_edited_behind_the_triggers(
+    ledger: Ledger, backend: Backend
+) -> None:
     skirmish(ledger)
     ledger.record("skirmish", {"type": "harm.inflicted", "target": "Guard", "level": 1})
-    raw = sqlite3.connect(db)
-    raw.execute("DROP TRIGGER events_no_update")
-    raw.execute(
+    backend.unguard()
+    backend.execute(
         "UPDATE events SET body = replace(body, '\"level\":1', '\"level\":2') WHERE seq = 3"
     )
-    raw.commit()
-    raw.close()
     [report] = ledger.verify("skirmish")
     assert (report.ok, report.bad_seq, report.problem) == (
         False,
@@ -128,11 +128,11 @@ def test_reimporting_an_export_is_a_no_op(ledger: Ledger) -> None:
 
 
 def test_an_export_imports_into_another_file_with_the_same_chain(
-    ledger: Ledger, tmp_path: Path
+    ledger: Ledger, backend: Backend
 ) -> None:
     skirmish(ledger)
     exported = list(ledger.export("skirmish"))
-    with Ledger(tmp_path / "other.db") as other:
+    with backend.sibling("other").ledger() as other:
         assert other.import_lines(exported).appended == 3
         assert list(other.export("skirmish")) == exported
         assert other.verify()[0].ok
@@ -181,23 +181,20 @@ def test_a_supplied_recorded_at_is_kept(ledger: Ledger) -> None:
     assert ledger.records("skirmish")[-1].recorded_at == "2025-01-02T03:04:05Z"
 
 
-def test_the_injected_clock_stamps_recorded_at(db: Path) -> None:
-    with Ledger(db, clock=fixed_clock) as ledger:
+def test_the_injected_clock_stamps_recorded_at(backend: Backend) -> None:
+    with backend.ledger(clock=fixed_clock) as ledger:
         skirmish(ledger)
         assert {r.recorded_at for r in ledger.records("skirmish")} == {
             "2026-05-01T20:00:00.000000Z"
         }
 
 
-def test_the_heads_cache_is_rebuilt_when_deleted(ledger: Ledger, db: Path) -> None:
+def test_the_heads_cache_is_rebuilt_when_deleted(ledger: Ledger, backend: Backend) -> None:
     skirmish(ledger)
     skirmish(ledger, "second")
     ledger.close()
-    raw = sqlite3.connect(db)
-    raw.execute("DROP TABLE heads")
-    raw.commit()
-    raw.close()
-    store = Store(db)
+    backend.execute("DROP TABLE heads")
+    store = open_store(backend.location)
     assert [(h.encounter, h.seq, h.title) for h in store.encounters()] == [
         ("second", 3, "Bandits at the ford"),
         ("skirmish", 3, "Bandits at the ford"),
@@ -240,31 +237,29 @@ def test_importing_an_export_under_another_name_needs_new_ids(ledger: Ledger) ->
     assert ledger.store.head("rematch") is None
 
 
-def test_a_body_is_stored_as_the_canonical_text_that_is_hashed(ledger: Ledger, db: Path) -> None:
+def test_a_body_is_stored_as_the_canonical_text_that_is_hashed(
+    ledger: Ledger, backend: Backend
+) -> None:
     skirmish(ledger)
-    raw = sqlite3.connect(db)
-    [body] = raw.execute("SELECT body FROM events WHERE seq = 3").fetchone()
-    raw.close()
+    [(body,)] = backend.execute("SELECT body FROM events WHERE seq = 3")
     assert body == '{"level":1,"target":"Guard"}'
 
 
-def test_a_body_written_in_event_order_by_0_1_0_still_verifies(ledger: Ledger, db: Path) -> None:
+def test_a_body_written_in_event_order_by_0_1_0_still_verifies(
+    ledger: Ledger, backend: Backend
+) -> None:
     skirmish(ledger)
-    raw = sqlite3.connect(db)
-    raw.execute("DROP TRIGGER events_no_update")
+    backend.unguard()
     # 0.1.0 stored the fields in the event's order; the hash (of the sorted text) is the same.
-    raw.execute('UPDATE events SET body = \'{"target":"Guard","level":1}\' WHERE seq = 3')
-    raw.commit()
+    backend.execute('UPDATE events SET body = \'{"target":"Guard","level":1}\' WHERE seq = 3')
     assert ledger.verify("skirmish")[0].ok
-    raw.execute('UPDATE events SET body = \'{"target": "Guard","level":1}\' WHERE seq = 3')
-    raw.commit()
-    raw.close()
+    backend.execute('UPDATE events SET body = \'{"target": "Guard","level":1}\' WHERE seq = 3')
     [report] = ledger.verify("skirmish")
     assert (report.bad_seq, report.problem) == (3, "body is not the text the ledger wrote for it")
 
 
 def test_an_import_that_undoes_its_own_and_older_events_folds_as_recorded_one_by_one(
-    tmp_path: Path,
+    backend: Backend,
 ) -> None:
     harm = {"type": "harm.inflicted", "target": "Guard", "level": 1}
     lines = [
@@ -279,11 +274,11 @@ def test_an_import_that_undoes_its_own_and_older_events_folds_as_recorded_one_by
             {"type": "event.retracted", "target": 3, "reason": "missed too"},
         )
     ]
-    with Ledger(tmp_path / "one.db") as one:
+    with backend.sibling("one").ledger() as one:
         one.import_lines(lines[:4], into="ford")  # seqs 3 and 4 stored before the import
         one.import_lines(lines[4:], into="ford")
         imported = one.tracks("ford")
-    with Ledger(tmp_path / "two.db") as two:
+    with backend.sibling("two").ledger() as two:
         for line in lines:
             two.import_lines([line], into="ford")
         stepwise = two.tracks("ford")
@@ -292,18 +287,15 @@ def test_an_import_that_undoes_its_own_and_older_events_folds_as_recorded_one_by
 
 
 def test_the_audit_reports_a_chain_broken_behind_the_triggers_first(
-    ledger: Ledger, db: Path
+    ledger: Ledger, backend: Backend
 ) -> None:
     skirmish(ledger)
     ledger.record("skirmish", {"type": "harm.inflicted", "target": "Guard", "level": 1})
     assert [f.rule for f in ledger.audit("skirmish")] == []
-    raw = sqlite3.connect(db)
-    raw.execute("DROP TRIGGER events_no_update")
-    raw.execute(
+    backend.unguard()
+    backend.execute(
         "UPDATE events SET body = replace(body, '\"level\":1', '\"level\":2') WHERE seq = 4"
     )
-    raw.commit()
-    raw.close()
     broken, *rest = ledger.audit("skirmish")
     assert [f.rule for f in rest] == ["slot-placement"]  # the edited harm, judged as stored
     assert (broken.rule, broken.severity, broken.seq) == ("chain-broken", "error", (4,))
@@ -311,14 +303,11 @@ def test_the_audit_reports_a_chain_broken_behind_the_triggers_first(
 
 
 def test_the_audit_of_a_body_edited_into_broken_json_is_chain_broken_alone(
-    ledger: Ledger, db: Path
+    ledger: Ledger, backend: Backend
 ) -> None:
     skirmish(ledger)
-    raw = sqlite3.connect(db)
-    raw.execute("DROP TRIGGER events_no_update")
-    raw.execute("UPDATE events SET body = '{not json' WHERE seq = 3")
-    raw.commit()
-    raw.close()
+    backend.unguard()
+    backend.execute("UPDATE events SET body = '{not json' WHERE seq = 3")
     [broken] = ledger.audit("skirmish")
     assert (broken.rule, broken.seq) == ("chain-broken", (3,))
     assert broken.message.endswith(

@@ -2,26 +2,27 @@
 
 from __future__ import annotations
 
-import shutil
 import sqlite3
 from collections.abc import Callable, Iterator
-from pathlib import Path
+from contextlib import suppress
 
 import pytest
 from typer.testing import CliRunner
 
-from ledger import Ledger
 from ledger.cli import app
+from tests.stores import KINDS, Backend, open_backend
 
 COLUMNS = ("encounter", "seq", "id", "type", "recorded_at", "body", "prev_hash", "hash")
-Edit = Callable[[sqlite3.Connection], None]
+Edit = Callable[[Backend], None]
 
 
-@pytest.fixture(scope="module")
-def pristine(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A ledger file holding two encounters (the second is the one edited), checkpointed."""
-    path = tmp_path_factory.mktemp("tamper") / "pristine.db"
-    with Ledger(path) as ledger:
+@pytest.fixture(scope="module", params=KINDS)
+def pristine(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Backend]:
+    """A store holding two encounters (the second is the one edited), checkpointed."""
+    backend = open_backend(request, request.param, tmp_path_factory.mktemp("tamper"))
+    with backend.ledger() as ledger:
         ledger.open("warmup", "ssss")
         ledger.open("ford", "ssss", title="Bandits at the ford — Sōhei's stand")
         ledger.join("ford", "Sōhei", "player", {"record": {"grit": 2}})
@@ -39,30 +40,26 @@ def pristine(tmp_path_factory: pytest.TempPathFactory) -> Path:
         ledger.record("ford", {"type": "tracks.noted", "target": "Bandit",
                                "values": {"penalties": 1}})  # fmt: skip
         assert ledger.verify("ford")[0].ok
-    raw = sqlite3.connect(path)
-    raw.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    raw.close()
-    return path
+    if backend.kind == "sqlite":
+        raw = sqlite3.connect(backend.location)
+        raw.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        raw.close()
+    yield backend
+    backend.close()
 
 
 ROWS = 10
 
 
-def edited(pristine: Path, tmp_path: Path, edit: Edit) -> Path:
-    """A copy of the pristine file with the triggers dropped and `edit` applied."""
-    copy = tmp_path / "edited.db"
-    shutil.copyfile(pristine, copy)
-    raw = sqlite3.connect(copy)
-    raw.execute("DROP TRIGGER events_no_update")
-    raw.execute("DROP TRIGGER events_no_delete")
-    edit(raw)
-    raw.commit()
-    raw.close()
+def edited(pristine: Backend, edit: Edit) -> Backend:
+    """A copy of the pristine store with the triggers dropped and `edit` applied."""
+    copy = pristine.copy("edited")
+    edit(copy)
     return copy
 
 
-def bad_seq(path: Path) -> int | None:
-    with Ledger(path, readonly=True) as ledger:
+def bad_seq(store: Backend) -> int | None:
+    with store.ledger(readonly=True) as ledger:
         [report] = ledger.verify("ford")
         assert all(r.ok for r in ledger.verify() if r.encounter == "warmup")
         return report.bad_seq
@@ -100,12 +97,12 @@ def byte_edits() -> Iterator[tuple[int, str, int]]:
     ids=[f"{s}-{c}-{w}" for s, c, w in byte_edits()],
 )
 def test_one_changed_byte_in_any_column_of_any_row_is_named_by_its_seq(
-    pristine: Path, tmp_path: Path, seq: int, column: str, where: int
+    pristine: Backend, seq: int, column: str, where: int
 ) -> None:
-    def edit(raw: sqlite3.Connection) -> None:
-        (value,) = raw.execute(
+    def edit(raw: Backend) -> None:
+        [(value,)] = raw.execute(
             f"SELECT {column} FROM events WHERE encounter = 'ford' AND seq = ?", (seq,)
-        ).fetchone()
+        )
         size = len(value.encode("utf-8"))
         at = size // 2 if where == -2 else (where % size)
         raw.execute(
@@ -113,77 +110,73 @@ def test_one_changed_byte_in_any_column_of_any_row_is_named_by_its_seq(
             (flip(value, at), seq),
         )
 
-    assert bad_seq(edited(pristine, tmp_path, edit)) == seq
+    assert bad_seq(edited(pristine, edit)) == seq
 
 
 @pytest.mark.parametrize("seq", range(1, ROWS + 1))
 @pytest.mark.parametrize("bit", [0, 8, 16])
-def test_a_changed_seq_number_is_named(pristine: Path, tmp_path: Path, seq: int, bit: int) -> None:
-    def edit(raw: sqlite3.Connection) -> None:
-        raw.execute(
-            "UPDATE OR IGNORE events SET seq = ? WHERE encounter = 'ford' AND seq = ?",
-            (seq ^ (1 << bit), seq),
-        )
+def test_a_changed_seq_number_is_named(pristine: Backend, seq: int, bit: int) -> None:
+    def edit(raw: Backend) -> None:
+        # A number another row holds is refused by the primary key.
+        with suppress(raw.integrity_error):
+            raw.execute(
+                "UPDATE events SET seq = ? WHERE encounter = 'ford' AND seq = ?",
+                (seq ^ (1 << bit), seq),
+            )
 
-    path = edited(pristine, tmp_path, edit)
-    with Ledger(path, readonly=True) as ledger:
-        (still,) = ledger.store.conn.execute(
-            "SELECT count(*) FROM events WHERE encounter = 'ford' AND seq = ?", (seq,)
-        ).fetchone()
-    # A number another row holds is refused by the primary key; any other is a gap at `seq`.
-    assert bad_seq(path) == (None if still else seq)
+    store = edited(pristine, edit)
+    [(still,)] = store.execute(
+        "SELECT count(*) FROM events WHERE encounter = 'ford' AND seq = ?", (seq,)
+    )
+    # Any other number is a gap at `seq`.
+    assert bad_seq(store) == (None if still else seq)
 
 
 @pytest.mark.parametrize("seq", range(1, ROWS + 1))
-def test_a_deleted_row_is_named(pristine: Path, tmp_path: Path, seq: int) -> None:
-    def edit(raw: sqlite3.Connection) -> None:
+def test_a_deleted_row_is_named(pristine: Backend, seq: int) -> None:
+    def edit(raw: Backend) -> None:
         raw.execute("DELETE FROM events WHERE encounter = 'ford' AND seq = ?", (seq,))
 
-    assert bad_seq(edited(pristine, tmp_path, edit)) == seq
+    assert bad_seq(edited(pristine, edit)) == seq
 
 
 SWAPS = [(a, b) for a in range(1, ROWS + 1) for b in range(a + 1, ROWS + 1)]
 
 
 @pytest.mark.parametrize(("a", "b"), SWAPS, ids=[f"{a}<->{b}" for a, b in SWAPS])
-def test_two_swapped_rows_are_named_by_the_first(
-    pristine: Path, tmp_path: Path, a: int, b: int
-) -> None:
-    def edit(raw: sqlite3.Connection) -> None:
+def test_two_swapped_rows_are_named_by_the_first(pristine: Backend, a: int, b: int) -> None:
+    def edit(raw: Backend) -> None:
         where = "WHERE encounter = 'ford' AND seq = ?"
         raw.execute(f"UPDATE events SET seq = -1 {where}", (a,))
         raw.execute(f"UPDATE events SET seq = ? {where}", (a, b))
         raw.execute(f"UPDATE events SET seq = ? {where}", (b, -1))
 
-    assert bad_seq(edited(pristine, tmp_path, edit)) == a
+    assert bad_seq(edited(pristine, edit)) == a
 
 
-def test_an_untouched_copy_verifies(pristine: Path, tmp_path: Path) -> None:
-    assert bad_seq(edited(pristine, tmp_path, lambda raw: None)) is None
+def test_an_untouched_copy_verifies(pristine: Backend) -> None:
+    assert bad_seq(edited(pristine, lambda raw: None)) is None
 
 
-def test_the_command_names_the_first_bad_seq_and_exits_1(pristine: Path, tmp_path: Path) -> None:
-    def edit(raw: sqlite3.Connection) -> None:
+def test_the_command_names_the_first_bad_seq_and_exits_1(pristine: Backend) -> None:
+    def edit(raw: Backend) -> None:
         raw.execute(
             "UPDATE events SET body = replace(body, '\"level\":1', '\"level\":3') "
             "WHERE encounter = 'ford' AND seq = 5"
         )
 
-    path = edited(pristine, tmp_path, edit)
-    result = CliRunner().invoke(app, ["--db", str(path), "verify"])
+    store = edited(pristine, edit)
+    result = CliRunner().invoke(app, ["--db", store.location, "verify"])
     assert result.exit_code == 1
     assert "ford: BROKEN at seq 5: hash does not match the event's contents" in result.stdout
     assert "warmup: 1 events, chain ok" in result.stdout
 
 
-def test_a_row_moved_to_another_encounter_breaks_both_chains(
-    pristine: Path, tmp_path: Path
-) -> None:
-    def edit(raw: sqlite3.Connection) -> None:
+def test_a_row_moved_to_another_encounter_breaks_both_chains(pristine: Backend) -> None:
+    def edit(raw: Backend) -> None:
         raw.execute("UPDATE events SET encounter = 'forc' WHERE encounter = 'ford' AND seq = 7")
 
-    path = edited(pristine, tmp_path, edit)
-    with Ledger(path, readonly=True) as ledger:
+    with edited(pristine, edit).ledger(readonly=True) as ledger:
         reports = {r.encounter: r for r in ledger.verify()}
     assert reports["ford"].bad_seq == 7
     assert reports["forc"].bad_seq == 1

@@ -1,0 +1,150 @@
+"""The two stores the contract tests run against, behind one helper: where a ledger is, and raw
+SQL on its database (to tamper behind the triggers, as an attacker with the file would)."""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+import uuid
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import pytest
+
+from ledger import Ledger
+
+#: The stores every contract test runs on (PostgreSQL skips where no server can run).
+KINDS = ("sqlite", "postgresql")
+
+
+def open_backend(request: pytest.FixtureRequest, kind: str, folder: Path) -> Backend:
+    """A fresh store of `kind` (a file in `folder`, or a schema on the test server)."""
+    if kind == "sqlite":
+        return SqliteBackend(folder / "encounters.db")
+    return PgBackend(request.getfixturevalue("pg_server"))
+
+
+class Backend:
+    """A fresh, empty store of one kind; `location` is what `Ledger()` and `--db` take."""
+
+    kind: str
+    location: str
+    #: What the database raises when a trigger refuses a change.
+    integrity_error: type[Exception]
+
+    def ledger(self, **options: Any) -> Ledger:
+        """A `Ledger` on this store."""
+        return Ledger(self.location, **options)
+
+    def execute(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+        """Run one statement (`?` placeholders) on the database directly, committed."""
+        raise NotImplementedError
+
+    def unguard(self) -> None:
+        """Drop the append-only triggers, as someone holding the database could."""
+        raise NotImplementedError
+
+    def sibling(self, name: str) -> Backend:
+        """Another fresh store of the same kind."""
+        raise NotImplementedError
+
+    def copy(self, name: str) -> Backend:
+        """A copy of this store's rows, without the append-only triggers."""
+        raise NotImplementedError
+
+    def close(self) -> None:
+        """Remove what the store left behind (a PostgreSQL schema)."""
+
+
+class SqliteBackend(Backend):
+    """A ledger file in a temporary folder."""
+
+    kind = "sqlite"
+    integrity_error: type[Exception] = sqlite3.IntegrityError
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.location = str(path)
+
+    def execute(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+        raw = sqlite3.connect(self.path)
+        try:
+            rows = raw.execute(sql, params)
+            found = rows.fetchall()
+            raw.commit()
+            return found
+        finally:
+            raw.close()
+
+    def unguard(self) -> None:
+        self.execute("DROP TRIGGER events_no_update")
+        self.execute("DROP TRIGGER events_no_delete")
+
+    def sibling(self, name: str) -> Backend:
+        return SqliteBackend(self.path.with_name(f"{name}.db"))
+
+    def copy(self, name: str) -> Backend:
+        path = self.path.with_name(f"{name}-{uuid.uuid4().hex[:8]}.db")
+        shutil.copyfile(self.path, path)
+        copied = SqliteBackend(path)
+        copied.unguard()
+        return copied
+
+
+class PgBackend(Backend):
+    """A schema of its own in the test server's database (fast to make, dropped afterwards)."""
+
+    kind = "postgresql"
+
+    def __init__(self, server: str, schema: str | None = None) -> None:
+        import psycopg
+
+        self.server = server
+        self.integrity_error = psycopg.IntegrityError
+        self.schema = schema or f"t_{uuid.uuid4().hex[:16]}"
+        with psycopg.connect(server, autocommit=True) as conn:
+            conn.execute(f"CREATE SCHEMA {self.schema}")
+        joiner = "&" if "?" in server else "?"
+        self.location = f"{server}{joiner}options={quote(f'-csearch_path={self.schema}')}"
+        self._siblings: list[PgBackend] = []
+
+    def execute(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+        import psycopg
+
+        with psycopg.connect(self.location, autocommit=True) as conn:
+            cursor = conn.execute(sql.replace("?", "%s"), params)
+            return cursor.fetchall() if cursor.description else []
+
+    def unguard(self) -> None:
+        for trigger in ("events_no_update", "events_no_delete", "events_no_truncate"):
+            self.execute(f"DROP TRIGGER IF EXISTS {trigger} ON events")
+
+    def sibling(self, name: str) -> Backend:
+        other = PgBackend(self.server)
+        self._siblings.append(other)
+        return other
+
+    def copy(self, name: str) -> Backend:
+        import psycopg
+
+        other = PgBackend(self.server)
+        self._siblings.append(other)
+        with psycopg.connect(self.server, autocommit=True) as conn:
+            for table in ("events", "heads"):
+                # LIKE copies the keys and indexes, not the triggers.
+                conn.execute(
+                    f"CREATE TABLE {other.schema}.{table} "
+                    f"(LIKE {self.schema}.{table} INCLUDING ALL)"
+                )
+                conn.execute(
+                    f"INSERT INTO {other.schema}.{table} SELECT * FROM {self.schema}.{table}"
+                )
+        return other
+
+    def close(self) -> None:
+        import psycopg
+
+        with psycopg.connect(self.server, autocommit=True) as conn:
+            for backend in [self, *self._siblings]:
+                conn.execute(f"DROP SCHEMA IF EXISTS {backend.schema} CASCADE")
