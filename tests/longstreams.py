@@ -93,20 +93,22 @@ def cli_env() -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "100"}
 
 
-def encounter(db: Path, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    """Run the `encounter` command in a new process on the ledger file `db`."""
+def encounter(
+    db: Path | str, *args: str, stdin: str | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Run the `encounter` command in a new process on the ledger `db` (a file or a URL)."""
     return subprocess.run(
         [sys.executable, "-m", "ledger", "--db", str(db), *args],
         capture_output=True,
         text=True,
         input=stdin,
         env=cli_env(),
-        cwd=db.parent,
+        cwd=db.parent if isinstance(db, Path) else ROOT,
         check=False,
         timeout=300,
     )
 
 
-def command(db: Path, args: Sequence[str]) -> list[str]:
+def command(db: Path | str, args: Sequence[str]) -> list[str]:
     """The argv of an `encounter` command on `db` (for `subprocess.Popen`)."""
     return [sys.executable, "-m", "ledger", "--db", str(db), *args]

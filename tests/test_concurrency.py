@@ -14,6 +14,7 @@ import pytest
 
 from ledger import Conflict, Ledger
 from tests.longstreams import cli_env, command, encounter
+from tests.stores import Backend
 
 pytestmark = pytest.mark.slow
 
@@ -23,7 +24,7 @@ CLI_WRITERS, CLI_RUNS = 4, 25
 CONTEXT = multiprocessing.get_context("fork")
 
 
-def open_brawl(db: Path) -> None:
+def open_brawl(db: str | Path) -> None:
     with Ledger(db) as ledger:
         ledger.open("brawl", "ssss", title="Tavern brawl")
         ledger.join("brawl", "Hero", "player")
@@ -45,7 +46,7 @@ def cli_writer(db: str, writer: int, start: Barrier) -> None:
     start.wait()
     for n in range(CLI_RUNS):
         done = subprocess.run(
-            command(Path(db), ["record", "brawl", "note", f"text=cli {writer}.{n}"]),
+            command(db, ["record", "brawl", "note", f"text=cli {writer}.{n}"]),
             capture_output=True,
             text=True,
             env=cli_env(),
@@ -58,6 +59,7 @@ def cli_writer(db: str, writer: int, start: Barrier) -> None:
 def test_eight_processes_writing_at_once_store_every_event_once_in_gapless_order(
     db: Path,
 ) -> None:
+    # PostgreSQL's run of this contract is test_pgstore's eight writers on four encounters.
     open_brawl(db)
     start = CONTEXT.Barrier(API_WRITERS + CLI_WRITERS)
     workers = [
@@ -104,14 +106,15 @@ def racer(db: str, expect: int, start: Barrier, results: Queue[str]) -> None:
             results.put("won")
 
 
-def test_of_two_writers_expecting_the_same_seq_exactly_one_wins(db: Path) -> None:
+def test_of_two_writers_expecting_the_same_seq_exactly_one_wins(backend: Backend) -> None:
+    db = backend.location
     open_brawl(db)
     for round_ in range(5):
         expect = 3 + round_
         start = CONTEXT.Barrier(2)
         results: Queue[str] = CONTEXT.Queue()
         racers = [
-            CONTEXT.Process(target=racer, args=(str(db), expect, start, results)) for _ in range(2)
+            CONTEXT.Process(target=racer, args=(db, expect, start, results)) for _ in range(2)
         ]
         for r in racers:
             r.start()
@@ -128,7 +131,10 @@ def test_of_two_writers_expecting_the_same_seq_exactly_one_wins(db: Path) -> Non
         assert slots["1"]["filled"] == 3 and slots["2"]["filled"] == 2
 
 
-def test_of_two_commands_expecting_the_same_seq_one_exits_0_and_the_other_3(db: Path) -> None:
+def test_of_two_commands_expecting_the_same_seq_one_exits_0_and_the_other_3(
+    backend: Backend,
+) -> None:
+    db = backend.location
     open_brawl(db)
     args = ["record", "brawl", "note", "text=first!", "--expect", "3"]
     procs = [

@@ -86,3 +86,9 @@ def test_tracks_as_json_loads_no_other_system_and_no_rich(duel: Path) -> None:
     code, modules = loaded(duel.parent, "--db", str(duel), "tracks", "duel", "--json")
     assert code == 0
     assert modules.isdisjoint({*OTHER_SYSTEMS, "rich", "rich.console"})
+
+
+def test_a_sqlite_ledger_never_loads_the_postgresql_driver(duel: Path) -> None:
+    code, modules = loaded(duel.parent, "--db", str(duel), "tracks", "duel")
+    assert code == 0
+    assert modules.isdisjoint({"psycopg", "psycopg_pool", "ledger.pgstore"})
