@@ -274,6 +274,35 @@ def import_(
     )
 
 
+@app.command("copy")
+def copy_(
+    source: Annotated[
+        str, typer.Option("--from", help="The ledger to copy: a file or a postgresql:// URL.")
+    ],
+    target: Annotated[
+        str, typer.Option("--to", help="The ledger to copy into (created when missing).")
+    ],
+    json_: Json = False,
+) -> None:
+    """Copy every encounter of one ledger into another (SQLite and PostgreSQL alike)."""
+    from ledger import transfer
+
+    result = guard(lambda: transfer.copy_ledger(source, target))
+    if json_:
+        emit_json(result.model_dump(mode="json"))
+        return
+    for done in result.encounters:
+        typer.echo(
+            f"{done.encounter}: {done.appended} appended, {done.already_stored} already stored; "
+            f"head seq {done.head}"
+        )
+    count = len(result.encounters)
+    typer.echo(
+        f"Copied {count} encounter{'s' * (count != 1)} from {result.source} to {result.target} "
+        f"({result.appended} events appended, {result.already_stored} already stored)."
+    )
+
+
 def _register_commands() -> None:
     # The read commands, then each system's verbs: help lists them in this order.
     from ledger import reads, reference_commands, report_cli, verbs

@@ -112,7 +112,10 @@ def open_store(
         from ledger import pgstore
 
         return pgstore.PgStore(
-            str(location), clock=clock, create=create, pool_size=pool_size or pgstore.POOL_SIZE
+            str(location),
+            clock=clock,
+            create=create,
+            pool_size=pgstore.POOL_SIZE if pool_size is None else pool_size,
         )
     from ledger.store import Store
 

@@ -1,0 +1,254 @@
+"""What only the PostgreSQL store promises: writers on different encounters never wait for each
+other, a role without UPDATE and DELETE, a checked heads cache, pooling, and clear errors."""
+
+from __future__ import annotations
+
+import multiprocessing
+import threading
+import time
+import uuid
+from collections import Counter
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from multiprocessing.queues import Queue
+from multiprocessing.synchronize import Barrier
+from urllib.parse import quote
+
+import pytest
+from typer.testing import CliRunner
+
+from ledger import BadInput, Ledger, StoreError, UnknownName
+from ledger.cli import app
+from tests.stores import PgBackend
+
+CONTEXT = multiprocessing.get_context("fork")
+
+
+@pytest.fixture
+def pg(pg_server: str) -> Iterator[PgBackend]:
+    """A fresh PostgreSQL store (a schema of its own)."""
+    backend = PgBackend(pg_server)
+    try:
+        yield backend
+    finally:
+        backend.close()
+
+
+def opened(pg: PgBackend, *names: str) -> None:
+    with pg.ledger() as ledger:
+        for name in names:
+            ledger.open(name, "ssss")
+            ledger.join(name, "Guard", "adversary", {"level": 1})
+
+
+def test_a_writer_of_another_encounter_does_not_wait_for_a_held_write(pg: PgBackend) -> None:
+    opened(pg, "a", "b")
+    holder, other, queued = pg.ledger(), pg.ledger(), pg.ledger()
+    release, held = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        with holder.store.writing("a"):
+            held.set()
+            release.wait(30)
+
+    def append_to_a() -> None:
+        queued.record("a", {"type": "note", "text": "after the held write"})
+
+    holding = threading.Thread(target=hold)
+    holding.start()
+    assert held.wait(10)
+    waiting = threading.Thread(target=append_to_a)
+    try:
+        started = time.perf_counter()
+        assert other.record("b", {"type": "note", "text": "meanwhile"}).seq == 3
+        assert time.perf_counter() - started < 5
+        waiting.start()
+        time.sleep(0.5)
+        assert waiting.is_alive()  # the same encounter queues behind the held write
+    finally:
+        release.set()
+        holding.join(10)
+        waiting.join(30)
+    assert not waiting.is_alive()
+    assert [r.seq for r in queued.records("a")] == [1, 2, 3]
+    for ledger in (holder, other, queued):
+        ledger.close()
+
+
+#: Each append holds its encounter's lock this long (a slow clock read inside the transaction):
+#: time a loaded machine cannot compress, so serial and parallel runs differ by far.
+HOLD_S = 0.05
+WRITERS, ENCOUNTERS, APPENDS = 8, 4, 15
+
+
+def slow_clock() -> datetime:
+    time.sleep(HOLD_S)
+    return datetime.now(UTC)
+
+
+def writer(url: str, number: int, start: Barrier, spans: Queue[tuple[float, float]]) -> None:
+    with Ledger(url, clock=slow_clock) as ledger:
+        start.wait()
+        began = time.perf_counter()
+        for n in range(APPENDS):
+            ledger.record(f"e{number % ENCOUNTERS}", {"type": "note", "text": f"w{number}.{n}"})
+        spans.put((began, time.perf_counter()))
+
+
+@pytest.mark.slow
+def test_eight_processes_on_four_encounters_store_every_event_once_and_run_in_parallel(
+    pg: PgBackend,
+) -> None:
+    names = [f"e{n}" for n in range(ENCOUNTERS)]
+    opened(pg, *names)
+    start = CONTEXT.Barrier(WRITERS)
+    spans: Queue[tuple[float, float]] = CONTEXT.Queue()
+    workers = [
+        CONTEXT.Process(target=writer, args=(pg.location, w, start, spans)) for w in range(WRITERS)
+    ]
+    for worker in workers:
+        worker.start()
+    finished = [spans.get(timeout=300) for _ in workers]
+    for worker in workers:
+        worker.join(timeout=60)
+    assert [w.exitcode for w in workers] == [0] * WRITERS
+
+    with pg.ledger() as ledger:
+        for e, name in enumerate(names):
+            records = ledger.records(name)
+            assert [r.seq for r in records] == list(range(1, 2 + 2 * APPENDS + 1))
+            texts = [getattr(r.event, "text", "") for r in records[2:]]
+            mine = [w for w in range(WRITERS) if w % ENCOUNTERS == e]
+            assert Counter(texts) == Counter(f"w{w}.{n}" for w in mine for n in range(APPENDS))
+            for w in mine:  # each writer's events keep their order
+                assert [t for t in texts if t.startswith(f"w{w}.")] == [
+                    f"w{w}.{n}" for n in range(APPENDS)
+                ]
+        reports = ledger.verify()
+        assert [(r.encounter, r.ok) for r in reports] == [(name, True) for name in names]
+    # Serially (one lock for all) the holds alone would take the whole sum; per encounter,
+    # the four encounters' writers overlap.
+    serial = WRITERS * APPENDS * HOLD_S
+    wall = max(end for _, end in finished) - min(began for began, _ in finished)
+    assert wall < serial / 2, f"{wall:.2f} s for {serial:.2f} s of serial lock holds"
+
+
+def test_a_role_without_update_and_delete_appends_but_cannot_rewrite(pg: PgBackend) -> None:
+    opened(pg, "ford")
+    role = f"ledger_app_{uuid.uuid4().hex[:8]}"
+    # The grants the README's Hosting section gives.
+    for statement in (
+        f"CREATE ROLE {role} LOGIN",
+        f"GRANT USAGE ON SCHEMA {pg.schema} TO {role}",
+        f"GRANT SELECT, INSERT ON events TO {role}",
+        f"GRANT SELECT, INSERT, UPDATE ON heads TO {role}",
+    ):
+        pg.execute(statement)
+    app_url = pg.location.replace("postgresql://postgres@", f"postgresql://{role}@")
+    try:
+        with Ledger(app_url) as ledger:
+            assert ledger.record("ford", {"type": "note", "text": "as the app"}).seq == 3
+            assert ledger.verify("ford")[0].ok
+        pg.unguard()  # even with the triggers gone, the role cannot rewrite history
+        import psycopg
+
+        with psycopg.connect(app_url, autocommit=True) as conn:
+            for statement in ("UPDATE events SET body = '{}'", "DELETE FROM events"):
+                with pytest.raises(psycopg.errors.InsufficientPrivilege):
+                    conn.execute(statement)
+        empty = PgBackend(pg.server)
+        try:
+            pg.execute(f"GRANT USAGE ON SCHEMA {empty.schema} TO {role}")
+            elsewhere = empty.location.replace("postgresql://postgres@", f"postgresql://{role}@")
+            with pytest.raises(StoreError, match=r"cannot create the ledger's tables in .*Hosting"):
+                Ledger(elsewhere)
+        finally:
+            empty.close()
+    finally:
+        pg.execute(f"DROP OWNED BY {role}")
+        pg.execute(f"DROP ROLE {role}")
+
+
+def test_an_append_trusts_the_events_over_a_stale_heads_row(pg: PgBackend) -> None:
+    opened(pg, "ford")
+    with pg.ledger() as ledger:
+        ledger.record("ford", {"type": "note", "text": "three"})
+    pg.execute("UPDATE heads SET seq = 2, hash = 'stale' WHERE encounter = 'ford'")
+    with pg.ledger() as ledger:
+        assert ledger.record("ford", {"type": "note", "text": "four"}).seq == 4
+        assert ledger.verify("ford")[0].ok
+        assert ledger.store.require("ford").seq == 4
+
+
+def test_the_pool_holds_four_connections_unless_told(pg: PgBackend) -> None:
+    from ledger.pgstore import POOL_SIZE, PgStore
+
+    with pg.ledger() as ledger, pg.ledger(pool_size=8) as wider:
+        assert isinstance(ledger.store, PgStore) and isinstance(wider.store, PgStore)
+        assert (POOL_SIZE, ledger.store.pool.max_size, wider.store.pool.max_size) == (4, 4, 8)
+    with pytest.raises(BadInput, match="pool_size must be a whole number of at least 1, not 0"):
+        pg.ledger(pool_size=0)
+
+
+def test_threads_sharing_one_ledger_each_append_once(pg: PgBackend) -> None:
+    opened(pg, "a", "b")
+    with pg.ledger() as ledger:
+
+        def append(name: str, n: int) -> None:
+            for k in range(10):
+                ledger.record(name, {"type": "note", "text": f"{n}.{k}"})
+
+        threads = [threading.Thread(target=append, args=("ab"[n % 2], n)) for n in range(6)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(60)
+        assert [ledger.store.require(n).seq for n in "ab"] == [32, 32]
+        assert all(r.ok for r in ledger.verify())
+
+
+def test_a_server_that_does_not_answer_is_one_line_without_the_password() -> None:
+    url = "postgresql://gm:s3cret@127.0.0.1:1/encounters?connect_timeout=2"
+    with pytest.raises(StoreError) as refused:
+        Ledger(url)
+    message = str(refused.value)
+    assert message.startswith("cannot open the ledger at postgresql://gm:***@127.0.0.1:1/")
+    assert "s3cret" not in message and "\n" not in message
+    result = CliRunner().invoke(app, ["--db", url, "tracks", "duel"])
+    assert result.exit_code == 2
+    assert result.stderr.startswith("Error: cannot open the ledger at postgresql://gm:***@")
+
+
+def test_reading_a_database_without_a_ledger_is_unknown_and_creates_nothing(
+    pg: PgBackend,
+) -> None:
+    result = CliRunner().invoke(app, ["--db", pg.location, "tracks", "duel"])
+    assert (result.exit_code, result.stderr) == (
+        2,
+        f"Error: no ledger at {pg.location} (start one with `encounter new`)\n",
+    )
+    assert pg.execute("SELECT to_regclass('events')") == [(None,)]
+    with pytest.raises(UnknownName, match="no ledger at"):
+        Ledger(pg.location, create=False)
+
+
+def test_text_postgresql_cannot_hold_is_bad_input_and_appends_nothing(pg: PgBackend) -> None:
+    opened(pg, "ford")
+    with pg.ledger() as ledger:
+        with pytest.raises(BadInput, match="'ford\\\\x00' holds a NUL character"):
+            ledger.tracks("ford\x00")
+        line = '{"type": "note", "text": "x", "id": "nul\\u0000id"}'
+        with pytest.raises(BadInput, match="'nul\\\\x00id' holds a NUL character, which"):
+            ledger.import_lines([line], into="ford")
+        assert ledger.store.require("ford").seq == 2
+
+
+def test_a_schema_in_the_url_keeps_two_ledgers_apart(pg: PgBackend) -> None:
+    other = PgBackend(pg.server)
+    try:
+        opened(pg, "ford")
+        with Ledger(other.location) as ledger:
+            assert ledger.encounters() == []
+    finally:
+        other.close()
+    assert "options=" + quote(f"-csearch_path={pg.schema}") in pg.location
