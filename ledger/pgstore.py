@@ -10,7 +10,7 @@ takes a connection for one page of rows at a time, never between pages.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
 from typing import Any, Final
@@ -20,11 +20,12 @@ import psycopg
 import psycopg.errors
 from psycopg_pool import ConnectionPool, PoolTimeout
 
-from ledger import chain, events
+from ledger import chain
 from ledger.chain import ChainReport
 from ledger.errors import BadInput, Conflict, LedgerError, StoreError, UnknownName
-from ledger.rows import COLUMNS, Head, head_of, load, now_utc
-from ledger.stores import check_expect, check_write_args, unknown_encounter
+from ledger.pgreads import HEAD_COLUMNS, PgReads, one_line, text
+from ledger.rows import COLUMNS, Head, now_utc
+from ledger.stores import check_expect, check_write_args
 from ledger.writer import Writer
 
 #: The library's default pool: at most this many connections per `Ledger` (one per thread that
@@ -33,8 +34,6 @@ POOL_SIZE: Final = 4
 #: How long an append waits for another writer of the same encounter before it is a conflict.
 LOCK_TIMEOUT_S: Final = 60
 CONNECT_TIMEOUT_S: Final = 10
-#: Rows read per round trip by a stream (bounded memory on a long encounter).
-PAGE: Final = 2000
 #: The advisory-lock namespace of the ledger (two-key form: this, then hashtext(encounter)).
 _LOCK_CLASS: Final = 0x4C45
 _SCHEMA_LOCK: Final = 0
@@ -75,10 +74,9 @@ _SCHEMA: Final = (
     )""",
 )
 
-_HEAD_COLUMNS: Final = "encounter, system, title, seq, hash, opened_at, updated_at"
 _INSERT: Final = f"INSERT INTO events ({COLUMNS}) VALUES (%s,%s,%s,%s,%s,%s,%s,%s)"
 _PUT_HEAD: Final = (
-    f"INSERT INTO heads ({_HEAD_COLUMNS}) VALUES (%s,%s,%s,%s,%s,%s,%s) "
+    f"INSERT INTO heads ({HEAD_COLUMNS}) VALUES (%s,%s,%s,%s,%s,%s,%s) "
     "ON CONFLICT (encounter) DO UPDATE SET system = EXCLUDED.system, title = EXCLUDED.title, "
     "seq = EXCLUDED.seq, hash = EXCLUDED.hash, opened_at = EXCLUDED.opened_at, "
     "updated_at = EXCLUDED.updated_at"
@@ -102,134 +100,7 @@ def redacted(url: str) -> str:
     return urlunsplit(parts._replace(netloc=f"{user}:***@{host}"))
 
 
-def _one_line(exc: BaseException) -> str:
-    return " ".join(str(exc).split()) or type(exc).__name__
-
-
-class _Reads:
-    """The reads of both a pooled store and an open transaction, over one `_fetch`."""
-
-    clock: Callable[[], datetime]
-
-    def _fetch(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-        raise NotImplementedError
-
-    @property
-    def name(self) -> str:
-        raise NotImplementedError
-
-    def head(self, encounter: str) -> Head | None:
-        """The encounter's head, or None when it does not exist."""
-        rows = self._fetch(
-            f"SELECT {_HEAD_COLUMNS} FROM heads WHERE encounter = %s", (_text(encounter),)
-        )
-        return head_of(rows[0]) if rows else None
-
-    def encounters(self) -> list[Head]:
-        """Every encounter's head, by name (in code-point order, as SQLite sorts)."""
-        rows = self._fetch(f'SELECT {_HEAD_COLUMNS} FROM heads ORDER BY encounter COLLATE "C"')
-        return [head_of(row) for row in rows]
-
-    def require(self, encounter: str) -> Head:
-        """The encounter's head, or bad input naming the known encounters."""
-        head = self.head(encounter)
-        if head is None:
-            raise unknown_encounter(encounter, self.name, self.encounters())
-        return head
-
-    def records(
-        self, encounter: str, after: int = 0, upto: int | None = None
-    ) -> list[events.Recorded]:
-        """The encounter's events in seq order, parsed."""
-        return list(self.iter_records(encounter, after, upto))
-
-    def iter_records(
-        self, encounter: str, after: int = 0, upto: int | None = None
-    ) -> Iterator[events.Recorded]:
-        """The encounter's events in seq order, parsed lazily."""
-        head = self.require(encounter)
-        return self.load_rows(encounter, head.system, after, head.seq if upto is None else upto)
-
-    def load_rows(
-        self, encounter: str, system: str, after: int, upto: int
-    ) -> Iterator[events.Recorded]:
-        """Rows after..upto of an encounter of `system`, parsed one at a time (paged)."""
-        for row in self._pages(encounter, after, upto):
-            yield load(row, system)
-
-    def _pages(self, encounter: str, after: int, upto: int) -> Iterator[tuple[Any, ...]]:
-        encounter = _text(encounter)
-        while after < upto:
-            rows = self._fetch(
-                f"SELECT {COLUMNS} FROM events WHERE encounter = %s AND seq > %s AND seq <= %s "
-                "ORDER BY seq LIMIT %s",
-                (encounter, after, upto, PAGE),
-            )
-            yield from rows
-            if len(rows) < PAGE:
-                return
-            after = rows[-1][1]
-
-    def retractions(
-        self, encounter: str, system: str, upto: int | None = None
-    ) -> list[events.Recorded]:
-        """The encounter's `event.retracted` events up to seq `upto` (an index serves them)."""
-        rows = self._fetch(
-            f"SELECT {COLUMNS} FROM events WHERE encounter = %s AND type = 'event.retracted' "
-            "AND seq <= %s ORDER BY seq",
-            (_text(encounter), upto if upto is not None else 2**62),
-        )
-        return [load(row, system) for row in rows]
-
-    def seqs_from_head(self, encounter: str, upto: int) -> Iterator[tuple[int, str]]:
-        """(seq, type) of the encounter's events at or below `upto`, newest first (paged)."""
-        while upto > 0:
-            rows = self._fetch(
-                "SELECT seq, type FROM events WHERE encounter = %s AND seq <= %s "
-                "ORDER BY seq DESC LIMIT %s",
-                (_text(encounter), upto, PAGE),
-            )
-            for seq, kind in rows:
-                yield int(seq), str(kind)
-            if len(rows) < PAGE:
-                return
-            upto = rows[-1][0] - 1
-
-    def type_at(self, encounter: str, seq: int) -> str | None:
-        """The type of the event at `seq`, if stored."""
-        rows = self._fetch(
-            "SELECT type FROM events WHERE encounter = %s AND seq = %s", (_text(encounter), seq)
-        )
-        return str(rows[0][0]) if rows else None
-
-    def by_id(self, id: str) -> events.Recorded | None:
-        """The stored event with this id, if any."""
-        rows = self._fetch(f"SELECT {COLUMNS} FROM events WHERE id = %s", (_text(id),))
-        if not rows:
-            return None
-        return load(rows[0], self.require(rows[0][0]).system)
-
-    def stored_ids(self, ids: Iterable[str]) -> set[str]:
-        """Which of `ids` are stored, in any encounter."""
-        wanted = [_text(i) for i in dict.fromkeys(ids)]
-        found: set[str] = set()
-        for start in range(0, len(wanted), PAGE):
-            rows = self._fetch(
-                "SELECT id FROM events WHERE id = ANY(%s)", (wanted[start : start + PAGE],)
-            )
-            found.update(row[0] for row in rows)
-        return found
-
-    def raw_rows(self, encounter: str) -> Iterator[tuple[Any, ...]]:
-        """Stored rows as they are, for verification and export."""
-        return self._pages(encounter, 0, 2**62)
-
-    def stored_encounters(self) -> list[str]:
-        """Every encounter name that has rows, read from the events themselves."""
-        return [str(r[0]) for r in self._fetch("SELECT DISTINCT encounter FROM events")]
-
-
-class PgStore(_Reads):
+class PgStore(PgReads):
     """One ledger in a PostgreSQL database, named by a `postgresql://` URL; a connection pool."""
 
     def __init__(
@@ -248,16 +119,17 @@ class PgStore(_Reads):
                 self._ensure_schema(conn, create)
         except psycopg.errors.InsufficientPrivilege as exc:
             raise StoreError(
-                f"cannot create the ledger's tables in {self.name} ({_one_line(exc)}): "
+                f"cannot create the ledger's tables in {self.name} ({one_line(exc)}): "
                 "create them once as the database owner (see the README's Hosting section)"
             ) from exc
         except (psycopg.Error, psycopg.ProgrammingError) as exc:
-            raise StoreError(f"cannot open the ledger at {self.name}: {_one_line(exc)}") from exc
+            raise StoreError(f"cannot open the ledger at {self.name}: {one_line(exc)}") from exc
         self.pool = ConnectionPool(
             url,
             min_size=1,
             max_size=pool_size,
             kwargs={"autocommit": True, "connect_timeout": CONNECT_TIMEOUT_S},
+            configure=_configure,
             timeout=LOCK_TIMEOUT_S,
             open=True,
         )
@@ -274,7 +146,9 @@ class PgStore(_Reads):
         if present == (True, True):
             return
         if not create and present is not None and not present[0]:
-            raise UnknownName(f"no ledger at {self.name} (start one with `encounter new`)")
+            raise UnknownName(
+                f"no ledger at {self.name} (start one with `encounter new`)", code="no-ledger"
+            )
         with conn.transaction():
             # Two processes opening a fresh database must not both create the tables.
             conn.execute("SELECT pg_advisory_xact_lock(%s, %s)", (_LOCK_CLASS, _SCHEMA_LOCK))
@@ -295,10 +169,10 @@ class PgStore(_Reads):
         except PoolTimeout as exc:
             raise StoreError(
                 f"no connection to the ledger at {self.name} within {LOCK_TIMEOUT_S} s "
-                f"({_one_line(exc)})"
+                f"({one_line(exc)})"
             ) from exc
         except psycopg.Error as exc:
-            raise StoreError(f"cannot read the ledger at {self.name}: {_one_line(exc)}") from exc
+            raise StoreError(f"cannot read the ledger at {self.name}: {one_line(exc)}") from exc
 
     def insert(self, rows: list[tuple[Any, ...]]) -> None:
         """Outside a write transaction there is nothing to insert into (see `writing`)."""
@@ -309,10 +183,9 @@ class PgStore(_Reads):
         """One atomic append: the encounter's lock is taken, its head read from the events,
         `expect` checked, and everything the writer appends commits together or not at all."""
         check_write_args(encounter, expect)
-        _text(encounter)
+        text(encounter)
         try:
             with self.pool.connection() as conn, conn.transaction():
-                conn.execute(f"SET LOCAL lock_timeout = '{LOCK_TIMEOUT_S}s'")
                 conn.execute(
                     "SELECT pg_advisory_xact_lock(%s, hashtext(%s))", (_LOCK_CLASS, encounter)
                 )
@@ -348,7 +221,7 @@ class PgStore(_Reads):
         return chain.verify_rows(encounter, self.raw_rows(encounter), acknowledged)
 
 
-class _Transaction(_Reads):
+class _Transaction(PgReads):
     """One open write transaction: what its `Writer` reads and inserts, on its connection."""
 
     def __init__(self, store: PgStore, conn: psycopg.Connection[Any]) -> None:
@@ -386,11 +259,14 @@ class _Transaction(_Reads):
             with self._conn.cursor() as cursor:
                 cursor.executemany(_INSERT, rows)
         except psycopg.errors.UniqueViolation as exc:
-            raise BadInput(
-                f"an event id in this batch is already stored: {_one_line(exc)}"
-            ) from exc
+            raise BadInput(f"an event id in this batch is already stored: {one_line(exc)}") from exc
         except psycopg.DataError as exc:
-            raise BadInput(f"PostgreSQL cannot store this event: {_one_line(exc)}") from exc
+            raise BadInput(f"PostgreSQL cannot store this event: {one_line(exc)}") from exc
+
+
+def _configure(conn: psycopg.Connection[Any]) -> None:
+    # Once a connection, not once an append: a round trip less on every write.
+    conn.execute(f"SET lock_timeout = '{LOCK_TIMEOUT_S}s'")
 
 
 def _opened_fields(body: Any) -> dict[str, Any]:
@@ -424,21 +300,14 @@ def _rebuild_heads(conn: psycopg.Connection[Any]) -> None:
         )
 
 
-def _text(value: str) -> str:
-    """Text PostgreSQL can hold: it refuses the NUL character, which SQLite would keep."""
-    if isinstance(value, str) and "\x00" in value:
-        raise BadInput(f"{value!r} holds a NUL character, which the ledger cannot store")
-    return value
-
-
 def _write_error(name: str, exc: psycopg.Error) -> LedgerError:
     """A failed write as the ledger's own error: nothing was appended."""
     if isinstance(exc, psycopg.errors.InsufficientPrivilege):
         return StoreError(
-            f"the ledger at {name} refused the write ({_one_line(exc)}); nothing was appended"
+            f"the ledger at {name} refused the write ({one_line(exc)}); nothing was appended"
         )
     if isinstance(exc, psycopg.errors.ReadOnlySqlTransaction):
         return StoreError(f"the ledger at {name} is read-only; nothing was appended")
     return StoreError(
-        f"cannot write to the ledger at {name} ({_one_line(exc)}); nothing was appended"
+        f"cannot write to the ledger at {name} ({one_line(exc)}); nothing was appended"
     )

@@ -40,7 +40,8 @@ def _as_server_user(args: list[str]) -> list[str]:
 
 
 def start(folder: Path, durable: bool = False) -> str:
-    """Start a cluster in `folder` (created, empty) and return its `postgresql://` URL.
+    """Start a cluster in `folder` (empty; as root, one the `postgres` user can reach, such as
+    a `tempfile.mkdtemp()` of its own) and return its `postgresql://` URL.
 
     Without `durable` the cluster skips fsync (a test cluster is thrown away; the tests are about
     behaviour). The benchmark passes `durable=True` to compare with SQLite's synchronous=FULL.

@@ -4,6 +4,7 @@ other, a role without UPDATE and DELETE, a checked heads cache, pooling, and cle
 from __future__ import annotations
 
 import multiprocessing
+import re
 import threading
 import time
 import uuid
@@ -12,7 +13,8 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 from multiprocessing.queues import Queue
 from multiprocessing.synchronize import Barrier
-from urllib.parse import quote
+from pathlib import Path
+from urllib.parse import quote, urlsplit, urlunsplit
 
 import pytest
 from typer.testing import CliRunner
@@ -22,6 +24,11 @@ from ledger.cli import app
 from tests.stores import PgBackend
 
 CONTEXT = multiprocessing.get_context("fork")
+
+
+def cli(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(app, list(args))
+    return result.exit_code, result.stdout, result.stderr
 
 
 @pytest.fixture
@@ -133,37 +140,71 @@ def test_eight_processes_on_four_encounters_store_every_event_once_and_run_in_pa
     assert wall < serial / 2, f"{wall:.2f} s for {serial:.2f} s of serial lock holds"
 
 
-def test_a_role_without_update_and_delete_appends_but_cannot_rewrite(pg: PgBackend) -> None:
-    opened(pg, "ford")
-    role = f"ledger_app_{uuid.uuid4().hex[:8]}"
-    # The grants the README's Hosting section gives.
-    for statement in (
-        f"CREATE ROLE {role} LOGIN",
-        f"GRANT USAGE ON SCHEMA {pg.schema} TO {role}",
-        f"GRANT SELECT, INSERT ON events TO {role}",
-        f"GRANT SELECT, INSERT, UPDATE ON heads TO {role}",
-    ):
-        pg.execute(statement)
-    app_url = pg.location.replace("postgresql://postgres@", f"postgresql://{role}@")
-    try:
-        with Ledger(app_url) as ledger:
-            assert ledger.record("ford", {"type": "note", "text": "as the app"}).seq == 3
-            assert ledger.verify("ford")[0].ok
-        pg.unguard()  # even with the triggers gone, the role cannot rewrite history
-        import psycopg
+README = Path(__file__).parent.parent / "README.md"
 
-        with psycopg.connect(app_url, autocommit=True) as conn:
+
+def hosting_sql() -> list[list[str]]:
+    """The statements of each SQL block in the README's Hosting section."""
+    text = README.read_text(encoding="utf-8")
+    section = text[text.index("## Hosting on PostgreSQL") :]
+    section = section[: section.index("\n## ", 3)]
+    blocks = re.findall(r"^```sql\n(.*?)^```$", section, re.S | re.M)
+    return [[s.strip() for s in block.split(";") if s.strip()] for block in blocks]
+
+
+def as_user(server: str, user: str | None, database: str) -> str:
+    """The server's URL for another user (None: the same) and database."""
+    parts = urlsplit(server)
+    netloc = parts.netloc if user is None else f"{user}@{parts.netloc.rpartition('@')[2]}"
+    return urlunsplit(parts._replace(netloc=netloc, path=f"/{database}"))
+
+
+def test_the_readme_hosting_roles_append_and_never_rewrite(pg_server: str) -> None:
+    import psycopg
+
+    tag = uuid.uuid4().hex[:8]
+    names = {n: f"{n}_{tag}" for n in ("encounter_owner", "encounter_app", "encounters")}
+    rename = re.compile(r"\b(encounter_owner|encounter_app|encounters)\b")
+    create, grant = hosting_sql()
+    owner = as_user(pg_server, names["encounter_owner"], names["encounters"])
+    app_role = as_user(pg_server, names["encounter_app"], names["encounters"])
+    try:
+        with psycopg.connect(pg_server, autocommit=True) as conn:
+            for statement in create:
+                conn.execute(rename.sub(lambda m: names[m[1]], statement))
+        opened = cli("--db", owner, "new", "ford", "--system", "ssss")
+        assert opened == (0, "Opened 'ford' (ssss) at seq 1.\n", "")
+        with psycopg.connect(as_user(pg_server, None, names["encounters"]), autocommit=True) as c:
+            for statement in grant:
+                c.execute(rename.sub(lambda m: names[m[1]], statement))
+        assert cli("--db", app_role, "record", "ford", "note", "text=from the app")[0] == 0
+        assert cli("--db", app_role, "undo", "ford", "--reason", "typo")[0] == 0
+        assert cli("--db", app_role, "verify", "ford")[1].startswith("ford: 3 events, chain ok")
+        with psycopg.connect(app_role, autocommit=True) as conn:
             for statement in ("UPDATE events SET body = '{}'", "DELETE FROM events"):
                 with pytest.raises(psycopg.errors.InsufficientPrivilege):
                     conn.execute(statement)
-        empty = PgBackend(pg.server)
-        try:
-            pg.execute(f"GRANT USAGE ON SCHEMA {empty.schema} TO {role}")
-            elsewhere = empty.location.replace("postgresql://postgres@", f"postgresql://{role}@")
-            with pytest.raises(StoreError, match=r"cannot create the ledger's tables in .*Hosting"):
-                Ledger(elsewhere)
-        finally:
-            empty.close()
+        with psycopg.connect(owner, autocommit=True) as conn:
+            for statement in ("UPDATE events SET body = '{}'", "DELETE FROM events"):
+                with pytest.raises(psycopg.IntegrityError, match="events are append-only"):
+                    conn.execute(statement)
+            with pytest.raises(psycopg.IntegrityError, match="append-only: TRUNCATE refused"):
+                conn.execute("TRUNCATE events")
+    finally:
+        with psycopg.connect(pg_server, autocommit=True) as conn:
+            conn.execute(f"DROP DATABASE IF EXISTS {names['encounters']} WITH (FORCE)")
+            for role in ("encounter_app", "encounter_owner"):
+                conn.execute(f"DROP ROLE IF EXISTS {names[role]}")
+
+
+def test_a_role_that_cannot_create_the_tables_is_told_how(pg: PgBackend) -> None:
+    role = f"reader_{uuid.uuid4().hex[:8]}"
+    pg.execute(f"CREATE ROLE {role} LOGIN")
+    try:
+        pg.execute(f"GRANT USAGE ON SCHEMA {pg.schema} TO {role}")
+        reader = pg.location.replace("postgresql://postgres@", f"postgresql://{role}@")
+        with pytest.raises(StoreError, match=r"cannot create the ledger's tables in .*Hosting"):
+            Ledger(reader)
     finally:
         pg.execute(f"DROP OWNED BY {role}")
         pg.execute(f"DROP ROLE {role}")

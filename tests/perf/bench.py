@@ -39,6 +39,8 @@ from ledger.rows import now_utc, timestamp  # noqa: E402
 from projections.core import pinned_rules  # noqa: E402
 from projections.registry import ruleset  # noqa: E402
 from tests.longstreams import cli_env, lines, skirmish  # noqa: E402
+from tests.perf.bench_stores import GOALS as STORE_GOALS  # noqa: E402
+from tests.perf.bench_stores import bench_stores  # noqa: E402
 
 FIXTURES = Path(__file__).resolve().parent / ".fixtures"
 ROWS = "encounter, seq, id, type, recorded_at, body, prev_hash, hash"
@@ -121,6 +123,8 @@ GOALS: dict[str, tuple[str, str, tuple[str, float]]] = {
         ("<=", 1.5),
     ),
 }
+
+GOALS.update(STORE_GOALS)
 
 
 class Reps:
@@ -710,6 +714,7 @@ def main() -> None:
         ("write", lambda: bench_write_cli(b, folder, reps)),
         ("memory", lambda: bench_memory(b, folder)),
         ("campaign", lambda: bench_campaign(b, folder, reps)),
+        ("stores", lambda: bench_stores(b.add, b.skip, folder, reps.quick)),
     ]
     needs_import = {"replay", "audit"}
     try:

@@ -1,0 +1,155 @@
+"""The PostgreSQL store's reads, over one `_fetch`: a pooled connection's (`PgStore`) or the
+open write transaction's (so a `Writer` reads what it is appending).
+
+Long reads are paged by seq: memory stays bounded and no connection is held between pages.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from datetime import datetime
+from typing import Any, Final
+
+from ledger import events
+from ledger.errors import BadInput
+from ledger.rows import COLUMNS, Head, head_of, load
+from ledger.stores import unknown_encounter
+
+#: Rows read per round trip by a stream (bounded memory on a long encounter).
+PAGE: Final = 2000
+HEAD_COLUMNS: Final = "encounter, system, title, seq, hash, opened_at, updated_at"
+
+
+class PgReads:
+    """The reads of both a pooled store and an open transaction, over one `_fetch`."""
+
+    clock: Callable[[], datetime]
+
+    def _fetch(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+        raise NotImplementedError
+
+    @property
+    def name(self) -> str:
+        raise NotImplementedError
+
+    def head(self, encounter: str) -> Head | None:
+        """The encounter's head, or None when it does not exist."""
+        rows = self._fetch(
+            f"SELECT {HEAD_COLUMNS} FROM heads WHERE encounter = %s", (text(encounter),)
+        )
+        return head_of(rows[0]) if rows else None
+
+    def encounters(self) -> list[Head]:
+        """Every encounter's head, by name (in code-point order, as SQLite sorts)."""
+        rows = self._fetch(f'SELECT {HEAD_COLUMNS} FROM heads ORDER BY encounter COLLATE "C"')
+        return [head_of(row) for row in rows]
+
+    def require(self, encounter: str) -> Head:
+        """The encounter's head, or bad input naming the known encounters."""
+        head = self.head(encounter)
+        if head is None:
+            raise unknown_encounter(encounter, self.name, self.encounters())
+        return head
+
+    def records(
+        self, encounter: str, after: int = 0, upto: int | None = None
+    ) -> list[events.Recorded]:
+        """The encounter's events in seq order, parsed."""
+        return list(self.iter_records(encounter, after, upto))
+
+    def iter_records(
+        self, encounter: str, after: int = 0, upto: int | None = None
+    ) -> Iterator[events.Recorded]:
+        """The encounter's events in seq order, parsed lazily."""
+        head = self.require(encounter)
+        return self.load_rows(encounter, head.system, after, head.seq if upto is None else upto)
+
+    def load_rows(
+        self, encounter: str, system: str, after: int, upto: int
+    ) -> Iterator[events.Recorded]:
+        """Rows after..upto of an encounter of `system`, parsed one at a time (paged)."""
+        for row in self._pages(encounter, after, upto):
+            yield load(row, system)
+
+    def _pages(self, encounter: str, after: int, upto: int) -> Iterator[tuple[Any, ...]]:
+        encounter = text(encounter)
+        while after < upto:
+            rows = self._fetch(
+                f"SELECT {COLUMNS} FROM events WHERE encounter = %s AND seq > %s AND seq <= %s "
+                "ORDER BY seq LIMIT %s",
+                (encounter, after, upto, PAGE),
+            )
+            yield from rows
+            if len(rows) < PAGE:
+                return
+            after = rows[-1][1]
+
+    def retractions(
+        self, encounter: str, system: str, upto: int | None = None
+    ) -> list[events.Recorded]:
+        """The encounter's `event.retracted` events up to seq `upto` (an index serves them)."""
+        rows = self._fetch(
+            f"SELECT {COLUMNS} FROM events WHERE encounter = %s AND type = 'event.retracted' "
+            "AND seq <= %s ORDER BY seq",
+            (text(encounter), upto if upto is not None else 2**62),
+        )
+        return [load(row, system) for row in rows]
+
+    def seqs_from_head(self, encounter: str, upto: int) -> Iterator[tuple[int, str]]:
+        """(seq, type) of the encounter's events at or below `upto`, newest first (paged)."""
+        while upto > 0:
+            rows = self._fetch(
+                "SELECT seq, type FROM events WHERE encounter = %s AND seq <= %s "
+                "ORDER BY seq DESC LIMIT %s",
+                (text(encounter), upto, PAGE),
+            )
+            for seq, kind in rows:
+                yield int(seq), str(kind)
+            if len(rows) < PAGE:
+                return
+            upto = rows[-1][0] - 1
+
+    def type_at(self, encounter: str, seq: int) -> str | None:
+        """The type of the event at `seq`, if stored."""
+        rows = self._fetch(
+            "SELECT type FROM events WHERE encounter = %s AND seq = %s", (text(encounter), seq)
+        )
+        return str(rows[0][0]) if rows else None
+
+    def by_id(self, id: str) -> events.Recorded | None:
+        """The stored event with this id, if any."""
+        rows = self._fetch(f"SELECT {COLUMNS} FROM events WHERE id = %s", (text(id),))
+        if not rows:
+            return None
+        return load(rows[0], self.require(rows[0][0]).system)
+
+    def stored_ids(self, ids: Iterable[str]) -> set[str]:
+        """Which of `ids` are stored, in any encounter."""
+        wanted = [text(i) for i in dict.fromkeys(ids)]
+        found: set[str] = set()
+        for start in range(0, len(wanted), PAGE):
+            rows = self._fetch(
+                "SELECT id FROM events WHERE id = ANY(%s)", (wanted[start : start + PAGE],)
+            )
+            found.update(row[0] for row in rows)
+        return found
+
+    def raw_rows(self, encounter: str) -> Iterator[tuple[Any, ...]]:
+        """Stored rows as they are, for verification and export."""
+        return self._pages(encounter, 0, 2**62)
+
+    def stored_encounters(self) -> list[str]:
+        """Every encounter name that has rows, read from the events themselves."""
+        return [str(r[0]) for r in self._fetch("SELECT DISTINCT encounter FROM events")]
+
+
+def text(value: str) -> str:
+    """Text PostgreSQL can hold: it refuses the NUL character, which SQLite would keep."""
+    if isinstance(value, str) and "\x00" in value:
+        raise BadInput(f"{value!r} holds a NUL character, which the ledger cannot store")
+    return value
+
+
+def one_line(exc: BaseException) -> str:
+    """An error's message on one line (a server's may hold several)."""
+    return " ".join(str(exc).split()) or type(exc).__name__

@@ -1,0 +1,173 @@
+"""Benchmark of the two stores: durable appends per second on one encounter, and on four
+encounters written at once by four processes, PostgreSQL against SQLite in the same run.
+
+Called by `tests/perf/bench.py` (step `stores`, ids `pg_append_1_vs_sqlite` and
+`pg_append_4_vs_sqlite`), or alone: `.venv/bin/python tests/perf/bench_stores.py [--json]`.
+The server is `ENCOUNTER_BENCH_PG` when set, else a throwaway cluster started with fsync on
+(as durable as SQLite's synchronous=FULL).
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import os
+import statistics
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from multiprocessing.queues import Queue
+from multiprocessing.synchronize import Barrier
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from ledger import Ledger  # noqa: E402
+from tests import pgcluster  # noqa: E402
+from tests.longstreams import lines, skirmish  # noqa: E402
+
+#: id -> (what is measured, the reference, the goal): times per append, so a ratio is a speed-up.
+GOALS: dict[str, tuple[str, str, tuple[str, float]]] = {
+    "pg_append_1_vs_sqlite": (
+        "PostgreSQL durable append, one writer on one encounter",
+        "SQLite (WAL, FULL), the same",
+        (">=", 0.5),
+    ),
+    "pg_append_4_vs_sqlite": (
+        "PostgreSQL durable appends, 4 processes on 4 encounters at once (wall / appends)",
+        "SQLite, the same 4 processes on 4 encounters in one file",
+        (">=", 1.5),
+    ),
+}
+WRITERS = 4
+CONTEXT = multiprocessing.get_context("fork")
+
+
+@contextmanager
+def server(folder: Path) -> Iterator[str | None]:
+    """A PostgreSQL URL with an empty schema to write in (None: no server can run here)."""
+    url = os.environ.get("ENCOUNTER_BENCH_PG")
+    started = None
+    if not url:
+        if pgcluster.binaries() is None:
+            yield None
+            return
+        # A folder of its own under /tmp: the server's user must be able to reach it.
+        started = Path(tempfile.mkdtemp(prefix="ledger-bench-pg-"))
+        url = pgcluster.start(started, durable=True)
+    import psycopg
+
+    schema = f"bench_{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute(f"CREATE SCHEMA {schema}")
+    joiner = "&" if "?" in url else "?"
+    try:
+        yield f"{url}{joiner}options=-csearch_path%3D{schema}"
+    finally:
+        with psycopg.connect(url, autocommit=True) as conn:
+            conn.execute(f"DROP SCHEMA {schema} CASCADE")
+        if started is not None:
+            pgcluster.stop(started)
+
+
+def _events(count: int) -> tuple[list[str], list[dict[str, Any]]]:
+    stream = list(skirmish(count + 15))
+    return lines(iter(stream[:15])), stream[15:]
+
+
+def _writer(
+    location: str, name: str, count: int, start: Barrier, spans: Queue[tuple[float, float]]
+) -> None:
+    _, items = _events(count)
+    with Ledger(location) as ledger:
+        ledger.tracks(name)  # warm: the first append pays for nothing a later one does not
+        start.wait()
+        began = time.perf_counter()
+        for item in items:
+            ledger.record(name, item)
+        spans.put((began, time.perf_counter()))
+
+
+def per_append(location: str, writers: int, count: int) -> float:
+    """Seconds per append (wall time over all appends) with `writers` processes, one encounter
+    each, appending `count` events one transaction at a time."""
+    run = uuid.uuid4().hex[:6]
+    names = [f"w{run}-{n}" for n in range(writers)]
+    head, _ = _events(count)
+    with Ledger(location) as ledger:
+        for name in names:
+            ledger.import_lines(head, into=name)
+    start = CONTEXT.Barrier(writers)
+    spans: Queue[tuple[float, float]] = CONTEXT.Queue()
+    workers = [
+        CONTEXT.Process(target=_writer, args=(location, name, count, start, spans))
+        for name in names
+    ]
+    for worker in workers:
+        worker.start()
+    finished = [spans.get(timeout=600) for _ in workers]
+    for worker in workers:
+        worker.join(60)
+    wall = max(end for _, end in finished) - min(began for began, _ in finished)
+    return wall / (writers * count)
+
+
+def measure(folder: Path, repeats: int, count: int) -> dict[str, tuple[float, float]] | None:
+    """id -> (PostgreSQL, SQLite) seconds per append, medians of interleaved runs."""
+    with server(folder) as url:
+        if url is None:
+            return None
+        figures: dict[str, tuple[float, float]] = {}
+        for id, writers in (("pg_append_1_vs_sqlite", 1), ("pg_append_4_vs_sqlite", WRITERS)):
+            pg, lite = [], []
+            for n in range(repeats):
+                pg.append(per_append(url, writers, count))
+                lite.append(per_append(str(folder / f"bench-{id}-{n}.db"), writers, count))
+            figures[id] = (statistics.median(pg), statistics.median(lite))
+        return figures
+
+
+def bench_stores(add: Callable[..., None], skip: Callable[[str, str], None], folder: Path,
+                 quick: bool) -> None:  # fmt: skip
+    """The stores' figures into a `bench.Bench` (its `add` and `skip`)."""
+    figures = measure(folder, 1 if quick else 3, 100 if quick else 200)
+    for id in GOALS:
+        if figures is None:
+            skip(id, "no PostgreSQL server (install postgresql or set ENCOUNTER_BENCH_PG)")
+        else:
+            add(id, *figures[id])
+
+
+def main() -> None:
+    """Print the figures (appends per second) as a line each, or as JSON with `--json`."""
+    folder = Path(tempfile.mkdtemp(prefix="ledger-bench-stores-"))
+    figures = measure(folder, 1 if "--quick" in sys.argv else 3, 200)
+    if figures is None:
+        raise SystemExit("no PostgreSQL server (install postgresql or set ENCOUNTER_BENCH_PG)")
+    rows = [
+        {
+            "id": id,
+            "benchmark": GOALS[id][0],
+            "postgresql_appends_per_s": round(1 / pg),
+            "sqlite_appends_per_s": round(1 / lite),
+            "ratio": round(lite / pg, 3),
+        }
+        for id, (pg, lite) in figures.items()
+    ]
+    if "--json" in sys.argv:
+        print(json.dumps({"results": rows}, indent=2))
+        return
+    for row in rows:
+        print(
+            f"{row['id']}: PostgreSQL {row['postgresql_appends_per_s']}/s, "
+            f"SQLite {row['sqlite_appends_per_s']}/s, ratio {row['ratio']}"
+        )
+
+
+if __name__ == "__main__":
+    main()
