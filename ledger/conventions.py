@@ -124,16 +124,19 @@ def examples(group: typer.core.TyperGroup, texts: Mapping[str, Iterable[str]]) -
 # Shell completion: the names in the ledger file the command line names (or the default).
 
 
-def _ledger_path(ctx: typer.Context) -> Path:
+def _ledger_path(ctx: typer.Context) -> str | None:
+    """The ledger the command line names: a file that exists, or a PostgreSQL URL."""
+    from ledger.stores import is_postgres
+
     root = ctx.find_root()
-    db = root.params.get("db") or os.environ.get("ENCOUNTER_DB") or "encounters.db"
-    return Path(db)
+    db = str(root.params.get("db") or os.environ.get("ENCOUNTER_DB") or "encounters.db")
+    return db if is_postgres(db) or Path(db).exists() else None
 
 
 def complete_encounters(ctx: typer.Context, incomplete: str) -> list[str]:
-    """Encounter names in the ledger file that start with what was typed."""
+    """Encounter names in the ledger that start with what was typed."""
     path = _ledger_path(ctx)
-    if not path.exists():
+    if path is None:
         return []
     from ledger import service
 
@@ -149,7 +152,7 @@ def complete_combatants(ctx: typer.Context, incomplete: str) -> list[str]:
     """Combatant names of the encounter given earlier on the command line."""
     encounter: Any = ctx.params.get("name")
     path = _ledger_path(ctx)
-    if not isinstance(encounter, str) or not path.exists():
+    if not isinstance(encounter, str) or path is None:
         return []
     from ledger import service
 

@@ -27,6 +27,10 @@ EXAMPLES: Final[dict[str, tuple[str, ...]]] = {
         "encounter import ford.jsonl",
         "encounter import ford.jsonl --into ford-copy --new-ids",
     ),
+    "copy": (
+        "encounter copy --from encounters.db --to postgresql://gm@db.example/encounters",
+        "encounter copy --from postgresql://gm@db.example/encounters --to backup.db --json",
+    ),
     "log": ("encounter log ford", "encounter log ford --json | head -3"),
     "tracks": (
         "encounter tracks ford",

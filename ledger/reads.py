@@ -28,6 +28,7 @@ from ledger.shell import (
     opened,
     source,
 )
+from ledger.stores import is_postgres
 
 
 def register() -> None:
@@ -214,7 +215,12 @@ def register() -> None:
     @app.command("list")
     def list_(ctx: typer.Context, json_: Json = False) -> None:
         """The encounters in the ledger file."""
-        if not Path(ctx.obj).exists() and Path(ctx.obj).parent.is_dir():
+        location = ctx.obj
+        if (
+            not is_postgres(location)
+            and not Path(location).exists()
+            and Path(location).parent.is_dir()
+        ):
             heads = []
         else:
             with opened(ctx, create=False) as ledger:
