@@ -239,10 +239,12 @@ def event_hash(conn: sqlite3.Connection, encounter: str, seq: int) -> str:
 
 
 def load_snapshot(
-    conn: sqlite3.Connection, encounter: str, gone: Standing, upto: int
+    conn: sqlite3.Connection | None, encounter: str, gone: Standing, upto: int
 ) -> tuple[int, core.State] | None:
     """The newest valid snapshot at or below seq `upto` for a stream of standing `gone`: its
     event's hash still matches, and the same seqs up to it are retracted and corrected."""
+    if conn is None:  # a store without cache tables
+        return None
     try:
         rows = conn.execute(
             "SELECT s.seq, s.hash, s.gone, s.state, e.hash FROM cache_snapshots s "
@@ -267,7 +269,7 @@ def load_snapshot(
 
 
 def usable_snapshots(
-    conn: sqlite3.Connection, encounter: str, gone: Standing
+    conn: sqlite3.Connection | None, encounter: str, gone: Standing
 ) -> dict[int, core.State]:
     """Every snapshot of the encounter that a read would use (for the audit's check)."""
     found: dict[int, core.State] = {}
@@ -344,8 +346,10 @@ def _save_combatants(
             )
 
 
-def load_view(conn: sqlite3.Connection, encounter: str, head: tuple[int, str]) -> Any:
+def load_view(conn: sqlite3.Connection | None, encounter: str, head: tuple[int, str]) -> Any:
     """The stored head view (`view_of`) when it is of this head (seq, hash), else None."""
+    if conn is None:  # a store without cache tables
+        return None
     try:
         rows = dict(
             conn.execute(

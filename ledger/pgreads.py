@@ -32,6 +32,12 @@ class PgReads:
     def name(self) -> str:
         raise NotImplementedError
 
+    @property
+    def cache_db(self) -> None:
+        """No projection cache tables on the server yet: reads fold from the events (a long-lived
+        `Ledger` keeps its last fold in memory)."""
+        return None
+
     def head(self, encounter: str) -> Head | None:
         """The encounter's head, or None when it does not exist."""
         rows = self._fetch(

@@ -84,7 +84,7 @@ class Queries:
         known = head.seq if corrected else top
         now = standing(self.store.revisions(encounter, head.system, known), without)
         # Only the events after the newest snapshot that still holds are folded.
-        snapshot = cache.load_snapshot(self.store.conn, encounter, now, top)
+        snapshot = cache.load_snapshot(self.store.cache_db, encounter, now, top)
         start, state = snapshot if snapshot is not None else (0, None)
         rows = self.store.load_rows(encounter, head.system, start, top)
         state = fold_forward(rows, now, state)
@@ -227,9 +227,9 @@ class _CacheCheck:
     """The audit's check of the projection cache: each snapshot a read would use, and the head
     view, against the states the audit folds from the log."""
 
-    def __init__(self, store: Store, head: Head, now: Standing) -> None:
-        self._snapshots = cache.usable_snapshots(store.conn, head.encounter, now)
-        self._view = cache.load_view(store.conn, head.encounter, (head.seq, head.hash))
+    def __init__(self, store: EventStore, head: Head, now: Standing) -> None:
+        self._snapshots = cache.usable_snapshots(store.cache_db, head.encounter, now)
+        self._view = cache.load_view(store.cache_db, head.encounter, (head.seq, head.hash))
         self._head = head.seq
         self._wrong: list[int] = []
         self._last: core.State | None = None

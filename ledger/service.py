@@ -441,6 +441,8 @@ def _keep(
     if state is None:
         return
     conn = writer.connection()
+    if conn is None:  # a store without cache tables (PostgreSQL)
+        return
     fresh = [c for c in session.checkpoints if c[0] > session.stored]
     if final and (not fresh or fresh[-1][0] != writer.seq) and writer.seq > session.stored:
         fresh.append((writer.seq, state))

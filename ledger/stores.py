@@ -31,6 +31,11 @@ class Appending(Protocol):
 
     clock: Callable[[], datetime]
 
+    @property
+    def cache_db(self) -> Any:
+        """The connection the projection cache (`ledger.cache`) keeps its tables in, or None
+        where the store keeps no cache tables (reads then fold from the events)."""
+
     def insert(self, rows: list[tuple[Any, ...]]) -> None:
         """Insert built rows inside the open write transaction."""
 

@@ -146,7 +146,7 @@ class Writer:
         """The store's connection inside this transaction, with the buffered rows inserted
         (for the projection cache, `ledger.cache`)."""
         self.flush()
-        return self._store.conn
+        return self._store.cache_db
 
     def known_id(self, id: str) -> events.Recorded | None:
         """The event with this id, in any encounter, appended by this writer or stored before."""

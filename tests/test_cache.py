@@ -102,7 +102,7 @@ def test_each_write_refreshes_the_head_view_in_its_transaction(big: Path) -> Non
         ledger.record("big", {"type": "harm.inflicted", "target": "Sage", "level": 1})
         ledger.record("big", {"type": "note", "text": "a note changes no track"})
         head = ledger.store.require("big")
-        view = cache.load_view(ledger.store.conn, "big", (head.seq, head.hash))
+        view = cache.load_view(ledger.store.cache_db, "big", (head.seq, head.hash))
         state = ledger.refold("big")
     assert view == json.loads(json.dumps(cache.view_of(state)))
     assert view["seq"] == 1002
@@ -112,7 +112,7 @@ def test_each_write_refreshes_the_head_view_in_its_transaction(big: Path) -> Non
 def test_a_retraction_behind_snapshots_falls_back_to_an_older_one(big: Path) -> None:
     with Ledger(big) as ledger:
         ledger.undo("big", 600, reason="misread")  # seq 600 is a harm in the skirmish
-        usable = cache.usable_snapshots(ledger.store.conn, "big", folded_gone(ledger))
+        usable = cache.usable_snapshots(ledger.store.cache_db, "big", folded_gone(ledger))
     # The undo refolded from 512 and stored 768 anew; 1000 folded seq 600 and stands unused.
     assert snapshot_seqs(big) == [256, 512, 768, 1000]
     assert sorted(usable) == [256, 512, 768]
@@ -166,7 +166,7 @@ def test_a_snapshot_of_an_unknown_class_or_shape_is_ignored(big: Path, state: st
 def test_deleting_the_cache_tables_loses_nothing(big: Path, tmp_path: Path) -> None:
     with Ledger(big) as ledger:
         before = (ledger.refold("big"), ledger.audit("big"), list(ledger.export("big")))
-        cache.drop(ledger.store.conn)
+        cache.drop(ledger.store.cache_db)
     with Ledger(big) as ledger:
         assert ledger.tracks("big") == before[0]
         assert (ledger.refold("big"), ledger.audit("big"), list(ledger.export("big"))) == before
@@ -242,7 +242,8 @@ def test_random_streams_read_through_the_cache_equal_the_fold(
                 assert ledger.tracks("fuzz") == folded
                 assert [f for f in ledger.audit("fuzz") if f.rule == "cache-disagrees"] == []
                 now = revisions.standing(records)
-                for seq, state in cache.usable_snapshots(ledger.store.conn, "fuzz", now).items():
+                usable = cache.usable_snapshots(ledger.store.cache_db, "fuzz", now)
+                for seq, state in usable.items():
                     # The stream as it stands now (later retractions and corrections count),
                     # up to the seq.
                     assert state == core.fold(RULESETS, records, at=seq, corrected_today=True)
