@@ -6,18 +6,27 @@ Long reads are paged by seq: memory stays bounded and no connection is held betw
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+import json
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import suppress
 from datetime import datetime
 from typing import Any, Final
 
 from ledger import events
 from ledger.errors import BadInput
 from ledger.rows import COLUMNS, Head, head_of, load
-from ledger.stores import unknown_encounter
+from ledger.stores import heads_agree, heads_disagreement, unknown_encounter
 
 #: Rows read per round trip by a stream (bounded memory on a long encounter).
 PAGE: Final = 2000
 HEAD_COLUMNS: Final = "encounter, system, title, seq, hash, opened_at, updated_at"
+#: The heads cache's row of an encounter (if any), its verified mark, and the last stored row.
+_HEAD_AND_LAST: Final = (
+    "SELECT h.encounter, h.system, h.title, h.seq, h.hash, h.opened_at, h.updated_at, "
+    "h.verified, l.seq, l.hash, l.recorded_at FROM (SELECT %s::text AS name) q "
+    "LEFT JOIN heads h ON h.encounter = q.name LEFT JOIN LATERAL (SELECT seq, hash, recorded_at "
+    "FROM events WHERE encounter = q.name ORDER BY seq DESC LIMIT 1) l ON true"
+)
 
 
 class PgReads:
@@ -38,17 +47,63 @@ class PgReads:
         `Ledger` keeps its last fold in memory)."""
         return None
 
-    def head(self, encounter: str) -> Head | None:
-        """The encounter's head, or None when it does not exist."""
-        rows = self._fetch(
-            f"SELECT {HEAD_COLUMNS} FROM heads WHERE encounter = %s", (text(encounter),)
+    def tell(self, encounter: str, message: str) -> None:
+        """Warn once per encounter (a damaged cache), on stderr for the CLI."""
+        raise NotImplementedError
+
+    def told(self, encounter: str) -> None:
+        """The caller reports the encounter's damage itself: no warning for it from here."""
+        raise NotImplementedError
+
+    def heads_row(self, encounter: str) -> tuple[Head | None, int, tuple[int, str, str] | None]:
+        """The heads cache's row, its verified mark, and the last stored row (one query)."""
+        row = self._fetch(_HEAD_AND_LAST, (text(encounter),))[0]
+        cached = head_of(row[:7]) if row[0] is not None else None
+        last = (int(row[8]), str(row[9]), str(row[10])) if row[8] is not None else None
+        return cached, int(row[7] or 0), last
+
+    def derived_head(self, encounter: str, last: tuple[int, str, str] | None) -> Head | None:
+        """The head as the rows have it (seq 1 names the system and title)."""
+        if last is None:
+            return None
+        first = self._fetch(
+            "SELECT body, recorded_at FROM events WHERE encounter = %s AND seq = 1", (encounter,)
         )
-        return head_of(rows[0]) if rows else None
+        opened: dict[str, Any] = {}
+        with suppress(ValueError, TypeError):
+            body = json.loads(first[0][0]) if first else {}
+            opened = body if isinstance(body, dict) else {}
+        system, title = opened.get("system"), opened.get("title")
+        return Head(
+            encounter=encounter,
+            system=system if isinstance(system, str) else "?",
+            title=title if isinstance(title, str) else None,
+            seq=last[0],
+            hash=last[1],
+            opened_at=first[0][1] if first else last[2],
+            updated_at=last[2],
+        )
+
+    def head(self, encounter: str) -> Head | None:
+        """The encounter's head, or None when it does not exist; read from the rows (with a
+        warning) when the heads cache disagrees with them."""
+        cached, _, last = self.heads_row(encounter)
+        if heads_agree(cached, last):
+            return cached
+        self.tell(encounter, heads_disagreement(encounter, cached, last, "read from the rows"))
+        return self.derived_head(encounter, last)
+
+    def names(self) -> list[str]:
+        """Every encounter name, in the rows or in the heads cache, in code-point order."""
+        rows = self._fetch(
+            "SELECT encounter FROM heads UNION SELECT DISTINCT encounter FROM events"
+        )
+        return sorted(str(name) for (name,) in rows)
 
     def encounters(self) -> list[Head]:
-        """Every encounter's head, by name (in code-point order, as SQLite sorts)."""
-        rows = self._fetch(f'SELECT {HEAD_COLUMNS} FROM heads ORDER BY encounter COLLATE "C"')
-        return [head_of(row) for row in rows]
+        """Every encounter's head, by name (one that lost its cached head included)."""
+        heads = [self.head(name) for name in self.names()]
+        return [h for h in heads if h is not None]
 
     def require(self, encounter: str) -> Head:
         """The encounter's head, or bad input naming the known encounters."""
@@ -122,12 +177,14 @@ class PgReads:
         )
         return str(rows[0][0]) if rows else None
 
-    def by_id(self, id: str) -> events.Recorded | None:
-        """The stored event with this id, if any."""
+    def by_id(self, id: str, systems: Mapping[str, str] | None = None) -> events.Recorded | None:
+        """The stored event with this id, if any (`systems`: encounters whose system is known,
+        as a write that opened one knows it before its head is stored)."""
         rows = self._fetch(f"SELECT {COLUMNS} FROM events WHERE id = %s", (text(id),))
         if not rows:
             return None
-        return load(rows[0], self.require(rows[0][0]).system)
+        system = (systems or {}).get(rows[0][0])
+        return load(rows[0], system if system is not None else self.require(rows[0][0]).system)
 
     def stored_ids(self, ids: Iterable[str]) -> set[str]:
         """Which of `ids` are stored, in any encounter."""
@@ -143,10 +200,6 @@ class PgReads:
     def raw_rows(self, encounter: str) -> Iterator[tuple[Any, ...]]:
         """Stored rows as they are, for verification and export."""
         return self._pages(encounter, 0, 2**62)
-
-    def stored_encounters(self) -> list[str]:
-        """Every encounter name that has rows, read from the events themselves."""
-        return [str(r[0]) for r in self._fetch("SELECT DISTINCT encounter FROM events")]
 
 
 def text(value: str) -> str:

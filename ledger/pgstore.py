@@ -10,8 +10,9 @@ takes a connection for one page of rows at a time, never between pages.
 from __future__ import annotations
 
 import json
+import warnings
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from datetime import datetime
 from typing import Any, Final
 from urllib.parse import urlsplit, urlunsplit
@@ -22,10 +23,24 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 
 from ledger import chain
 from ledger.chain import ChainReport
-from ledger.errors import BadInput, Conflict, LedgerError, StoreError, UnknownName
+from ledger.errors import (
+    BadInput,
+    BrokenChain,
+    Conflict,
+    LedgerError,
+    LedgerWarning,
+    StoreError,
+    UnknownName,
+)
 from ledger.pgreads import HEAD_COLUMNS, PgReads, one_line, text
 from ledger.rows import COLUMNS, Head, now_utc
-from ledger.stores import check_expect, check_write_args
+from ledger.stores import (
+    against_heads,
+    check_expect,
+    check_write_args,
+    heads_agree,
+    heads_disagreement,
+)
 from ledger.writer import Writer
 
 #: The library's default pool: at most this many connections per `Ledger` (one per thread that
@@ -70,23 +85,18 @@ _SCHEMA: Final = (
         seq BIGINT NOT NULL,
         hash TEXT NOT NULL,
         opened_at TEXT NOT NULL,
-        updated_at TEXT NOT NULL
+        updated_at TEXT NOT NULL,
+        verified BIGINT NOT NULL DEFAULT 0
     )""",
 )
+_TRIGGERS: Final = ("events_no_update", "events_no_delete", "events_no_truncate")
 
 _INSERT: Final = f"INSERT INTO events ({COLUMNS}) VALUES (%s,%s,%s,%s,%s,%s,%s,%s)"
 _PUT_HEAD: Final = (
-    f"INSERT INTO heads ({HEAD_COLUMNS}) VALUES (%s,%s,%s,%s,%s,%s,%s) "
+    f"INSERT INTO heads ({HEAD_COLUMNS}, verified) VALUES (%s,%s,%s,%s,%s,%s,%s,%s) "
     "ON CONFLICT (encounter) DO UPDATE SET system = EXCLUDED.system, title = EXCLUDED.title, "
     "seq = EXCLUDED.seq, hash = EXCLUDED.hash, opened_at = EXCLUDED.opened_at, "
-    "updated_at = EXCLUDED.updated_at"
-)
-#: An encounter's head recomputed from its events (seq 1 and the last row): what an append
-#: trusts, so a stale or missing `heads` row can never misplace a seq.
-_HEAD_FROM_EVENTS: Final = (
-    "SELECT f.body, f.recorded_at, l.seq, l.hash, l.recorded_at FROM events f, LATERAL "
-    "(SELECT seq, hash, recorded_at FROM events WHERE encounter = f.encounter "
-    "ORDER BY seq DESC LIMIT 1) l WHERE f.encounter = %s AND f.seq = 1"
+    "updated_at = EXCLUDED.updated_at, verified = EXCLUDED.verified"
 )
 
 
@@ -108,15 +118,18 @@ class PgStore(PgReads):
         url: str,
         clock: Callable[[], datetime] = now_utc,
         create: bool = True,
+        readonly: bool = False,
         pool_size: int = POOL_SIZE,
     ) -> None:
         if not isinstance(pool_size, int) or isinstance(pool_size, bool) or pool_size < 1:
             raise BadInput(f"pool_size must be a whole number of at least 1, not {pool_size!r}")
         self.url = url
         self.clock = clock
+        self.readonly = readonly
+        self._told: set[str] = set()
         try:
             with psycopg.connect(url, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S) as conn:
-                self._ensure_schema(conn, create)
+                self._ensure_schema(conn, create and not readonly)
         except psycopg.errors.InsufficientPrivilege as exc:
             raise StoreError(
                 f"cannot create the ledger's tables in {self.name} ({one_line(exc)}): "
@@ -144,6 +157,11 @@ class PgStore(PgReads):
             "SELECT to_regclass('events') IS NOT NULL, to_regclass('heads') IS NOT NULL"
         ).fetchone()
         if present == (True, True):
+            if not self.readonly and _missing_triggers(conn):
+                # As a write recreates SQLite's: only a role that may (the owner) does.
+                with suppress(psycopg.errors.InsufficientPrivilege), conn.transaction():
+                    for statement in _SCHEMA[1:5]:
+                        conn.execute(statement)
             return
         if not create and present is not None and not present[0]:
             raise UnknownName(
@@ -161,6 +179,35 @@ class PgStore(PgReads):
     def close(self) -> None:
         """Close the pool's connections."""
         self.pool.close()
+
+    def tell(self, encounter: str, message: str) -> None:
+        """Warn once per encounter (a damaged cache), on stderr for the CLI."""
+        if encounter not in self._told:
+            self._told.add(encounter)
+            warnings.warn(message, LedgerWarning, stacklevel=3)
+
+    def told(self, encounter: str) -> None:
+        """The caller reports the encounter's damage itself: no warning for it from here."""
+        self._told.add(encounter)
+
+    @contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """Several reads as one: each is bounded by the head it read (rows are append-only and
+        the head and its rows commit together), so no transaction needs holding open."""
+        yield
+
+    def problems(self) -> list[str]:
+        """What is wrong with the ledger as a whole (the append-only triggers)."""
+        try:
+            with self.pool.connection() as conn:
+                missing = _missing_triggers(conn)
+        except psycopg.Error as exc:
+            raise StoreError(f"cannot read the ledger at {self.name}: {one_line(exc)}") from exc
+        return [
+            f"the append-only trigger {name} is missing: rows can be changed without a trace in "
+            "the database (opening the ledger as its owner recreates it)"
+            for name in missing
+        ]
 
     def _fetch(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         try:
@@ -184,23 +231,28 @@ class PgStore(PgReads):
         `expect` checked, and everything the writer appends commits together or not at all."""
         check_write_args(encounter, expect)
         text(encounter)
+        if self.readonly:
+            raise StoreError(f"the ledger {self.name} is read-only; nothing was appended")
         try:
             with self.pool.connection() as conn, conn.transaction():
                 conn.execute(
                     "SELECT pg_advisory_xact_lock(%s, hashtext(%s))", (_LOCK_CLASS, encounter)
                 )
                 txn = _Transaction(self, conn)
-                head = txn.current_head(encounter)
+                head, verified, repaired = txn.checked_head(encounter)
                 check_expect(encounter, head.seq if head else 0, expect)
+                if head is not None and verified < head.seq:
+                    txn.check_tail(encounter, verified, head.seq)
                 writer = Writer(txn, encounter, head)
                 yield writer
                 writer.flush()
                 h = writer.head
-                if h is not None and writer.appended:
+                if h is not None and (writer.count or repaired or verified < h.seq):
                     conn.execute(
                         _PUT_HEAD,
-                        (h.encounter, h.system, h.title, h.seq, h.hash, h.opened_at, h.updated_at),
-                    )
+                        (h.encounter, h.system, h.title, h.seq, h.hash, h.opened_at, h.updated_at,
+                         h.seq),
+                    )  # fmt: skip
         except psycopg.errors.LockNotAvailable as exc:
             raise Conflict(
                 f"encounter {encounter!r} stayed locked by another writer for {LOCK_TIMEOUT_S} s "
@@ -215,10 +267,12 @@ class PgStore(PgReads):
             raise _write_error(self.name, exc) from exc
 
     def verify(self, encounter: str) -> ChainReport:
-        """Recompute one encounter's chain; name the first seq that does not verify."""
-        head = self.head(encounter)
-        acknowledged = (head.seq, head.hash) if head is not None else None
-        return chain.verify_rows(encounter, self.raw_rows(encounter), acknowledged)
+        """Recompute one encounter's chain; name the first seq that does not verify, and say
+        when the heads cache disagrees with the rows."""
+        cached, _, _ = self.heads_row(encounter)
+        report = chain.verify_rows(encounter, self.raw_rows(encounter), None)
+        self.told(encounter)
+        return against_heads(report, cached)
 
 
 class _Transaction(PgReads):
@@ -233,25 +287,42 @@ class _Transaction(PgReads):
     def name(self) -> str:
         return self._store.name
 
+    def tell(self, encounter: str, message: str) -> None:
+        self._store.tell(encounter, message)
+
+    def told(self, encounter: str) -> None:
+        self._store.told(encounter)
+
     def _fetch(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         return self._conn.execute(sql, params).fetchall()
 
-    def current_head(self, encounter: str) -> Head | None:
-        """The head as the events say (the `heads` row is a cache, checked here)."""
-        rows = self._fetch(_HEAD_FROM_EVENTS, (encounter,))
-        if not rows:
-            return None
-        body, opened_at, seq, digest, updated_at = rows[0]
-        opened = _opened_fields(body)
-        return Head(
-            encounter=encounter,
-            system=opened.get("system", "?"),
-            title=opened.get("title"),
-            seq=seq,
-            hash=digest,
-            opened_at=opened_at,
-            updated_at=updated_at,
-        )
+    def checked_head(self, encounter: str) -> tuple[Head | None, int, bool]:
+        """The head to extend, the seq the chain is verified through, and whether the heads
+        cache had to be repaired: the rows win when they disagree with it."""
+        cached, verified, last = self.heads_row(encounter)
+        if heads_agree(cached, last):
+            return cached, verified, False
+        self.tell(encounter, heads_disagreement(encounter, cached, last, "repaired from the rows"))
+        # The mark came with the cache: the whole chain is checked again.
+        return self.derived_head(encounter, last), 0, True
+
+    def check_tail(self, encounter: str, verified: int, top: int) -> None:
+        """Check the chain from the verified mark to the head, or refuse to extend it."""
+        prev = chain.GENESIS
+        if verified > 0:
+            rows = self._fetch(
+                "SELECT hash FROM events WHERE encounter = %s AND seq = %s", (encounter, verified)
+            )
+            prev = rows[0][0] if rows else ""
+        expected = verified + 1
+        for row in self._pages(encounter, verified, top):
+            problem = chain.row_problem(expected, prev, *row)
+            if problem is not None:
+                raise BrokenChain(
+                    f"encounter {encounter!r} does not verify at seq {expected} ({problem}): "
+                    "nothing was appended to a broken chain; see `encounter verify`"
+                )
+            expected, prev = row[1] + 1, row[7]
 
     def insert(self, rows: list[tuple[Any, ...]]) -> None:
         """Insert built rows inside this transaction."""
@@ -267,6 +338,14 @@ class _Transaction(PgReads):
 def _configure(conn: psycopg.Connection[Any]) -> None:
     # Once a connection, not once an append: a round trip less on every write.
     conn.execute(f"SET lock_timeout = '{LOCK_TIMEOUT_S}s'")
+
+
+def _missing_triggers(conn: psycopg.Connection[Any]) -> list[str]:
+    rows = conn.execute(
+        "SELECT tgname FROM pg_trigger WHERE tgrelid = 'events'::regclass AND NOT tgisinternal"
+    ).fetchall()
+    present = {name for (name,) in rows}
+    return [name for name in _TRIGGERS if name not in present]
 
 
 def _opened_fields(body: Any) -> dict[str, Any]:
@@ -296,6 +375,7 @@ def _rebuild_heads(conn: psycopg.Connection[Any]) -> None:
                 digest,
                 opened_at,
                 updated_at,
+                0,
             ),
         )
 

@@ -31,6 +31,7 @@ from ledger.errors import (
     did_you_mean,
 )
 from ledger.rows import COLUMNS, Head, head_of, load, now_utc
+from ledger.stores import against_heads, heads_agree, heads_disagreement
 from ledger.writer import Writer
 
 _INSERT: Final = f"INSERT INTO events ({COLUMNS}) VALUES (?,?,?,?,?,?,?,?)"
@@ -162,10 +163,10 @@ class Store:
         with self.snapshot():
             cached = self._cached_head(encounter)
             last = self._last_row(encounter)
-            if _agrees(cached, last):
+            if heads_agree(cached, last):
                 return cached
             derived = self._derived_head(encounter, last)
-        self.tell(encounter, _disagreement(encounter, cached, last, "read from the rows"))
+        self.tell(encounter, heads_disagreement(encounter, cached, last, "read from the rows"))
         return derived
 
     def _cached_head(self, encounter: str) -> Head | None:
@@ -406,9 +407,9 @@ class Store:
         ).fetchone()
         cached = head_of(row[:7]) if row else None
         last = self._last_row(encounter)
-        if _agrees(cached, last):
+        if heads_agree(cached, last):
             return cached, row[7] if row else 0, False
-        self.tell(encounter, _disagreement(encounter, cached, last, "repaired from the rows"))
+        self.tell(encounter, heads_disagreement(encounter, cached, last, "repaired from the rows"))
         # The mark came with the cache: the whole chain is checked again.
         return self._derived_head(encounter, last), 0, True
 
@@ -452,26 +453,7 @@ class Store:
             rows = self.raw_rows(encounter) if "events" in self._tables else iter(())
             report = chain.verify_rows(encounter, rows, None)
         self.told(encounter)
-        if not report.ok:
-            return report
-        if cached is None:
-            cache = "the heads cache has no row for it" if report.events else None
-            return report.model_copy(update={"cache": cache})
-        if cached.seq > report.events:
-            return report.model_copy(
-                update={
-                    "bad_seq": report.events + 1,
-                    "problem": f"the last stored seq is {report.events}, but seq {cached.seq} "
-                    "was acknowledged: events were removed from the end",
-                }
-            )
-        if (cached.seq, cached.hash) != (report.events, report.head):
-            cache = (
-                f"the heads cache says seq {cached.seq} (hash {cached.hash[:12]}), but the "
-                f"rows end at seq {report.events} (hash {(report.head or '')[:12]})"
-            )
-            return report.model_copy(update={"cache": cache})
-        return report
+        return against_heads(report, cached)
 
     def problems(self) -> list[str]:
         """What is wrong with the file as a whole (the append-only triggers)."""
@@ -493,23 +475,6 @@ def _identity(path: Path) -> tuple[int, int] | None:
     except OSError:
         return (-1, -1)
     return (info.st_dev, info.st_ino)
-
-
-def _agrees(cached: Head | None, last: tuple[int, str, str] | None) -> bool:
-    if cached is None or last is None:
-        return cached is None and last is None
-    return (cached.seq, cached.hash) == last[:2]
-
-
-def _disagreement(
-    encounter: str, cached: Head | None, last: tuple[int, str, str] | None, done: str
-) -> str:
-    said = f"seq {cached.seq}" if cached else "nothing"
-    rows = f"end at seq {last[0]}" if last else "hold none of it"
-    return (
-        f"the heads cache of encounter {encounter!r} says {said}, but its stored events {rows}: "
-        f"{done} (if events were removed, only a published head digest shows it)"
-    )
 
 
 def _write_error(path: Path, exc: sqlite3.OperationalError) -> LedgerError:

@@ -8,7 +8,7 @@ specifics to itself, and psycopg is imported only when a PostgreSQL URL is opene
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import AbstractContextManager
 from datetime import datetime
 from pathlib import Path
@@ -49,8 +49,9 @@ class Appending(Protocol):
     ) -> list[events.Recorded]:
         """The encounter's `event.retracted` events up to seq `upto`."""
 
-    def by_id(self, id: str) -> events.Recorded | None:
-        """The stored event with this id, if any."""
+    def by_id(self, id: str, systems: Mapping[str, str] | None = None) -> events.Recorded | None:
+        """The stored event with this id, if any (`systems`: encounters whose system is known
+        before their head is stored)."""
 
     def stored_ids(self, ids: Iterable[str]) -> set[str]:
         """Which of `ids` are stored, in any encounter."""
@@ -91,8 +92,14 @@ class EventStore(Appending, Protocol):
     def raw_rows(self, encounter: str) -> Iterator[tuple[Any, ...]]:
         """Stored rows as they are (the eight columns), for verification and export."""
 
-    def stored_encounters(self) -> list[str]:
-        """Every encounter name that has rows, read from the events themselves."""
+    def names(self) -> list[str]:
+        """Every encounter name, in the rows or in the heads cache, sorted."""
+
+    def snapshot(self) -> AbstractContextManager[None]:
+        """One consistent read of several statements."""
+
+    def problems(self) -> list[str]:
+        """What is wrong with the ledger as a whole (the append-only triggers)."""
 
     def writing(self, encounter: str, expect: int | None = None) -> AbstractContextManager[Writer]:
         """One atomic append under the encounter's write lock; `expect` is checked."""
@@ -110,6 +117,7 @@ def open_store(
     location: str | Path,
     clock: Callable[[], datetime] = now_utc,
     create: bool = True,
+    readonly: bool = False,
     pool_size: int | None = None,
 ) -> EventStore:
     """The store `location` names: a `postgresql://` URL, or else a SQLite file path."""
@@ -119,12 +127,13 @@ def open_store(
         return pgstore.PgStore(
             str(location),
             clock=clock,
-            create=create,
+            create=create and not readonly,
+            readonly=readonly,
             pool_size=pgstore.POOL_SIZE if pool_size is None else pool_size,
         )
     from ledger.store import Store
 
-    return Store(location, clock=clock, create=create)
+    return Store(location, clock=clock, create=create, readonly=readonly)
 
 
 def check_write_args(encounter: str, expect: int | None) -> None:
@@ -162,3 +171,47 @@ def unknown_encounter(encounter: str, where: str | Path, heads: list[Head]) -> U
         f"(known: {shown or 'none yet'})",
         code="unknown-encounter",
     )
+
+
+def heads_agree(cached: Head | None, last: tuple[int, str, str] | None) -> bool:
+    """Whether the heads cache's row and the last stored row (seq, hash, time) agree."""
+    if cached is None or last is None:
+        return cached is None and last is None
+    return (cached.seq, cached.hash) == last[:2]
+
+
+def heads_disagreement(
+    encounter: str, cached: Head | None, last: tuple[int, str, str] | None, done: str
+) -> str:
+    """The warning for a heads cache that disagrees with the rows, and what was done."""
+    said = f"seq {cached.seq}" if cached else "nothing"
+    rows = f"end at seq {last[0]}" if last else "hold none of it"
+    return (
+        f"the heads cache of encounter {encounter!r} says {said}, but its stored events {rows}: "
+        f"{done} (if events were removed, only a published head digest shows it)"
+    )
+
+
+def against_heads(report: ChainReport, cached: Head | None) -> ChainReport:
+    """A chain's report completed by the heads cache: events removed from the end (the cache
+    acknowledged more), or a cache that disagrees with rows that verify."""
+    if not report.ok:
+        return report
+    if cached is None:
+        cache = "the heads cache has no row for it" if report.events else None
+        return report.model_copy(update={"cache": cache})
+    if cached.seq > report.events:
+        return report.model_copy(
+            update={
+                "bad_seq": report.events + 1,
+                "problem": f"the last stored seq is {report.events}, but seq {cached.seq} "
+                "was acknowledged: events were removed from the end",
+            }
+        )
+    if (cached.seq, cached.hash) != (report.events, report.head):
+        cache = (
+            f"the heads cache says seq {cached.seq} (hash {cached.hash[:12]}), but the "
+            f"rows end at seq {report.events} (hash {(report.head or '')[:12]})"
+        )
+        return report.model_copy(update={"cache": cache})
+    return report

@@ -36,7 +36,7 @@ def copy_ledger(source: str | Path, target: str | Path) -> Copied:
     Each encounter lands atomically (all its events or none); running the copy again after a
     failure completes it.
     """
-    with Ledger(source, create=False) as origin:
+    with Ledger(source, create=False, readonly=True) as origin:
         broken = [r for r in origin.verify() if not r.ok]
         if broken:
             first = broken[0]

@@ -134,6 +134,6 @@ def test_copy_from_a_missing_file_is_one_line_and_creates_nothing(tmp_path: Path
     assert (code, out, err) == (
         2,
         "",
-        f"Error: no ledger at {missing} (start one with `encounter new`)\n",
+        f"Error: no ledger at {missing}: no such file (start one with `encounter new`)\n",
     )
     assert not missing.exists() and not (tmp_path / "to.db").exists()

@@ -19,8 +19,9 @@ from urllib.parse import quote, urlsplit, urlunsplit
 import pytest
 from typer.testing import CliRunner
 
-from ledger import BadInput, Ledger, StoreError, UnknownName
+from ledger import BadInput, BrokenChain, Ledger, StoreError, UnknownName
 from ledger.cli import app
+from ledger.errors import LedgerWarning
 from tests.stores import PgBackend
 
 CONTEXT = multiprocessing.get_context("fork")
@@ -216,9 +217,35 @@ def test_an_append_trusts_the_events_over_a_stale_heads_row(pg: PgBackend) -> No
         ledger.record("ford", {"type": "note", "text": "three"})
     pg.execute("UPDATE heads SET seq = 2, hash = 'stale' WHERE encounter = 'ford'")
     with pg.ledger() as ledger:
-        assert ledger.record("ford", {"type": "note", "text": "four"}).seq == 4
+        with pytest.warns(LedgerWarning, match="heads cache of encounter 'ford' says seq 2, but"):
+            assert ledger.record("ford", {"type": "note", "text": "four"}).seq == 4
         assert ledger.verify("ford")[0].ok
         assert ledger.store.require("ford").seq == 4
+
+
+def test_an_append_refuses_to_extend_a_chain_edited_behind_the_triggers(pg: PgBackend) -> None:
+    opened(pg, "ford")
+    pg.unguard()
+    pg.execute("UPDATE events SET body = '{\"level\":9}' WHERE seq = 2")
+    pg.execute("UPDATE heads SET verified = 0")
+    with pg.ledger() as ledger, pytest.raises(BrokenChain, match="does not verify at seq 2"):
+        ledger.record("ford", {"type": "note", "text": "on a broken chain"})
+    assert pg.execute("SELECT max(seq) FROM events") == [(2,)]
+
+
+def test_a_dropped_trigger_is_a_problem_until_the_owner_opens_the_ledger(pg: PgBackend) -> None:
+    opened(pg, "ford")
+    pg.unguard()
+    with pg.ledger(readonly=True) as ledger:
+        assert [p.split(" is missing")[0] for p in ledger.problems()] == [
+            "the append-only trigger events_no_update",
+            "the append-only trigger events_no_delete",
+            "the append-only trigger events_no_truncate",
+        ]
+        with pytest.raises(StoreError, match="is read-only; nothing was appended"):
+            ledger.record("ford", {"type": "note", "text": "x"})
+    with pg.ledger() as ledger:
+        assert ledger.problems() == []
 
 
 def test_the_pool_holds_four_connections_unless_told(pg: PgBackend) -> None:
