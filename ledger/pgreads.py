@@ -145,14 +145,17 @@ class PgReads:
                 return
             after = rows[-1][1]
 
-    def retractions(
+    def revisions(
         self, encounter: str, system: str, upto: int | None = None
     ) -> list[events.Recorded]:
-        """The encounter's `event.retracted` events up to seq `upto` (an index serves them)."""
+        """The encounter's retractions and corrections up to seq `upto`, in seq order (two
+        partial indexes serve them)."""
+        top = upto if upto is not None else 2**62
         rows = self._fetch(
             f"SELECT {COLUMNS} FROM events WHERE encounter = %s AND type = 'event.retracted' "
-            "AND seq <= %s ORDER BY seq",
-            (text(encounter), upto if upto is not None else 2**62),
+            f"AND seq <= %s UNION ALL SELECT {COLUMNS} FROM events WHERE encounter = %s "
+            "AND type = 'event.corrected' AND seq <= %s ORDER BY seq",
+            (text(encounter), top, encounter, top),
         )
         return [load(row, system) for row in rows]
 

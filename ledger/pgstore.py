@@ -78,6 +78,8 @@ _SCHEMA: Final = (
     FOR EACH STATEMENT EXECUTE FUNCTION events_refuse_change()""",
     """CREATE INDEX IF NOT EXISTS events_retractions ON events (encounter, seq)
     WHERE type = 'event.retracted'""",
+    """CREATE INDEX IF NOT EXISTS events_corrections ON events (encounter, seq)
+    WHERE type = 'event.corrected'""",
     """CREATE TABLE IF NOT EXISTS heads (
         encounter TEXT PRIMARY KEY,
         system TEXT NOT NULL,

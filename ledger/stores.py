@@ -44,10 +44,10 @@ class Appending(Protocol):
     ) -> Iterator[events.Recorded]:
         """Rows after..upto of an encounter of `system`, parsed one at a time."""
 
-    def retractions(
+    def revisions(
         self, encounter: str, system: str, upto: int | None = None
     ) -> list[events.Recorded]:
-        """The encounter's `event.retracted` events up to seq `upto`."""
+        """The encounter's retractions and corrections up to seq `upto`, in seq order."""
 
     def by_id(self, id: str, systems: Mapping[str, str] | None = None) -> events.Recorded | None:
         """The stored event with this id, if any (`systems`: encounters whose system is known
