@@ -19,6 +19,8 @@ import json
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, Final
 
+from ledger.errors import BadInput
+
 if TYPE_CHECKING:
     import sqlite3
 
@@ -106,10 +108,22 @@ def create_views(conn: sqlite3.Connection) -> None:
         conn.execute(f"CREATE VIEW IF NOT EXISTS {name} AS {sql}")
 
 
+def _file(ledger: Ledger) -> Any:
+    """The ledger file as a `sqlite_utils.Database`: the views are for SQLite tools."""
+    from ledger.store import Store
+
+    if not isinstance(ledger.store, Store):
+        raise BadInput(
+            f"SQL views are made in a SQLite ledger file (for Datasette), not in "
+            f"{ledger.store.name}: `encounter copy` the ledger to a file first"
+        )
+    return ledger.store.db
+
+
 def rebuild(ledger: Ledger) -> dict[str, int]:
     """(Re)create the views and the `track_changes` read model from the stored events; the
     rows of each encounter, by name."""
-    db = ledger.store.db
+    db = _file(ledger)
     with db.conn:  # one transaction: a reader sees the old read model or the new one
         for name, sql in VIEWS.items():
             db.create_view(name, sql, replace=True)
@@ -128,7 +142,7 @@ def rebuild(ledger: Ledger) -> dict[str, int]:
 
 def drop(ledger: Ledger) -> None:
     """Delete the read model and the views (the events lose nothing)."""
-    db = ledger.store.db
+    db = _file(ledger)
     with db.conn:
         for name in VIEWS:
             db.execute(f"DROP VIEW IF EXISTS {name}")
