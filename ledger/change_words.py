@@ -4,13 +4,14 @@ entries of a combatant's history. One place, so that every command says it the s
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 from ledger import render
 from projections.downstream import Downstream
 from projections.findings import Finding
-from projections.steps import Change
+from projections.registry import RULESETS
+from projections.steps import Change, Step
 
 
 def shown(value: Any) -> str:
@@ -63,17 +64,29 @@ def downstream(d: Downstream) -> list[str]:
     return lines
 
 
-def history_entry(
-    seq: int, kind: str, summary: str, mine: Sequence[Change], named: bool, net_zero: Sequence[str]
-) -> list[str]:
-    """One history entry: the event, then what it did to the combatant. `net_zero` names the
-    tracks it touched that ended where they started (a Fatigue track filled and cleared)."""
-    lines = [f"seq {seq} {kind} {summary}".rstrip()]
-    lines += ["  " + change(c) for c in mine]
-    for track in net_zero:
-        lines.append(f"  {track}: touched, and back where it was")
-    if not mine and not net_zero:
-        lines.append("  no track changed" if named else "  (no change)")
+def what_happened(step: Step, combatant: str) -> dict[str, str]:
+    """{track: what the step did to it}, from its ruleset, for the tracks it touched."""
+    ruleset = RULESETS[step.state.system]
+    touched = ruleset.touches(step.before, step.record.seq, step.record.event, step.state)
+    return dict(touched.get(combatant, {}))
+
+
+def history_entry(step: Step, combatant: str) -> list[str]:
+    """One `history` entry: the event, then each track it touched, before -> after and what
+    happened to it (a track that ends where it started says so); an event that named the
+    combatant and changed none of its tracks says, in words, what it was."""
+    record = step.record
+    lines = [f"seq {record.seq} {record.type} {render.summary(record.event)}".rstrip()]
+    notes = what_happened(step, combatant)
+    for c in step.changes:
+        line = render.change_lines([c])[0]
+        if c.track in notes:
+            line += f" ({notes[c.track]})"
+        elif c.before == c.after:
+            line += " (touched; no net change)"
+        lines.append(line)
+    if not step.changes:
+        lines.append(f"  no track changed: {step.text}")
     return lines
 
 

@@ -142,8 +142,9 @@ class Queries:
     def history(
         self, encounter: str, combatant: str, track: str | None = None
     ) -> Iterator[steps.Step]:
-        """The replay steps that changed one combatant (or one of its tracks), each with only
-        those changes: "what happened to the ogre's Fatigue?"."""
+        """The steps of the story as corrected that touched one combatant (or one of its
+        tracks), each with only its changes, those that end where they started included (a
+        track filled and cleared): "what happened to the ogre's Fatigue?"."""
         known = self.tracks(encounter).combatant(combatant)
         if track is not None and track not in known.view():
             tracks = ", ".join(k for k in known.view() if k != "side")
@@ -153,12 +154,8 @@ class Queries:
                 code="unknown-track",
             )
         for step in self.replay(encounter):
-            mine = tuple(
-                c
-                for c in step.changes
-                if c.combatant == combatant and (track is None or c.track == track)
-            )
-            if mine:
+            mine = steps.touched(RULESETS[step.state.system], step, combatant, track)
+            if mine is not None:
                 yield step.model_copy(update={"changes": mine})
 
     def audit(self, encounter: str) -> list[Finding]:

@@ -12,7 +12,7 @@ from typing import Annotated, NoReturn
 
 import typer
 
-from ledger import conventions, events, files, progress, render, report_cli, service
+from ledger import change_words, conventions, events, files, progress, render, report_cli, service
 from ledger.chain import ChainReport
 from ledger.errors import BadInput
 from ledger.rows import Head
@@ -157,7 +157,8 @@ def register() -> None:
         ] = None,
         json_: Json = False,
     ) -> None:
-        """What happened to one combatant (or one track): each event that changed it, and how."""
+        """What happened to one combatant (or one track): every event of the story as
+        corrected that touched it, even where the net change is zero, and what it did."""
         with source(ctx, name) as (ledger, encounter):
             found = guard(lambda: list(ledger.history(encounter, combatant, track)))
         if json_:
@@ -168,17 +169,16 @@ def register() -> None:
                         "type": step.record.type,
                         "event": events.body_of(step.record.event),
                         "changes": [c.model_dump(mode="json") for c in step.changes],
+                        "what": change_words.what_happened(step, combatant),
+                        "text": step.text,
                     }
                 )
             return
         if not found:
-            what = f"{combatant}'s {track}" if track else f"{combatant}'s tracks"
-            typer.echo(f"No event changed {what}.")
+            what = f"{combatant}'s {track}" if track else combatant
+            typer.echo(f"No event touched {what}.")
         for step in found:
-            typer.echo(
-                f"seq {step.record.seq} {step.record.type} {render.summary(step.record.event)}"
-            )
-            for line in render.change_lines(step.changes):
+            for line in change_words.history_entry(step, combatant):
                 typer.echo(line)
 
     @app.command()

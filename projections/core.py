@@ -192,6 +192,8 @@ class Ruleset:
     `obligations` yields a reminder (an info finding at the seq that opened it) for each
     obligation still open in a state: the audit shows it while it is open and drops it once
     met. `rescores` names the earlier roll an event changes the outcome of (a momentum burn).
+    `touches` says, for each combatant, what an event did to each track it touched, even one
+    that ended where it started (`history`).
     """
 
     key: str
@@ -205,6 +207,9 @@ class Ruleset:
     explain: Callable[[State | None, int, Any, State], str | None] = lambda b, seq, e, a: None
     obligations: Callable[[State], Iterable[Finding]] = lambda s: ()
     rescores: Callable[[Any], int | None] = lambda e: None
+    touches: Callable[[State | None, int, Any, State], Mapping[str, Mapping[str, str]]] = (
+        lambda b, seq, e, a: {}
+    )
 
 
 def pinned_rules(ruleset: Ruleset, overrides: Mapping[str, Any]) -> dict[str, Any]:

@@ -18,7 +18,7 @@ from pydantic_core import to_json
 from ledger import events
 from ledger.errors import BadInput
 from ledger.events import fates_edge as vocab
-from projections import core, fates_edge_audit
+from projections import core, fates_edge_audit, fates_edge_touches
 from projections.fates_edge_model import (
     Adversary,
     FERoll,
@@ -394,4 +394,5 @@ RULESET = core.Ruleset(
     scene_end=scene_end,
     audit=fates_edge_audit.audit,
     obligations=fates_edge_audit.obligations,
+    touches=fates_edge_touches.touches,
 )

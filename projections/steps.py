@@ -201,3 +201,48 @@ def _checkpoint(
 ) -> None:
     if seq % every == 0 and state is not None:
         checkpoints.append((seq, state))
+
+
+def _names(event: Any, before: State | None, name: str) -> bool:
+    # The event names the combatant in a role, or (a roll) the stake it resolves does.
+    roles = [getattr(event, role, None) for role in ("name", "target", "actor", "opposing")]
+    stake = getattr(event, "stake", None)
+    if before is not None and isinstance(stake, str) and stake in before.stakes:
+        lock = before.stakes[stake].lock
+        roles += [lock.actor, lock.target, getattr(lock, "opposing", None)]
+    return name in roles
+
+
+def _tracks_named(event: Any) -> set[str]:
+    # The tracks an event names outright (an override, a sheet noted, a meter changed).
+    named = {getattr(event, key, None) for key in ("track", "meter")}
+    values = getattr(event, "values", None)
+    if isinstance(values, Mapping):
+        named |= set(values)
+    return {t for t in named if isinstance(t, str)}
+
+
+def touched(
+    ruleset: Ruleset, step: Step, combatant: str, track: str | None = None
+) -> tuple[Change, ...] | None:
+    """What one replay step did to `combatant` (or one of its tracks), or None when it did not
+    touch it: the tracks it changed, and those it touched that ended where they started (a
+    Fatigue track filled and cleared), as changes from a value to the same value."""
+    event, seq = step.record.event, step.record.seq
+    mine = [c for c in step.changes if c.combatant == combatant]
+    named = _names(event, step.before, combatant)
+    within = set(ruleset.touches(step.before, seq, event, step.state).get(combatant, {}))
+    if named and getattr(event, "target", None) == combatant:
+        within |= _tracks_named(event)
+    who = step.state.combatants.get(combatant)
+    view = who.view() if who is not None else {}
+    moved = {c.track for c in mine}
+    mine += [
+        Change(combatant=combatant, track=t, before=view[t], after=view[t])
+        for t in sorted(within - moved)
+        if t in view
+    ]
+    if track is not None:
+        mine = [c for c in mine if c.track == track]
+        return tuple(mine) if mine else None
+    return tuple(mine) if mine or named else None

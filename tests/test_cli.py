@@ -749,7 +749,7 @@ def test_history_answers_what_happened_to_one_combatants_track(skirmish: Path) -
     )
     assert (
         ok(skirmish, "history", "ford", "Ash", "--track", "harm")
-        == "No event changed Ash's harm.\n"
+        == "No event touched Ash's harm.\n"
     )
     [line] = ok(skirmish, "history", "ford", "Bandit", "--track", "slots", "--json").splitlines()
     assert json.loads(line)["changes"] == [

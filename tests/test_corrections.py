@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -231,3 +232,92 @@ def test_the_misread_die_is_amended_and_the_session_audits_clean(db: Path) -> No
     assert code == 0
     assert out.splitlines()[-1] == "0 error(s), 0 warning(s), 1 note(s)."
     assert "seq 7 corrects seq 5 (roll.made: dice=[10, 7, 2]): misread a die" in out
+
+
+def test_history_lists_every_event_that_touched_a_track_even_with_no_net_change(
+    db: Path,
+) -> None:
+    for line in (
+        "new a --system fates-edge",
+        "add a Ogre --side adversary --stat resilience=6 --stat fatigue_capacity=3 --stat "
+        "armor=light",
+        "fatigue a Ogre 1",
+        "hit a Ogre 2",
+        "fatigue a Ogre 2",
+        "fatigue a Ogre 3",
+    ):
+        assert encounter(db, *line.split())[0] == 0
+    code, out, err = encounter(db, "history", "a", "Ogre", "--track", "fatigue")
+    assert (code, err) == (0, "")
+    assert out == (
+        "seq 3 fatigue.marked target=Ogre amount=1\n"
+        "  Ogre fatigue: 0 -> 1 (1 marked)\n"
+        "seq 4 hit.resolved target=Ogre harm=2 ignore_armor=0\n"
+        "  Ogre fatigue: 1 -> 1 (cleared by the Harm, then 1 marked)\n"
+        "seq 5 fatigue.marked target=Ogre amount=2\n"
+        "  Ogre fatigue: 1 -> 0 (2 marked, then filled the track (capacity 3) and cleared)\n"
+        "seq 6 fatigue.marked target=Ogre amount=3\n"
+        "  Ogre fatigue: 0 -> 0 (3 marked, then filled the track (capacity 3) and cleared)\n"
+    )
+    code, out, _ = encounter(db, "history", "a", "Ogre", "--track", "resilience")
+    assert out.splitlines()[-1] == "  Ogre resilience: 4 -> 3 (1 for the Fatigue overflow)"
+    code, out, _ = encounter(db, "history", "a", "Ogre", "--track", "fatigue", "--json")
+    last = json.loads(out.splitlines()[-1])
+    assert (last["seq"], last["changes"], last["what"]["fatigue"]) == (
+        6,
+        [{"combatant": "Ogre", "track": "fatigue", "before": 0, "after": 0}],
+        "3 marked, then filled the track (capacity 3) and cleared",
+    )
+
+
+def test_history_follows_the_story_as_corrected(db: Path) -> None:
+    for line in (
+        "new a --system fates-edge",
+        "add a Ogre --side adversary --stat resilience=6 --stat fatigue_capacity=3 --stat "
+        "armor=light",
+        "fatigue a Ogre 1",
+    ):
+        assert encounter(db, *line.split())[0] == 0
+    assert encounter(db, "amend", "a", "3", "amount=2", "--reason", "two marks")[0] == 0
+    _, out, _ = encounter(db, "history", "a", "Ogre", "--track", "fatigue")
+    assert out == "seq 3 fatigue.marked target=Ogre amount=2\n  Ogre fatigue: 0 -> 2 (2 marked)\n"
+
+
+def test_tracks_at_and_replay_tell_the_two_times_and_agree(db: Path) -> None:
+    for line in (
+        "new a --system fates-edge",
+        "add a Ogre --side adversary --stat resilience=6 --stat fatigue_capacity=4 --stat "
+        "armor=light",
+        "fatigue a Ogre 1",
+        "fatigue a Ogre 1",
+    ):
+        assert encounter(db, *line.split())[0] == 0
+    assert encounter(db, "amend", "a", "3", "amount=2", "--reason", "two marks")[0] == 0
+
+    def fatigue(*args: str) -> int:
+        doc = json.loads(encounter(db, "tracks", "a", "--json", *args)[1])
+        value: int = doc["combatants"]["Ogre"]["fatigue"]
+        return value
+
+    def replayed(*args: str) -> int:
+        last = json.loads(encounter(db, "replay", "a", "--json", *args)[1].splitlines()[-1])
+        value: int = last["combatants"]["Ogre"]["fatigue"]
+        return value
+
+    assert fatigue("--at", "4") == replayed("--as-played", "--to", "4") == 2
+    assert fatigue("--at", "4", "--corrected") == replayed("--to", "4") == 3
+    assert fatigue() == replayed() == 3
+    _, out, _ = encounter(db, "replay", "a", "--as-played", "--from", "4")
+    assert out.splitlines() == [
+        "seq 4 fatigue.marked target=Ogre amount=1",
+        "  Ogre fatigue: 1 -> 2",
+        'seq 5 event.corrected target=3 reason=two marks fields={"amount":2}',
+        "  Ogre fatigue: 2 -> 3",
+    ]
+    _, out, _ = encounter(db, "replay", "a", "--from", "3")
+    assert out.splitlines() == [
+        "seq 3 fatigue.marked target=Ogre amount=2",
+        "  Ogre fatigue: 0 -> 2",
+        "seq 4 fatigue.marked target=Ogre amount=1",
+        "  Ogre fatigue: 2 -> 3",
+    ]
