@@ -225,9 +225,10 @@ def _tracks_named(event: Any) -> set[str]:
 def touched(
     ruleset: Ruleset, step: Step, combatant: str, track: str | None = None
 ) -> tuple[Change, ...] | None:
-    """What one replay step did to `combatant` (or one of its tracks), or None when it did not
-    touch it: the tracks it changed, and those it touched that ended where they started (a
-    Fatigue track filled and cleared), as changes from a value to the same value."""
+    """What one replay step did to `combatant` (or one of its tracks), or None when it touched
+    none of its tracks: the tracks it changed, and those it touched that ended where they
+    started (a Fatigue track filled and cleared; an override or a sheet naming the track), as
+    changes from a value to the same value."""
     event, seq = step.record.event, step.record.seq
     mine = [c for c in step.changes if c.combatant == combatant]
     named = _names(event, step.before, combatant)
@@ -244,5 +245,4 @@ def touched(
     ]
     if track is not None:
         mine = [c for c in mine if c.track == track]
-        return tuple(mine) if mine else None
-    return tuple(mine) if mine or named else None
+    return tuple(mine) if mine else None
