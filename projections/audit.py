@@ -2,7 +2,8 @@
 
 A rule is a function of (state before, the event, state after); whatever it must remember across
 events lives in the state, so the audit of a whole stream and the warnings of one new event are
-the same computation.
+the same computation. An obligation an event opens (a miss at 0 health owing a debility) is a
+reminder at its seq; the audit of a stream keeps it only while the end state still owes it.
 """
 
 from __future__ import annotations
