@@ -13,6 +13,7 @@ import os
 from collections.abc import Callable, Iterable
 from typing import Any, Final
 
+import orjson
 from pydantic import BaseModel
 
 GENESIS: Final = "0" * 64
@@ -20,6 +21,27 @@ GENESIS: Final = "0" * 64
 CANONICAL: Final = json.JSONEncoder(
     sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
 )
+
+
+def canonical(body: Any, float_free: bool = False) -> str:
+    """`CANONICAL.encode(body)`; with `float_free` (no float can occur in `body`), by orjson.
+
+    orjson with sorted keys writes the same text as the stdlib canonical encoder for documents
+    without floats (it spells some floats differently, so those keep the stdlib path): the
+    same escapes, key order (UTF-8 order is code point order) and separators
+    (`tests/test_canonical.py` proves it). Whatever orjson refuses (an integer past 64 bits, a
+    lone surrogate, a key that is not text) takes the stdlib path too.
+    """
+    if float_free:
+        try:
+            text: str = orjson.dumps(body, option=orjson.OPT_SORT_KEYS).decode()
+        except TypeError:
+            pass
+        else:
+            return text
+    return CANONICAL.encode(body)
+
+
 #: The body text of rows written by 0.1.0 (fields in event order); later rows store CANONICAL.
 STORED: Final = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 _quote: Callable[[str], str] = json.encoder.encode_basestring
@@ -51,9 +73,26 @@ def hash_text(
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+#: Random bytes for ids, read from the OS 256 ids at a time (a bulk import asks for thousands),
+#: with the process that read them: a forked child must not reuse its parent's bytes.
+_ID_BYTES = 16 * 256
+_pool: list[bytes] = []
+_pool_pid = 0
+
+
 def new_id() -> str:
     """A random (version 4) UUID as text."""
-    raw = bytearray(os.urandom(16))
+    global _pool, _pool_pid
+    try:
+        if _pool_pid != os.getpid():
+            raise IndexError
+        chunk = _pool.pop()  # atomic: threads never share an id
+    except IndexError:
+        block = os.urandom(_ID_BYTES)
+        _pool = [block[i : i + 16] for i in range(0, _ID_BYTES, 16)]
+        _pool_pid = os.getpid()
+        chunk = _pool.pop()
+    raw = bytearray(chunk)
     raw[6] = (raw[6] & 0x0F) | 0x40
     raw[8] = (raw[8] & 0x3F) | 0x80
     h = raw.hex()

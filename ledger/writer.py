@@ -83,7 +83,7 @@ class Writer:
         body = events.body_of(event)
         try:
             # The canonical text is both hashed and stored: one encoding per event.
-            body_text = chain.CANONICAL.encode(body)
+            body_text = chain.canonical(body, events.float_free(type(event)))
             digest = chain.hash_text(
                 self.encounter, seq, id, kind, recorded_at, body_text, prev_hash
             )

@@ -13,9 +13,10 @@ from __future__ import annotations
 import importlib
 import json
 import operator
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from functools import cache, reduce
-from typing import TYPE_CHECKING, Annotated, Any, Final, get_args
+from types import UnionType
+from typing import TYPE_CHECKING, Annotated, Any, Final, Literal, Union, get_args, get_origin
 
 from pydantic import BaseModel, Field, ValidationError
 
@@ -218,6 +219,30 @@ def body_of(event: EventBase) -> dict[str, Any]:
     """The stored `body` of an event: its fields (defaults filled in) without `type` or nulls."""
     dumped = event.model_dump(mode="json", exclude={"type"})
     return {k: v for k, v in dumped.items() if v is not None}
+
+
+@cache
+def float_free(model: type[BaseModel]) -> bool:
+    """Whether no float can occur in an event of this model's body (read from its field
+    types: a float, or a value of any JSON type, can hold one)."""
+    return all(_float_free_type(f.annotation) for f in model.model_fields.values())
+
+
+def _float_free_type(kind: Any) -> bool:
+    if kind in (str, int, bool, type(None)):
+        return True
+    if isinstance(kind, type) and issubclass(kind, BaseModel):
+        return float_free(kind)
+    origin = get_origin(kind)
+    if origin is Literal:
+        return all(not isinstance(v, float) for v in get_args(kind))
+    if origin is Annotated:
+        return _float_free_type(get_args(kind)[0])
+    if origin in (tuple, list, dict, Union, UnionType) or (
+        isinstance(origin, type) and issubclass(origin, Mapping | Sequence)
+    ):
+        return all(a is Ellipsis or _float_free_type(a) for a in get_args(kind))
+    return False  # float, Any, JsonValue, anything unknown: the stdlib path
 
 
 def type_of(event: EventBase) -> str:

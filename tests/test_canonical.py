@@ -1,0 +1,98 @@
+"""The fast canonical body text (`ledger.chain.canonical`) is the stdlib's, byte for byte.
+
+Every append stores and hashes this text, and anyone recomputes the hash with the stdlib form
+(DESIGN §3): the orjson path may be used only where it writes exactly the same.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ledger import Ledger, chain, events
+from ledger.events import common
+
+#: JSON without floats: text of any code point (controls, surrogates, U+2028), integers past
+#: 64 bits, nesting, and keys that are not text.
+SCALARS = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.integers(-(2**70), 2**70),
+    st.text(),
+    st.text(st.characters(codec=None, categories=None)),
+)
+DOCUMENTS = st.recursive(
+    SCALARS,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4),
+        st.tuples(inner, inner),
+        st.dictionaries(st.text(), inner, max_size=4),
+        st.dictionaries(st.integers(0, 9), inner, max_size=2),
+    ),
+    max_leaves=20,
+)
+
+
+def stdlib(document: Any) -> str | type[Exception]:
+    try:
+        return chain.CANONICAL.encode(document)
+    except (TypeError, ValueError) as exc:
+        return type(exc)
+
+
+def fast(document: Any) -> str | type[Exception]:
+    try:
+        return chain.canonical(document, float_free=True)
+    except (TypeError, ValueError) as exc:
+        return type(exc)
+
+
+@settings(max_examples=500, deadline=None, database=None)
+@given(DOCUMENTS)
+def test_orjson_writes_the_stdlib_canonical_text_for_documents_without_floats(
+    document: Any,
+) -> None:
+    assert fast(document) == stdlib(document)
+
+
+@settings(max_examples=200, deadline=None, database=None)
+@given(st.dictionaries(st.text(), st.floats(allow_nan=False, allow_infinity=False), min_size=1))
+def test_a_document_that_may_hold_floats_keeps_the_stdlib_text(document: dict[str, Any]) -> None:
+    assert chain.canonical(document) == chain.CANONICAL.encode(document)
+
+
+def test_only_event_types_whose_fields_cannot_hold_a_float_take_the_fast_path() -> None:
+    # Stats, values and house rules are any JSON: they may hold a float.
+    assert not events.float_free(common.CombatantJoined)
+    assert not events.float_free(common.TrackAdjusted)
+    assert not events.float_free(common.TracksNoted)
+    assert not events.float_free(common.EncounterOpened)
+    assert events.float_free(common.Note)
+    assert events.float_free(common.EventRetracted)
+
+
+@pytest.mark.parametrize(
+    "example",
+    sorted((Path(__file__).parent.parent / "examples").glob("*.jsonl")),
+    ids=lambda p: p.stem,
+)
+def test_every_stored_body_is_the_stdlib_canonical_text(example: Path) -> None:
+    with Ledger(":memory:") as ledger:
+        imported = ledger.import_lines(example.read_text(encoding="utf-8").splitlines())
+        rows = list(ledger.store.raw_rows(imported.encounter))
+        assert ledger.verify(imported.encounter)[0].ok
+    assert rows
+    for row in rows:
+        assert row[5] == chain.CANONICAL.encode(json.loads(row[5]))
+
+
+def test_ids_stay_unique_and_version_4_across_refills_of_the_pool() -> None:
+    ids = [chain.new_id() for _ in range(2000)]
+    assert len(set(ids)) == 2000
+    assert all(i[14] == "4" and i[19] in "89ab" and len(i) == 36 for i in ids)
