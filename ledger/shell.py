@@ -246,6 +246,16 @@ def show_recorded(result: service.Recorded, note: str = "", show_roll: bool = Tr
         typer.echo(f"Recorded seq {record.seq}: {record.type}{note}")
         if show_roll:
             show_roll_at(result, record.seq, record.event)
+    if result.downstream is not None:
+        # A retraction or correction recorded by its type: the same diff as undo and amend.
+        from ledger import change_words
+
+        for line in change_words.downstream(result.downstream):
+            typer.echo(line)
+        for finding in result.findings:
+            if finding.rule == "ruling-reversed":
+                typer.echo(render.finding_line(finding))
+        return
     for line in render.change_lines(result.changes):
         typer.echo(line)
     show_findings(result)

@@ -321,3 +321,21 @@ def test_tracks_at_and_replay_tell_the_two_times_and_agree(db: Path) -> None:
         "seq 4 fatigue.marked target=Ogre amount=1",
         "  Ogre fatigue: 2 -> 3",
     ]
+
+
+def test_a_correction_behind_a_cached_snapshot_is_folded_in_a_new_process(db: Path) -> None:
+    with Ledger(db) as ledger:
+        ledger.open("long", "ssss")
+        ledger.join("long", "Bandit", "adversary", {"level": 2})
+        ledger.record("long", {"type": "harm.inflicted", "target": "Bandit", "level": 1})
+        for n in range(300):
+            ledger.record("long", {"type": "note", "text": f"round {n}"})
+    with Ledger(db) as ledger:  # a new process: only the file's snapshots to start from
+        ledger.amend("long", 3, {"level": 2}, reason="a heavier blow")
+    with Ledger(db) as ledger:
+        records = ledger.records("long")
+        assert ledger.tracks("long") == streams.fold(records)
+        slots = ledger.tracks("long").view()["combatants"]["Bandit"]["slots"]
+        assert slots["2"]["filled"] == 1
+        assert ledger.tracks("long", at=300) == streams.fold(records, at=300)
+        assert [f.rule for f in ledger.audit("long")] == ["ruling-reversed"]
