@@ -113,30 +113,34 @@ def parse_lines(lines: Iterable[str], source: str = "input") -> list[dict[str, A
 
 
 def chain_of(items: Iterable[Mapping[str, Any]], source: str = "input") -> ChainReport | None:
-    """The hash chain of exported lines, recomputed (None: the lines carry no hashes, as a
-    hand-written file does). A line without its envelope breaks the chain at its seq."""
-    items = list(items)
-    if not any("hash" in item for item in items):
-        return None
-    names = list(dict.fromkeys(str(item.get("encounter", "")) for item in items))
-    if len(names) > 1:
-        raise BadInput(
-            f"{source} holds several encounters ({', '.join(names)}); read them one at a time"
-        )
-    encounter = names[0] if names else ""
-    rows = []
-    for number, item in enumerate(items, start=1):
-        body = {
-            k: v
-            for k, v in item.items()
-            if k != "type" and k not in events.ENVELOPE_KEYS and k not in events.ANNOTATION_KEYS
-        }
-        try:
-            text = chain.CANONICAL.encode(body)
-        except ValueError as exc:
-            raise BadInput(f"{source} line {number}: {exc}") from exc
-        rows.append(
-            (
+    """The hash chain of exported lines, recomputed as they are read (None: the lines carry no
+    hashes, as a hand-written file does). A line without its envelope breaks the chain at its
+    seq. The lines are not kept: a long file is checked in bounded memory."""
+    names: list[str] = []
+    hashed = False
+
+    def rows() -> Iterator[tuple[Any, ...]]:
+        nonlocal hashed
+        for number, item in enumerate(items, start=1):
+            hashed = hashed or "hash" in item
+            name = str(item.get("encounter", ""))
+            if not names:
+                names.append(name)
+            elif name != names[0]:
+                raise BadInput(
+                    f"{source} holds several encounters ({names[0]}, {name}); read them one at "
+                    "a time"
+                )
+            body = {
+                k: v
+                for k, v in item.items()
+                if k != "type" and k not in events.ENVELOPE_KEYS and k not in events.ANNOTATION_KEYS
+            }
+            try:
+                text = chain.CANONICAL.encode(body)
+            except ValueError as exc:
+                raise BadInput(f"{source} line {number}: {exc}") from exc
+            yield (
                 item.get("encounter"),
                 item.get("seq", number),
                 item.get("id"),
@@ -146,8 +150,14 @@ def chain_of(items: Iterable[Mapping[str, Any]], source: str = "input") -> Chain
                 item.get("prev_hash"),
                 item.get("hash"),
             )
-        )
-    return chain.verify_rows(encounter, rows, None)
+
+    stream = rows()
+    report = chain.verify_rows("", stream, None)
+    for _ in stream:  # past a break: whether any line carries a hash at all, and its name
+        pass
+    if not hashed:
+        return None
+    return report.model_copy(update={"encounter": names[0] if names else ""})
 
 
 def _kind(value: Any) -> str:
@@ -166,6 +176,9 @@ def check_time(value: Any) -> None:
     if moment.tzinfo is None:
         raise BadInput(f"'recorded_at' {value!r} has no time zone (use UTC, ending in Z)")
 
+
+#: The in-memory fold checkpoints a long import keeps (the newest; each holds a state).
+_CHECKPOINTS_KEPT: Final = 8
 
 #: The text that opens the note an `import --unchained` appends; the audit reports it.
 UNCHAINED_NOTE: Final = "imported unverified (import --unchained)"
@@ -198,6 +211,10 @@ class Importer:
             raise type(exc)(f"{self.source} line {number}: {exc}") from exc
         if done and self._first_new is None:
             self._first_new = self.session.writer.seq
+        checkpoints = self.session.checkpoints
+        if len(checkpoints) > _CHECKPOINTS_KEPT:
+            # Memory stays bounded: an undo that reaches further back refolds from the file.
+            del checkpoints[:-_CHECKPOINTS_KEPT]
         self.appended += done
         self.already += 1 - done
 

@@ -15,6 +15,7 @@ from ledger import exchange
 from ledger.chain import ChainReport
 from ledger.errors import BadInput, BrokenChain, UnknownName
 from ledger.service import Ledger
+from ledger.storefile import SCRATCH
 
 
 def read_text(file: Path) -> str:
@@ -139,15 +140,20 @@ def _mode(target: Path) -> int:
 
 
 def load(path: str | Path) -> tuple[Ledger, str]:
-    """A JSON Lines file read into an in-memory ledger (nothing written), and its encounter."""
+    """A JSON Lines file read into a scratch ledger (nothing written where the file is), and its
+    encounter. The file is read twice, as a stream: once for its chain, once into the ledger,
+    whose rows SQLite keeps in a temporary file, so memory stays bounded."""
     file = Path(path)
-    # Split at newlines only: an event's text may hold U+2028, which splitlines() splits at.
-    read = list(lines(file))
-    report = exchange.chain_of(exchange.parse_lines(read, str(file)), str(file))
+    items = (item for _, item in exchange.iter_lines(lines(file), str(file)))
+    report = exchange.chain_of(items, str(file))
     if report is not None and not report.ok:
         raise BrokenChain(f"{file}: the chain is broken at seq {report.bad_seq}: {report.problem}")
-    ledger = Ledger(":memory:")
-    result = ledger.import_lines(read, source=str(file))
+    ledger = Ledger(SCRATCH)
+    try:
+        result = ledger.import_lines(lines(file), source=str(file))
+    except BaseException:
+        ledger.close()
+        raise
     return ledger, result.encounter
 
 

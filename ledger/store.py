@@ -468,7 +468,7 @@ class Store:
 
 def _identity(path: Path) -> tuple[int, int] | None:
     """The file's (device, inode), to notice it being removed or replaced."""
-    if str(path) == ":memory:":
+    if str(path) in storefile.UNNAMED:
         return None
     try:
         info = os.stat(path)

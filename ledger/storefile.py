@@ -27,6 +27,10 @@ APPLICATION_ID: Final = 0x456E4C67
 USER_VERSION: Final = 2
 
 BUSY_TIMEOUT_S: Final = 60.0
+#: A ledger of its own in a temporary file SQLite deletes when it closes (a `.jsonl` read).
+SCRATCH: Final = ":scratch:"
+#: Paths that name no file of the user's.
+UNNAMED: Final = (":memory:", SCRATCH)
 
 _EVENTS_COLUMNS: Final = (
     "encounter",
@@ -83,14 +87,15 @@ def _words(sql: str | None) -> list[str]:
 def connect(path: Path, *, readonly: bool, create: bool) -> tuple[sqlite3.Connection, bool]:
     """A connection to the ledger file at `path` (and whether this call created the file),
     checked to be an encounter ledger; for writing, its schema made current."""
-    memory = str(path) == ":memory:"
-    existed = memory or _exists(path, readonly=readonly, create=create)
+    unnamed = str(path) in UNNAMED
+    existed = unnamed or _exists(path, readonly=readonly, create=create)
     try:
-        if readonly:
+        if readonly and not unnamed:
             conn = _open_readonly(path)
         else:
+            name = "" if str(path) == SCRATCH else str(path)
             conn = sqlite3.connect(
-                str(path), timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False
+                name, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False
             )
     except sqlite3.Error as exc:
         raise StoreError(f"cannot open the ledger {path}: {_os_reason(path, exc)}") from exc
