@@ -139,7 +139,7 @@ def undo(
         )
     if json_:
         emit_recorded(result)
-    _show_revision(result, "undid", "undo")
+    _show_revision(result, "undoes" if dry_run else "undid", "undo")
 
 
 @app.command()
@@ -166,7 +166,7 @@ def redo(
         )
     if json_:
         emit_recorded(result)
-    _show_revision(result, "redid", "redo")
+    _show_revision(result, "redoes" if dry_run else "redid", "redo")
 
 
 @app.command()

@@ -36,26 +36,31 @@ def register() -> None:
 
     @app.command()
     def log(ctx: typer.Context, name: Source, json_: Json = False) -> None:
-        """Every event, retractions included; undone events marked with the seq that undid them."""
-        from projections.revisions import excluded
+        """Every event, retractions and corrections included; undone events marked with the seq
+        that undid them, corrected ones with the seqs of the corrections in force."""
+        from projections.revisions import standing
 
         with source(ctx, name) as (ledger, encounter):
             records = guard(lambda: ledger.records(encounter))
-        gone = excluded(records)
+        now = standing(records)
         by: dict[int, int] = {}
         for r in records:
             target = getattr(r.event, "target", None)
-            if r.type == "event.retracted" and r.seq not in gone and isinstance(target, int):
+            if r.type == "event.retracted" and r.seq not in now.gone and isinstance(target, int):
                 by[target] = r.seq
+        fixed = {seq: [r.seq for r in fixes] for seq, fixes in now.fixes.items()}
         if json_:
-            # The export's lines, and on each event that does not count the seq that retracts it.
+            # The export's lines, and on each event that does not count the seq that retracts
+            # it (on each corrected one, the corrections in force).
             for record in records:
                 line = record.exchange()
                 if record.seq in by:
                     line["retracted_by"] = by[record.seq]
+                if record.seq in fixed:
+                    line["corrected_by"] = fixed[record.seq]
                 emit_json(line)
             return
-        render.show(render.log_table(records, by))
+        render.show(render.log_table(records, by, fixed))
 
     @app.command()
     def tracks(

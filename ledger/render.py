@@ -180,8 +180,12 @@ def pools_line(state: State) -> str | None:
     return visible("pools: " + ", ".join(f"{k} {v}" for k, v in state.pools.items()))
 
 
-def log_table(records: Iterable[events.Recorded], retracted: Mapping[int, int]) -> Table:
-    """The stream, retractions marked."""
+def log_table(
+    records: Iterable[events.Recorded],
+    retracted: Mapping[int, int],
+    corrected: Mapping[int, Sequence[int]] | None = None,
+) -> Table:
+    """The stream, retracted and corrected events marked."""
     from rich.table import Table
 
     table = Table(title_justify="left")
@@ -191,6 +195,9 @@ def log_table(records: Iterable[events.Recorded], retracted: Mapping[int, int]) 
         details = summary(r.event)
         if r.seq in retracted:
             details = f"(retracted by seq {retracted[r.seq]}) {details}"
+        fixes = (corrected or {}).get(r.seq)
+        if fixes:
+            details = f"(corrected by seq {', '.join(map(str, fixes))}) {details}"
         table.add_row(str(r.seq), literal(r.recorded_at), literal(r.type), literal(details))
     return table
 

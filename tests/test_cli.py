@@ -730,7 +730,7 @@ def test_a_dry_run_prints_the_same_diff_and_appends_nothing(skirmish: Path) -> N
     assert json.loads(ok(skirmish, "tracks", "ford", "--json"))["seq"] == 5
     undo = ok(skirmish, "undo", "ford", "5", "--reason", "x", "--dry-run")
     assert undo.splitlines()[0] == (
-        "Dry run: undo would record seq 6: event.retracted (undid seq 5)"
+        "Dry run: undo would record seq 6: event.retracted (undoes seq 5)"
     )
     assert len(ok(skirmish, "export", "ford").splitlines()) == 5
     ok(skirmish, "undo", "ford", "5", "--reason", "x")

@@ -232,6 +232,8 @@ def test_the_misread_die_is_amended_and_the_session_audits_clean(db: Path) -> No
     assert code == 0
     assert out.splitlines()[-1] == "0 error(s), 0 warning(s), 1 note(s)."
     assert "seq 7 corrects seq 5 (roll.made: dice=[10, 7, 2]): misread a die" in out
+    logged = [json.loads(line) for line in encounter(db, "log", "a", "--json")[1].splitlines()]
+    assert (logged[4]["dice"], logged[4]["corrected_by"]) == ([10, 7, 1], [7])
 
 
 def test_history_lists_every_event_that_touched_a_track_even_with_no_net_change(

@@ -56,7 +56,7 @@ if TYPE_CHECKING:
 #: Keys of an exchanged (JSON Lines) event that belong to the envelope, not the event.
 ENVELOPE_KEYS: Final = ("encounter", "seq", "id", "recorded_at", "hash", "prev_hash")
 #: Keys a reader adds to an exchanged line (`log --json`); ignored when the line is read back.
-ANNOTATION_KEYS: Final = ("retracted_by",)
+ANNOTATION_KEYS: Final = ("retracted_by", "corrected_by")
 
 #: System key -> the module of its own events (imported on first use).
 _MODULES: Final[dict[str, str]] = {
