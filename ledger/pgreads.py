@@ -12,7 +12,7 @@ from contextlib import suppress
 from datetime import datetime
 from typing import Any, Final
 
-from ledger import events
+from ledger import chain, events
 from ledger.errors import BadInput
 from ledger.rows import COLUMNS, Head, head_of, load
 from ledger.stores import heads_agree, heads_disagreement, unknown_encounter
@@ -128,9 +128,40 @@ class PgReads:
     def load_rows(
         self, encounter: str, system: str, after: int, upto: int
     ) -> Iterator[events.Recorded]:
-        """Rows after..upto of an encounter of `system`, parsed one at a time (paged)."""
+        """Rows after..upto of an encounter of `system`, parsed one at a time (paged), the
+        chain checked on the way: a write refuses to go on from a broken one (BrokenChain), a
+        read warns once and shows what is stored."""
+        prev = chain.GENESIS
+        if after > 0:
+            found = self._fetch(
+                "SELECT hash FROM events WHERE encounter = %s AND seq = %s", (encounter, after)
+            )
+            prev = found[0][0] if found else ""
+        expected, checking = after + 1, True
         for row in self._pages(encounter, after, upto):
+            if checking:
+                seq, id_, type_, recorded_at, body, prev_hash, digest = row[1:]
+                if (
+                    seq != expected
+                    or prev_hash != prev
+                    or not isinstance(body, str)
+                    or chain.hash_text(encounter, seq, id_, type_, recorded_at, body, prev)
+                    != digest
+                ):
+                    problem = chain.row_problem(expected, prev, *row)
+                    if problem is not None:
+                        checking = False
+                        self.broken(encounter, expected, problem)
+                expected, prev = seq + 1, digest
             yield load(row, system)
+
+    def broken(self, encounter: str, seq: int, problem: str) -> None:
+        """A read shows what is stored, and says once that it does not verify."""
+        self.tell(
+            encounter,
+            f"encounter {encounter!r} does not verify at seq {seq} ({problem}): what is shown "
+            "may not be what was recorded; see `encounter verify`",
+        )
 
     def _pages(self, encounter: str, after: int, upto: int) -> Iterator[tuple[Any, ...]]:
         encounter = text(encounter)

@@ -308,6 +308,13 @@ class _Transaction(PgReads):
         # The mark came with the cache: the whole chain is checked again.
         return self.derived_head(encounter, last), 0, True
 
+    def broken(self, encounter: str, seq: int, problem: str) -> None:
+        """A write never goes on from a broken chain."""
+        raise BrokenChain(
+            f"encounter {encounter!r} does not verify at seq {seq} ({problem}): "
+            "nothing was appended to a broken chain; see `encounter verify`"
+        )
+
     def check_tail(self, encounter: str, verified: int, top: int) -> None:
         """Check the chain from the verified mark to the head, or refuse to extend it."""
         prev = chain.GENESIS
@@ -320,10 +327,7 @@ class _Transaction(PgReads):
         for row in self._pages(encounter, verified, top):
             problem = chain.row_problem(expected, prev, *row)
             if problem is not None:
-                raise BrokenChain(
-                    f"encounter {encounter!r} does not verify at seq {expected} ({problem}): "
-                    "nothing was appended to a broken chain; see `encounter verify`"
-                )
+                self.broken(encounter, expected, problem)
             expected, prev = row[1] + 1, row[7]
 
     def insert(self, rows: list[tuple[Any, ...]]) -> None:

@@ -330,3 +330,16 @@ def test_sql_views_are_for_a_sqlite_file_and_say_so(pg: PgBackend) -> None:
         f"Error: SQL views are made in a SQLite ledger file (for Datasette), not in "
         f"{pg.location}: `encounter copy` the ledger to a file first\n"
     )
+
+
+def test_a_read_of_a_chain_edited_behind_the_triggers_warns_once_and_shows_it(
+    pg: PgBackend,
+) -> None:
+    opened(pg, "ford")
+    pg.unguard()
+    pg.execute("UPDATE events SET body = replace(body, '\"level\":1', '\"level\":3') WHERE seq = 2")
+    with pg.ledger() as ledger:
+        with pytest.warns(LedgerWarning, match="'ford' does not verify at seq 2 .*what is shown"):
+            guard = ledger.tracks("ford").view()["combatants"]["Guard"]
+            ledger.tracks("ford")
+        assert guard["level"] == 3
