@@ -219,7 +219,9 @@ def fill(path: Path, encounters: dict[str, int], stream: Callable[..., Any] = sk
     """A ledger file with these encounters (name -> events), written fast: rows built with the
     store's own chain code, not through the service (a fixture, not a measurement); then the
     projection cache the ledger's own writes would have left (snapshots and head view)."""
-    Ledger(path).close()
+    # Opened by the ledger (its schema, its file format) and kept open: an empty file it
+    # created would be removed on close.
+    keeper = Ledger(path)
     conn = sqlite3.connect(path, isolation_level=None)
     conn.execute("BEGIN")
     stamp = timestamp(now_utc())
@@ -237,11 +239,13 @@ def fill(path: Path, encounters: dict[str, int], stream: Callable[..., Any] = sk
             prev = digest
         conn.executemany(f"INSERT INTO events ({ROWS}) VALUES (?,?,?,?,?,?,?,?)", rows)
         conn.execute(
-            "INSERT INTO heads VALUES (?,?,?,?,?,?,?)",
+            "INSERT INTO heads (encounter, system, title, seq, hash, opened_at, updated_at) "
+            "VALUES (?,?,?,?,?,?,?)",
             (name, first["system"], first.get("title"), count, prev, stamp, stamp),
         )
     conn.execute("COMMIT")
     conn.close()
+    keeper.close()
     warm = getattr(Ledger, "warm_cache", None)
     if warm is not None:
         with Ledger(path) as ledger:
