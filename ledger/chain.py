@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Final
 
 import orjson
@@ -71,6 +71,18 @@ def hash_text(
         f'"seq":{int(seq)},"type":{_quote(type)}}}'
     )
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def file_digest(heads: Mapping[str, str | None]) -> str:
+    """One digest over every encounter's head, to publish for a whole file: the hex SHA-256 of
+    the UTF-8 JSON, keys sorted, no whitespace, of `{ENCOUNTER: HEAD, ...}`."""
+    return hashlib.sha256(CANONICAL.encode(dict(heads)).encode("utf-8")).hexdigest()
+
+
+def matches(digest: str, published: str) -> bool:
+    """Whether a head (or file digest) is the published one, given whole or as its first 12+
+    hex digits (as `encounter list` shows a head)."""
+    return bool(published) and digest.lower().startswith(published.lower())
 
 
 #: Random bytes for ids, read from the OS 256 ids at a time (a bulk import asks for thousands),

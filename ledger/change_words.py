@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ledger import render
+from projections import gametime
 from projections.downstream import Downstream
 from projections.findings import Finding
 from projections.registry import RULESETS
@@ -72,11 +73,13 @@ def what_happened(step: Step, combatant: str) -> dict[str, str]:
 
 
 def history_entry(step: Step, combatant: str) -> list[str]:
-    """One `history` entry: the event, then each track it touched, before -> after and what
+    """One `history` entry: the event in words, then each track it touched, before -> after and what
     happened to it (a track that ends where it started says so); an event that named the
     combatant and changed none of its tracks says, in words, what it was."""
     record = step.record
-    lines = [f"seq {record.seq} {record.type} {render.summary(record.event)}".rstrip()]
+    time = gametime.when(step.round, step.scene)
+    told = f"seq {record.seq}" + (f" ({time})" if time else "") + f": {step.text}"
+    lines = [render.visible(told)]
     notes = what_happened(step, combatant)
     for c in step.changes:
         line = render.change_lines([c])[0]
@@ -86,7 +89,7 @@ def history_entry(step: Step, combatant: str) -> list[str]:
             line += " (touched; no net change)"
         lines.append(line)
     if not step.changes:
-        lines.append(f"  no track changed: {step.text}")
+        lines.append("  no track changed")
     return lines
 
 

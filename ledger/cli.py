@@ -16,9 +16,12 @@ import typer
 from ledger import change_words, files, progress, render, service
 from ledger.errors import BadInput
 from ledger.shell import (
+    By,
     Encounter,
     Expect,
     Json,
+    Round,
+    Scene,
     Side,
     Strict,
     System,
@@ -26,16 +29,29 @@ from ledger.shell import (
     emit_json,
     emit_recorded,
     fail,
+    game_time,
     guard,
     opened,
     parse_pairs,
     read_json_object,
     record_command,
     show_findings,
-    show_roll_at,
 )
 
-__all__ = ["Encounter", "Expect", "Json", "Strict", "app", "fail", "main", "record_command"]
+__all__ = [
+    "By",
+    "Encounter",
+    "Expect",
+    "Json",
+    "Round",
+    "Scene",
+    "Strict",
+    "app",
+    "fail",
+    "game_time",
+    "main",
+    "record_command",
+]
 
 
 @app.command()
@@ -77,12 +93,17 @@ def add(
     strict: Strict = False,
     expect: Expect = None,
     json_: Json = False,
+    round_: Round = None,
+    scene: Scene = None,
+    by: By = None,
 ) -> None:
     """Add a combatant with its stat block."""
     stats = read_json_object(from_file, "--stat-file") if from_file else {}
     stats.update(parse_pairs(stat or [], "--stat"))
     fields = {"type": "combatant.joined", "name": combatant, "side": side.value, "stats": stats}
-    record_command(ctx, name, fields, strict, expect, json_=json_)
+    record_command(
+        ctx, name, fields, strict, expect, json_=json_, stamp=game_time(round_, scene, by)
+    )
 
 
 @app.command()
@@ -96,12 +117,35 @@ def record(
     strict: Strict = False,
     expect: Expect = None,
     json_: Json = False,
+    round_: Round = None,
+    scene: Scene = None,
+    by: By = None,
 ) -> None:
     """Record any event by its type."""
     data = parse_pairs(fields or [], "field")
     if "type" in data:
         fail(BadInput("give the type as the TYPE argument, not as a field"))
-    record_command(ctx, name, {"type": type, **data}, strict, expect, json_=json_)
+    stamp = game_time(round_, scene, by)
+    if type == "round.started" and "round" in stamp:
+        # The event's own round is its `round` field: `encounter round NAME N` says it plainly.
+        fail(BadInput("round.started takes its round as the field round=N, not --round"))
+    record_command(ctx, name, {"type": type, **data}, strict, expect, json_=json_, stamp=stamp)
+
+
+@app.command("round")
+def start_round(
+    ctx: typer.Context,
+    name: Encounter,
+    number: Annotated[int, typer.Argument(help="The round that starts now.")],
+    scene: Scene = None,
+    by: By = None,
+    strict: Strict = False,
+    expect: Expect = None,
+    json_: Json = False,
+) -> None:
+    """Start a game round: later events are in round N (and scene S) until the next one."""
+    fields = {"type": "round.started", "round": number}
+    record_command(ctx, name, fields, strict, expect, json_=json_, stamp=game_time(None, scene, by))
 
 
 DryRun = Annotated[
@@ -214,8 +258,7 @@ def _show_revision(result: service.Recorded, verb: str, command: str) -> None:
         typer.echo(f"Dry run: {command} would record seq {record.seq}: {record.type} ({what})")
     else:
         typer.echo(f"Recorded seq {record.seq}: {record.type} ({what})")
-    if isinstance(target, int) and command == "amend":
-        show_roll_at(result, target)
+    typer.echo(render.visible(f"  {result.words[-1]}"))
     if result.downstream is None:
         for line in render.change_lines(result.changes) or ["No track changed."]:
             typer.echo(line)

@@ -35,12 +35,16 @@ EXAMPLES: Final[dict[str, tuple[str, ...]]] = {
     "tracks": (
         "encounter tracks ford",
         "encounter tracks ford --at 4 --json",
+        "encounter tracks ford --round 2",
         "encounter tracks examples/ssss-bandits.jsonl --without 5",
     ),
     "replay": (
         "encounter replay ford --from-seq 3",
+        "encounter replay ford --round 2",
+        "encounter replay examples/ssss-bandits.jsonl --step",
         "encounter replay examples/fates-edge-ambush.jsonl --json | head",
     ),
+    "round": ("encounter round ford 1", 'encounter round ford 3 --scene "the bridge"'),
     "history": ("encounter history ford Bandit --track slots",),
     "audit": (
         "encounter audit ford",

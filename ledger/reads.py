@@ -12,9 +12,19 @@ from typing import Annotated, NoReturn
 
 import typer
 
-from ledger import change_words, conventions, events, files, progress, render, report_cli, service
+from ledger import (
+    chain,
+    change_words,
+    conventions,
+    events,
+    files,
+    progress,
+    render,
+    report_cli,
+    service,
+)
 from ledger.chain import ChainReport
-from ledger.errors import BadInput
+from ledger.errors import BadInput, UnknownName
 from ledger.rows import Head
 from ledger.shell import (
     Json,
@@ -29,6 +39,22 @@ from ledger.shell import (
     source,
 )
 from ledger.stores import is_postgres
+from projections import gametime
+
+
+def _digest_like(text: str) -> bool:
+    """A whole hex digest, or its first 12 digits or more."""
+    return 12 <= len(text) <= 64 and all(c in "0123456789abcdefABCDEF" for c in text)
+
+
+def _next(shown: int, total: int) -> bool:
+    """Wait for Enter before the next step of `replay --step`; False when the reader quits."""
+    try:
+        answer = input(f"-- {shown}/{total}: Enter for the next event, q to quit -- ")
+    except (EOFError, KeyboardInterrupt):
+        typer.echo()
+        return False
+    return answer.strip().lower() not in ("q", "quit")
 
 
 def register() -> None:
@@ -60,7 +86,7 @@ def register() -> None:
                     line["corrected_by"] = fixed[record.seq]
                 emit_json(line)
             return
-        render.show(render.log_table(records, by, fixed))
+        render.show(render.log_table(records, by, fixed, now.gone))
 
     @app.command()
     def tracks(
@@ -83,17 +109,40 @@ def register() -> None:
             ),
         ] = False,
         without: Without = None,
+        round_: Annotated[
+            int | None,
+            typer.Option("--round", help="The tracks at the end of this game round."),
+        ] = None,
+        scene: Annotated[
+            str | None, typer.Option("--scene", help="With --round: the round of this scene.")
+        ] = None,
         json_: Json = False,
     ) -> None:
-        """The tracks of every combatant (now, at a seq, or without some events)."""
+        """The tracks of every combatant (now, at a seq, at the end of a round, or without some
+        events)."""
+        if round_ is not None and (at is not None or without):
+            fail(BadInput("--round (the end of a round) does not combine with --at or --without"))
+        if scene is not None and round_ is None:
+            fail(BadInput("--scene picks the scene of --round N: give --round too"))
         with source(ctx, name) as (ledger, encounter):
-            state = guard(
-                lambda: ledger.tracks(encounter, at=at, without=without or (), corrected=corrected)
-            )
+            if round_ is not None:
+                number = round_
+                state = guard(
+                    lambda: ledger.round_tracks(encounter, number, gametime.scene_of(scene))
+                )
+            else:
+                state = guard(
+                    lambda: ledger.tracks(
+                        encounter, at=at, without=without or (), corrected=corrected
+                    )
+                )
         if json_:
             emit_json(state.view())
             return
-        typer.echo(f"{state.encounter} ({state.system}) at seq {state.seq}")
+        time = gametime.when(state.round, state.scene)
+        typer.echo(
+            f"{state.encounter} ({state.system}) at seq {state.seq}" + (f", {time}" if time else "")
+        )
         render.show(*render.tracks_tables(state))
         pools = render.pools_line(state)
         if pools:
@@ -124,28 +173,44 @@ def register() -> None:
             ),
         ] = False,
         without: Without = None,
+        round_: Annotated[
+            int | None, typer.Option("--round", help="Only the events of this game round.")
+        ] = None,
+        scene: Annotated[
+            str | None, typer.Option("--scene", help="Only the events of this scene.")
+        ] = None,
+        step_: Annotated[
+            bool,
+            typer.Option("--step", help="One event at a time: Enter for the next, q to quit."),
+        ] = False,
         json_: Json = False,
     ) -> None:
-        """Step through the encounter as corrected (each event as amended, where it happened;
-        undone events left out) and the tracks each step changed."""
+        """Step through the encounter in words, as corrected (each event as amended, where it
+        happened; undone events left out), and the tracks each step changed."""
+        if step_ and json_:
+            fail(BadInput("--step waits for Enter between events; it does not combine with --json"))
+        if step_ and not sys.stdin.isatty():
+            fail(BadInput("replay --step reads Enter from a terminal; standard input is not one"))
         with source(ctx, name) as (ledger, encounter):
             steps = guard(
                 lambda: list(ledger.replay(encounter, start, end, without or (), as_played))
             )
-        for step in steps:
+        wanted = gametime.scene_of(scene)
+        chosen = [
+            s
+            for s in steps
+            if (round_ is None or s.round == round_) and (scene is None or s.scene == wanted)
+        ]
+        if not chosen and (round_ is not None or scene is not None):
+            time = gametime.when(round_, wanted)
+            fail(UnknownName(f"no effective event of encounter {encounter!r} is in {time}"))
+        for number, step in enumerate(chosen, start=1):
             if json_:
                 emit_json(step.document())
                 continue
-            typer.echo(
-                f"seq {step.record.seq} {step.record.type} {render.summary(step.record.event)}"
-            )
-            if step.skipped is not None:
-                typer.echo(render.visible(f"  no longer applies: {step.skipped}"))
-            rolled = render.roll_line(step.state, step.record.seq, step.record.event)
-            if rolled:
-                typer.echo(rolled)
-            for line in render.change_lines(step.changes):
-                typer.echo(line)
+            render.echo_step(step)
+            if step_ and number < len(chosen) and not _next(number, len(chosen)):
+                break
 
     @app.command()
     def history(
@@ -175,6 +240,8 @@ def register() -> None:
                         "event": events.body_of(step.record.event),
                         "changes": [c.model_dump(mode="json") for c in step.changes],
                         "what": change_words.what_happened(step, combatant),
+                        "round": step.round,
+                        "scene": step.scene,
                         "text": step.text,
                     }
                 )
@@ -282,9 +349,19 @@ def register() -> None:
             str | None,
             typer.Argument(help="One encounter, or an exported .jsonl file (default: all)."),
         ] = None,
+        head: Annotated[
+            str | None,
+            typer.Option(
+                "--head",
+                help="The published digest (its first 12+ hex digits will do): exit 1 unless "
+                "the chain ends there.",
+            ),
+        ] = None,
         json_: Json = False,
     ) -> None:
-        """Recompute the hash chains; exit 1 when one is broken."""
+        """Recompute the hash chains; exit 1 when one is broken (or does not end at --head)."""
+        if head is not None and not _digest_like(head):
+            fail(BadInput(f"--head {head!r} is not a digest (64 hex digits, or the first 12+)"))
         show = progress.wanted(json_)
         if name is not None and names_a_file(name):
             file = name
@@ -303,33 +380,62 @@ def register() -> None:
                     if not heads:
                         reports = guard(lambda: ledger.verify(name))
                 problems = ledger.problems()
+        # One encounter publishes its head; a whole file (or a file of several) one digest.
+        digest = chain.file_digest({r.encounter: r.head for r in reports})
+        whole = len(reports) > 1 or (name is None and bool(reports))
+        ends_at = digest if whole else (reports[0].head if reports else None)
+        matched = None if head is None else ends_at is not None and chain.matches(ends_at, head)
         if json_:
-            _verify_document(reports, problems)
-        broken = bool(problems)
+            _verify_document(reports, problems, digest if whole else None, matched)
+        broken = bool(problems) or any(not r.ok or r.cache is not None for r in reports)
         for problem in problems:
             typer.echo(f"{ctx.obj}: BROKEN: {problem}")
         for r in reports:
             if r.ok:
                 typer.echo(f"{r.encounter}: {r.events} events, chain ok, head {r.head}")
             else:
-                broken = True
                 typer.echo(f"{r.encounter}: BROKEN at seq {r.bad_seq}: {r.problem}")
             if r.cache is not None:
-                broken = True
                 typer.echo(f"{r.encounter}: CACHE DISAGREES: {r.cache} (the next write repairs it)")
         if not reports:
             typer.echo(f"No encounters in {ctx.obj}.")
-        if broken:
+        elif whole and not broken:
+            # A digest over chains that do not verify would publish a damaged file.
+            typer.echo(f"all encounters ({len(reports)}): digest {digest}")
+        if matched is True:
+            typer.echo(f"head matches the published digest {head}")
+        elif matched is False:
+            if whole:
+                found = f"this file's digest is {digest}"
+            else:
+                found = f"this chain ends at seq {reports[0].events} with head {ends_at}"
+            typer.echo(
+                f"head does NOT match the published digest {head}: {found} (events cut off, "
+                "added or changed since it was published)"
+            )
+        if broken or matched is False:
             raise typer.Exit(1)
 
 
-def _verify_document(reports: list[ChainReport], problems: list[str]) -> NoReturn:
+def _verify_document(
+    reports: list[ChainReport], problems: list[str], digest: str | None, matched: bool | None
+) -> NoReturn:
     """`verify --json`: one document, `{"ok", "problems", "encounters": [{"encounter",
-    "events", "head", "ok", "bad_seq", "problem", "cache"}]}`; exit 1 when anything is broken."""
+    "events", "head", "ok", "bad_seq", "problem", "cache"}], "digest", "head_matches"}`
+    (`digest` over every head for a whole file, else null; `head_matches` null without
+    --head); exit 1 when anything is broken or the chain does not end at --head."""
     encounters = [{**r.model_dump(mode="json"), "ok": r.ok} for r in reports]
     ok = not problems and all(r.ok and r.cache is None for r in reports)
-    emit_json({"ok": ok, "problems": problems, "encounters": encounters})
-    raise typer.Exit(0 if ok else 1)
+    emit_json(
+        {
+            "ok": ok,
+            "problems": problems,
+            "encounters": encounters,
+            "digest": digest,
+            "head_matches": matched,
+        }
+    )
+    raise typer.Exit(0 if ok and matched is not False else 1)
 
 
 def _verified(ledger: service.Ledger, head: Head, step: Callable[[int], None]) -> list[ChainReport]:

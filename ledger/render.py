@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from ledger.rows import Head
     from projections.core import State
     from projections.findings import Finding
-    from projections.steps import Change
+    from projections.steps import Change, Step
 
 
 #: `--plain` was given: tab-separated rows even on a terminal.
@@ -118,17 +118,17 @@ def summary(event: events.EventBase) -> str:
     return visible(" ".join(parts))
 
 
-def roll_line(state: State, seq: int, event: events.EventBase | None = None) -> str | None:
-    """`  roll: ...` for the roll recorded at `seq`, in its system's words, if any; for an
-    event that changed an earlier roll's outcome (a momentum burn), that roll as it is now."""
-    roll = state.roll_at(seq)
-    if roll is None and event is not None:
-        changed = played.rescored(state, event)
-        if changed is not None and changed.outcome is not None:
-            return f"  roll at seq {changed.seq} is now: {changed.describe()}"
-    if roll is None or roll.outcome is None:
-        return None
-    return f"  roll: {roll.describe()}"
+def echo_step(step: Step) -> None:
+    """`seq 9 (round 1): the event in words`, then the tracks it changed."""
+    import typer
+
+    from projections.gametime import when
+
+    time = when(step.round, step.scene)
+    told = f"seq {step.record.seq}" + (f" ({time})" if time else "") + f": {step.text}"
+    typer.echo(visible(told))
+    for line in change_lines(step.changes):
+        typer.echo(line)
 
 
 def change_lines(changes: Sequence[Change]) -> list[str]:
@@ -181,24 +181,33 @@ def pools_line(state: State) -> str | None:
 
 
 def log_table(
-    records: Iterable[events.Recorded],
+    records: Sequence[events.Recorded],
     retracted: Mapping[int, int],
     corrected: Mapping[int, Sequence[int]] | None = None,
+    gone: frozenset[int] = frozenset(),
 ) -> Table:
-    """The stream, retracted and corrected events marked."""
+    """The stream, retracted and corrected events marked; the round and scene of each event
+    when it has any."""
     from rich.table import Table
 
+    from projections import gametime
+
+    stamped = list(gametime.stamps(records, gone))
+    rounds = any(at is not None for _, at, _ in stamped)
+    scenes = any(where is not None for _, _, where in stamped)
     table = Table(title_justify="left")
-    for name in ("seq", "recorded_at", "type", "details"):
+    columns = ["seq", "recorded_at", *(["round"] * rounds), *(["scene"] * scenes), "type"]
+    for name in (*columns, "details"):
         table.add_column(name)
-    for r in records:
+    for r, at, where in stamped:
         details = summary(r.event)
         if r.seq in retracted:
             details = f"(retracted by seq {retracted[r.seq]}) {details}"
         fixes = (corrected or {}).get(r.seq)
         if fixes:
             details = f"(corrected by seq {', '.join(map(str, fixes))}) {details}"
-        table.add_row(str(r.seq), literal(r.recorded_at), literal(r.type), literal(details))
+        time = [literal(value(at))] * rounds + [literal(value(where))] * scenes
+        table.add_row(str(r.seq), literal(r.recorded_at), *time, literal(r.type), literal(details))
     return table
 
 

@@ -20,8 +20,9 @@ from typing import Annotated, Any, NoReturn, TypeVar
 import typer
 import typer.core
 
-from ledger import conventions, events, files, helptext, render, service
+from ledger import conventions, files, helptext, render, service
 from ledger.errors import BadInput, LedgerError, LedgerWarning
+from projections import gametime
 
 
 class OneLineErrors(typer.core.TyperGroup):
@@ -165,6 +166,28 @@ Source = Annotated[
         autocompletion=conventions.complete_encounters,
     ),
 ]
+Round = Annotated[
+    int | None,
+    typer.Option("--round", help="The game round it happened in (default: the current round)."),
+]
+Scene = Annotated[
+    str | None,
+    typer.Option("--scene", help="The scene it happened in (default: the current scene)."),
+]
+By = Annotated[str | None, typer.Option("--by", help="Who records it (a GM, a player, a bot).")]
+
+
+def game_time(round_: int | None, scene: str | None, by: str | None) -> dict[str, Any]:
+    """The optional envelope fields every event may carry: `round`, `scene` and `by`
+    (a scene given as a whole number, `--scene 2`, is stored as one)."""
+    stamp: dict[str, Any] = {}
+    if round_ is not None:
+        stamp["round"] = round_
+    if scene is not None:
+        stamp["scene"] = gametime.scene_of(scene)
+    if by is not None:
+        stamp["by"] = by
+    return stamp
 
 
 def _show_version(value: bool) -> None:
@@ -240,12 +263,12 @@ def emit_json(document: Any) -> None:
     typer.echo(json.dumps(document, ensure_ascii=False))
 
 
-def show_recorded(result: service.Recorded, note: str = "", show_roll: bool = True) -> None:
-    """`Recorded seq N: type` with the tracks it changed and the findings it raised."""
-    for record in result.records:
+def show_recorded(result: service.Recorded, note: str = "") -> None:
+    """`Recorded seq N: type`, the event in its ruleset's words, the tracks it changed and the
+    findings it raised."""
+    for record, words in zip(result.records, result.words, strict=True):
         typer.echo(f"Recorded seq {record.seq}: {record.type}{note}")
-        if show_roll:
-            show_roll_at(result, record.seq, record.event)
+        typer.echo(render.visible(f"  {words}"))
     if result.downstream is not None:
         # A retraction or correction recorded by its type: the same diff as undo and amend.
         from ledger import change_words
@@ -259,13 +282,6 @@ def show_recorded(result: service.Recorded, note: str = "", show_roll: bool = Tr
     for line in render.change_lines(result.changes):
         typer.echo(line)
     show_findings(result)
-
-
-def show_roll_at(result: service.Recorded, seq: int, event: events.EventBase | None = None) -> None:
-    """The computed roll at `seq`, when the write made one (or changed one: a burn)."""
-    rolled = render.roll_line(result.state, seq, event)
-    if rolled:
-        typer.echo(rolled)
 
 
 def show_findings(result: service.Recorded, quiet_rulings: bool = False) -> None:
@@ -289,20 +305,25 @@ def record_command(
     fields: Mapping[str, Any],
     strict: bool = False,
     expect: int | None = None,
-    show_roll: bool = True,
     json_: bool = False,
+    stamp: Mapping[str, Any] | None = None,
 ) -> service.Recorded:
-    """Record one event dict and print what it did (the building block of friendly verbs);
-    a verb that prints a roll in its own words passes `show_roll=False`. With `json_`, the
-    JSON document is printed instead and the command ends here."""
+    """Record one event dict (with the game time in `stamp`) and print what it did: the
+    building block of friendly verbs. With `json_`, the JSON document is printed instead and
+    the command ends here."""
+    for key, value in (stamp or {}).items():
+        if key in fields and fields[key] != value:
+            fail(BadInput(f"--{key} {value!r} and the field {key}={fields[key]!r} disagree"))
     with opened(ctx) as ledger:
         try:
-            result = ledger.record(encounter, fields, strict=strict, expect=expect)
+            result = ledger.record(
+                encounter, {**fields, **(stamp or {})}, strict=strict, expect=expect
+            )
         except LedgerError as exc:
             fail(exc)
     if json_:
         emit_recorded(result)
-    show_recorded(result, show_roll=show_roll)
+    show_recorded(result)
     return result
 
 

@@ -18,7 +18,7 @@ from pydantic_core import to_json
 from ledger import events
 from ledger.errors import BadInput
 from ledger.events import fates_edge as vocab
-from projections import core, fates_edge_audit, fates_edge_touches
+from projections import core, fates_edge_audit, fates_edge_touches, fates_edge_words
 from projections.fates_edge_model import (
     Adversary,
     FERoll,
@@ -395,4 +395,5 @@ RULESET = core.Ruleset(
     audit=fates_edge_audit.audit,
     obligations=fates_edge_audit.obligations,
     touches=fates_edge_touches.touches,
+    explain=fates_edge_words.explain,
 )

@@ -329,6 +329,13 @@ def audit(before: core.State, seq: int, event: Any, after: core.State) -> Iterat
     return ironsworn_audit.audit(before, seq, event, after)
 
 
+def explain(before: core.State | None, seq: int, event: Any, after: core.State) -> str | None:
+    """The event in words (`projections.ironsworn_words`, which reads this module)."""
+    from projections import ironsworn_words
+
+    return ironsworn_words.explain(before, seq, event, after)
+
+
 RULESET = core.Ruleset(
     key="ironsworn",
     rules=Rules,
@@ -340,4 +347,5 @@ RULESET = core.Ruleset(
     audit=audit,
     obligations=ironsworn_audit.obligations,
     rescores=lambda event: event.roll if isinstance(event, vocab.MomentumBurned) else None,
+    explain=explain,
 )

@@ -18,7 +18,7 @@ from pydantic import ValidationError
 from ledger import events
 from ledger.errors import BadInput
 from ledger.events import l5r as vocab
-from projections import core, l5r_audit
+from projections import core, l5r_audit, l5r_words
 from projections.l5r_model import (
     Character,
     Critical,
@@ -175,4 +175,5 @@ RULESET = core.Ruleset(
     adjust=adjust,
     scene_end=scene_end,
     audit=l5r_audit.audit,
+    explain=l5r_words.explain,
 )

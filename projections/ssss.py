@@ -323,6 +323,13 @@ def adjust(state: core.State, seq: int, event: events.TrackAdjusted) -> core.Sta
     return state
 
 
+def explain(before: core.State | None, seq: int, event: Any, after: core.State) -> str | None:
+    """The event in words (`projections.ssss_words`, which reads this module's models)."""
+    from projections import ssss_words
+
+    return ssss_words.explain(before, seq, event, after)
+
+
 RULESET = core.Ruleset(
     key="ssss",
     rules=Rules,
@@ -332,4 +339,5 @@ RULESET = core.Ruleset(
     adjust=adjust,
     scene_end=core.unchanged,
     audit=audit,
+    explain=explain,
 )

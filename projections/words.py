@@ -58,7 +58,9 @@ def common(before: State | None, seq: int, event: events.Event, after: State) ->
         case events.RollMade():
             return rolled(event.actor or event.stake or "someone", after, seq)
         case events.EventRetracted():
-            return retracted(event, before, after)
+            return retracted(event)
+        case events.EventCorrected():
+            return corrected(event, after)
         case events.TrackAdjusted():
             return adjusted(event, before)
         case events.TracksNoted():
@@ -76,7 +78,11 @@ def common(before: State | None, seq: int, event: events.Event, after: State) ->
 
 def fallback(before: State | None, event: events.EventBase, after: State) -> str:
     """Plain words for any event: its type, its fields, and the tracks it changed."""
-    fields = ", ".join(f"{plain(k)} {value(v)}" for k, v in events.body_of(event).items())
+    body = events.body_of(event)
+    # Game time and who recorded it are told beside the event, not as its fields.
+    fields = ", ".join(
+        f"{plain(k)} {value(v)}" for k, v in body.items() if k not in ("round", "scene", "by")
+    )
     return with_changes(
         plain(events.type_of(event)) + (f" ({fields})" if fields else ""), before, after
     )
@@ -112,8 +118,9 @@ def rolled(who: str, after: State, seq: int) -> str:
     return f"{who} rolls: {plain(roll.describe())}"
 
 
-def retracted(event: events.EventRetracted, before: State | None, after: State) -> str:
-    """An undo, a redo or the first half of an amend, as what it did."""
+def retracted(event: events.EventRetracted) -> str:
+    """An undo, a redo or the first half of an amend, as what it did (the tracks it changed
+    are the refold's, listed by whoever shows the write)."""
     reason = event.reason.strip()
     if event.kind == "redo":
         why = f" ({reason})" if reason and reason != "redo" else ""
@@ -122,7 +129,17 @@ def retracted(event: events.EventRetracted, before: State | None, after: State) 
         text = f"seq {event.target} withdrawn to be corrected: {reason}"
     else:
         text = f"seq {event.target} undone: {reason}"
-    return with_changes(text, before, after)
+    return text
+
+
+def corrected(event: events.EventCorrected, after: State) -> str:
+    """A correction: the fields it gives its target, why, and the target's roll as it is now."""
+    fields = ", ".join(f"{plain(k)} {value(v)}" for k, v in event.fields.items())
+    text = f"seq {event.target} corrected to {fields}: {event.reason.strip()}"
+    roll = after.roll_at(event.target)
+    if roll is not None and roll.outcome is not None:
+        text += f"; its roll is now {plain(roll.describe())}"
+    return text
 
 
 def adjusted(event: events.TrackAdjusted, before: State | None) -> str:
@@ -149,9 +166,25 @@ def noted(event: events.TracksNoted, after: State) -> str:
     return f"the sheet shows {event.target} at {said} ({verdict})"
 
 
-def with_changes(text: str, before: State | None, after: State, **labels: str) -> str:
-    """`text` followed by the tracks that changed from `before` to `after`, when any did."""
-    told = changed(before, after, **labels)
+def with_changes(
+    text: str,
+    before: State | None,
+    after: State,
+    subject: str | None = None,
+    sep: str = ": ",
+    **labels: str,
+) -> str:
+    """`text` followed by the tracks that changed from `before` to `after`, when any did; the
+    `subject`'s own changes first, after `sep` and without its name."""
+    found = changes(before, after)
+    if subject is not None and any(c.combatant == subject for c in found):
+        mine = [c for c in found if c.combatant == subject]
+        rest = tell([c for c in found if c.combatant != subject], **labels)
+        told = tell(mine, **labels)
+        for prefix in (f"{subject}: ", f"{subject} "):
+            told = told.removeprefix(prefix)
+        return f"{text}{sep}{told}" + (f"; {rest}" if rest else "")
+    told = tell(found, **labels)
     return f"{text}; {told}" if told else text
 
 
@@ -178,7 +211,7 @@ def tell(found: Sequence[Change], **labels: str) -> str:
             continue
         line = f"{who} {text}" if text else ""
         for status in states:
-            line = f"{line}: {status}" if line else f"{who} {status}"
+            line = f"{line}: {status}" if line else f"{who}: {status}"
         parts.append(line)
     return "; ".join(p for p in parts if p)
 
@@ -192,7 +225,14 @@ def _change(c: Change, labels: Mapping[str, str]) -> str:
             return f"\0joins ({c.after})"
         return "\0" + ("back in the fight" if c.after == "active" else f"{plain(str(c.after))}")
     label = labels.get(c.track, plain(c.track))
+    if isinstance(c.before, bool) and isinstance(c.after, bool):
+        return label if c.after else f"no longer {label}"
     return f"{label} {value(c.before)} -> {value(c.after)}"
+
+
+def plural(count: int, noun: str, many: str | None = None) -> str:
+    """`1 Void point`, `2 Void points` (`many`: the plural, when it is not noun + s)."""
+    return f"{count} {noun if count == 1 else many or noun + 's'}"
 
 
 def plain(text: str) -> str:

@@ -186,7 +186,9 @@ def test_the_cli_stands_a_ghoul_up_and_tracks_and_history_agree(defeated: Path) 
     args = ("track.adjusted", "target=Ghoul", "track=status", "value=active", "reason=it rises")
     assert run(defeated, "record", "crypt", *args) == (
         0,
-        "Recorded seq 4: track.adjusted\n  Ghoul status: defeated -> active\n"
+        "Recorded seq 4: track.adjusted\n"
+        "  the GM sets Ghoul's status to active (was defeated): it rises\n"
+        "  Ghoul status: defeated -> active\n"
         "info [manual-adjustment] seq 4: seq 4 sets 'Ghoul' status to active (the rules gave "
         "defeated): it rises\n",
         "",

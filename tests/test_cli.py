@@ -106,7 +106,11 @@ def test_an_unknown_house_rule_is_bad_input(db: Path, tmp_path: Path) -> None:
 def test_add_prints_the_seq_and_the_new_combatant(db: Path) -> None:
     ok(db, "new", "ford", "--system", "ssss")
     out = ok(db, "add", "ford", "Bandit", "--side", "adversary", "--stat", "level=1")
-    assert out == "Recorded seq 2: combatant.joined\n  Bandit status: - -> active\n"
+    assert out == (
+        "Recorded seq 2: combatant.joined\n"
+        "  Bandit joins as an adversary: a level-1 enemy, slots T1 0/3\n"
+        "  Bandit status: - -> active\n"
+    )
 
 
 def test_add_reads_a_stat_block_file(db: Path, tmp_path: Path) -> None:
@@ -121,12 +125,15 @@ def test_add_reads_a_stat_block_file(db: Path, tmp_path: Path) -> None:
 def test_record_prints_the_tracks_it_changed_and_the_findings(skirmish: Path) -> None:
     out = ok(skirmish, "record", "ford", "harm.inflicted", "target=Bandit", "level=1")
     assert out == (
-        "Recorded seq 6: harm.inflicted\n  Bandit slots: T1:1/3 T2:1/3 -> T1:2/3 T2:1/3\n"
+        "Recorded seq 6: harm.inflicted\n"
+        "  Bandit takes level-1 harm in a level-1 slot (2/3 filled)\n"
+        "  Bandit slots: T1:1/3 T2:1/3 -> T1:2/3 T2:1/3\n"
     )
     ok(skirmish, "record", "ford", "harm.inflicted", "target=Ash", "level=1")
     out = ok(skirmish, "record", "ford", "grit.used", "target=Ash", "from_level=1", "to_level=2")
     assert out == (
         "Recorded seq 8: grit.used\n"
+        "  Ash uses Grit: turns level-1 harm into level 2: harm 1 -> 2\n"
         "  Ash harm: 1 -> 2\n"
         "error [grit-raises-harm] seq 8: grit at seq 8 takes harm from level 1 to 2; "
         "Grit may only lessen or resist an injury: by the rules the injury stays at level 1 "
@@ -205,7 +212,7 @@ def test_a_stale_expect_is_a_conflict_with_exit_3(skirmish: Path) -> None:
         "re-read and try again\n"
     )
     assert ok(skirmish, "record", "ford", "note", "text=ok", "--expect", "5") == (
-        "Recorded seq 6: note\n"
+        "Recorded seq 6: note\n  note: ok\n"
     )
 
 
@@ -234,6 +241,7 @@ def test_undo_retracts_the_last_event_and_prints_what_changed(skirmish: Path) ->
     out = ok(skirmish, "undo", "ford", "--reason", "that hit was on Ash")
     assert out == (
         "Recorded seq 6: event.retracted (undid seq 5)\n"
+        "  seq 5 undone: that hit was on Ash\n"
         "Downstream: the encounter changes from seq 5 on.\n"
         "Tracks changed:\n"
         "  Bandit slots: T1:1/3 T2:1/3 -> T1:0/3 T2:1/3\n"
@@ -246,6 +254,7 @@ def test_redo_takes_the_retraction_or_the_undone_seq(skirmish: Path) -> None:
     out = ok(skirmish, "redo", "ford", "4")
     assert out == (
         "Recorded seq 7: event.retracted (redid seq 6)\n"
+        "  the undo at seq 6 is reversed: what it undid counts again\n"
         "Downstream: the encounter changes from seq 4 on.\n"
         "Tracks changed:\n"
         "  Bandit slots: T1:1/3 T2:0/3 -> T1:1/3 T2:1/3\n"
@@ -329,9 +338,10 @@ def test_a_file_of_two_encounters_verifies_each_and_is_read_one_at_a_time(
     ok(skirmish, "new", "moor", "--system", "ssss")
     both = tmp_path / "both.jsonl"
     both.write_text(ok(skirmish, "export", "ford") + ok(skirmish, "export", "moor"))
-    lines = ok(skirmish, "verify", str(both)).splitlines()
+    *lines, digest = ok(skirmish, "verify", str(both)).splitlines()
     assert [line.split(":")[0] for line in lines] == ["ford", "moor"]
     assert all("chain ok" in line for line in lines)
+    assert digest.startswith("all encounters (2): digest ")
     assert run(skirmish, "tracks", str(both))[::2] == (
         2,
         f"Error: {both} holds several encounters (ford, moor); read them one at a time\n",
@@ -357,10 +367,10 @@ def test_log_json_is_the_export_format(skirmish: Path) -> None:
 def test_replay_shows_each_step_and_its_changes(skirmish: Path) -> None:
     out = ok(skirmish, "replay", "ford", "--from", "4")
     assert out == (
-        "seq 4 harm.inflicted target=Bandit level=2\n"
+        "seq 4: Bandit takes level-2 harm in a level-2 slot (1/3 filled); penalties 0 -> 1\n"
         "  Bandit slots: T1:0/3 T2:0/3 -> T1:0/3 T2:1/3\n"
         "  Bandit penalties: 0 -> 1\n"
-        "seq 5 harm.inflicted target=Bandit level=1\n"
+        "seq 5: Bandit takes level-1 harm in a level-1 slot (1/3 filled); penalties 1 -> 2\n"
         "  Bandit slots: T1:0/3 T2:1/3 -> T1:1/3 T2:1/3\n"
         "  Bandit penalties: 1 -> 2\n"
     )
@@ -368,13 +378,13 @@ def test_replay_shows_each_step_and_its_changes(skirmish: Path) -> None:
 
 def test_replay_without_an_event_shows_how_it_would_have_gone(skirmish: Path) -> None:
     assert ok(skirmish, "replay", "ford", "--from", "4", "--without", "4") == (
-        "seq 5 harm.inflicted target=Bandit level=1\n"
+        "seq 5: Bandit takes level-1 harm in a level-1 slot (1/3 filled); penalties 0 -> 1\n"
         "  Bandit slots: T1:0/3 T2:0/3 -> T1:1/3 T2:0/3\n"
         "  Bandit penalties: 0 -> 1\n"
     )
     assert ok(skirmish, "replay", "ford", "--from", "5", "--without", "2") == (
-        "seq 5 harm.inflicted target=Bandit level=1\n"
-        "  no longer applies: target 'Bandit' is not in encounter 'ford' (known: Ash)\n"
+        "seq 5: harm inflicted: no longer applies (target 'Bandit' is not in encounter 'ford' "
+        "(known: Ash))\n"
     )
     [line] = ok(skirmish, "replay", "ford", "--from", "5", "--without", "2", "--json").splitlines()
     assert json.loads(line)["skipped"] == "target 'Bandit' is not in encounter 'ford' (known: Ash)"
@@ -448,7 +458,7 @@ def test_export_import_verify_round_trip_into_another_file(skirmish: Path, tmp_p
         "Imported 0 events into 'ford' (5 already stored); head seq 5.\n"
     )
     head = json.loads(out_file.read_text().splitlines()[-1])["hash"]
-    assert ok(other, "verify") == f"ford: 5 events, chain ok, head {head}\n"
+    assert ok(other, "verify").startswith(f"ford: 5 events, chain ok, head {head}\n")
     assert ok(other, "import", str(out_file), "--into", "rematch", "--new-ids").startswith(
         "Imported 5 events into 'rematch'"
     )
@@ -586,8 +596,7 @@ def test_no_arguments_shows_help() -> None:
 def test_replay_summarises_the_pinned_rules_table(skirmish: Path) -> None:
     out = ok(skirmish, "replay", "ford", "--to", "1")
     assert out == (
-        "seq 1 encounter.opened system=ssss title=Bandits at the ford "
-        "rules=(4 house rules pinned)\n"
+        "seq 1: encounter 'ford' opens: Bandits at the ford (ssss, 4 house rules pinned)\n"
     )
 
 
@@ -610,7 +619,8 @@ def test_record_shows_a_rolls_computed_outcome(db: Path) -> None:
     out = ok(db, "record", "duel", "roll.made", "stake=cut", "dice=[6,10,1]")
     assert out == (
         "Recorded seq 5: roll.made\n"
-        "  roll: 3 successes vs DV 3: success, 1 SB (Position controlled)\n"
+        "  Ash rolls 6, 10, 1 for 'cut': 3 successes vs DV 3: success, 1 SB (Position "
+        "controlled); SB 0 -> 1\n"
         "  pools sb: 0 -> 1\n"
     )
 
@@ -687,6 +697,7 @@ def test_amend_corrects_an_event_where_it_happened_and_shows_the_downstream_diff
     out = ok(skirmish, "amend", "ford", "4", "level=1", "--reason", "a glancing blow")
     assert out == (
         "Recorded seq 6: event.corrected (corrects seq 4: level=1)\n"
+        "  seq 4 corrected to level 1: a glancing blow\n"
         "Downstream: the encounter changes from seq 4 on.\n"
         "Tracks changed:\n"
         "  Bandit slots: T1:1/3 T2:1/3 -> T1:2/3 T2:0/3\n"
@@ -714,6 +725,7 @@ def test_a_dry_run_prints_the_same_diff_and_appends_nothing(skirmish: Path) -> N
     out = ok(skirmish, "amend", "ford", "4", "level=3", "--reason", "a heavy one", "--dry-run")
     assert out == (
         "Dry run: amend would record seq 6: event.corrected (corrects seq 4: level=3)\n"
+        "  seq 4 corrected to level 3: a heavy one\n"
         "Downstream: the encounter changes from seq 4 on.\n"
         "Tracks changed:\n"
         "  Bandit is now defeated (status active -> defeated)\n"
@@ -742,10 +754,11 @@ def test_a_dry_run_prints_the_same_diff_and_appends_nothing(skirmish: Path) -> N
 def test_history_answers_what_happened_to_one_combatants_track(skirmish: Path) -> None:
     ok(skirmish, "undo", "ford", "--reason", "that blow was on Ash")
     assert ok(skirmish, "history", "ford", "Bandit", "--track", "penalties") == (
-        "seq 4 harm.inflicted target=Bandit level=2\n  Bandit penalties: 0 -> 1\n"
+        "seq 4: Bandit takes level-2 harm in a level-2 slot (1/3 filled); penalties 0 -> 1\n"
+        "  Bandit penalties: 0 -> 1\n"
     )
     assert ok(skirmish, "history", "ford", "Ash") == (
-        "seq 3 combatant.joined name=Ash side=player stats={}\n  Ash status: - -> active\n"
+        "seq 3: Ash joins as a player\n  Ash status: - -> active\n"
     )
     assert (
         ok(skirmish, "history", "ford", "Ash", "--track", "harm")
@@ -815,14 +828,15 @@ def test_two_undos_then_two_redos_restore_both(skirmish: Path) -> None:
 
 def test_an_undo_names_each_event_it_orphans(skirmish: Path) -> None:
     out = ok(skirmish, "undo", "ford", "2", "--reason", "no bandit after all")
-    assert out.splitlines()[:5] == [
+    assert out.splitlines()[:6] == [
         "Recorded seq 6: event.retracted (undid seq 2)",
+        "  seq 2 undone: no bandit after all",
         "Downstream: the encounter changes from seq 2 on.",
         "Tracks changed:",
         "  Bandit: no longer in the encounter (was active)",
         "Findings added:",
     ]
-    assert [line.split(":")[0].strip() for line in out.splitlines()[5:]] == [
+    assert [line.split(":")[0].strip() for line in out.splitlines()[6:]] == [
         "error [event-orphaned] seq 4",
         "error [event-orphaned] seq 5",
     ]

@@ -223,7 +223,8 @@ def test_the_misread_die_is_amended_and_the_session_audits_clean(db: Path) -> No
     assert (code, err) == (0, "")
     assert out == (
         "Recorded seq 7: event.corrected (corrects seq 5: dice=[10,7,2])\n"
-        "  roll: 3 successes vs DV 3: success, 0 SB (Position controlled)\n"
+        "  seq 5 corrected to dice 10, 7, 2: misread a die; its roll is now 3 successes vs DV 3: "
+        "success, 0 SB (Position controlled)\n"
         "Downstream: the encounter changes from seq 5 on.\n"
         "Tracks changed:\n"
         "  pools sb: 1 -> 0\n"

@@ -53,7 +53,7 @@ def crypt(db: Path) -> Path:
 def test_an_edited_head_hash_is_repaired_by_the_next_append_which_says_so(crypt: Path) -> None:
     sql(crypt, "UPDATE heads SET hash = '" + "e" * 64 + "'")
     code, out, err = run(crypt, "record", "crypt", "note", "text=later")
-    assert (code, out) == (0, "Recorded seq 9: note\n")
+    assert (code, out) == (0, "Recorded seq 9: note\n  note: later\n")
     assert err == (
         "Warning: the heads cache of encounter 'crypt' says seq 8, but its stored events end at "
         "seq 8: repaired from the rows (if events were removed, only a published head digest "
@@ -71,7 +71,7 @@ def test_a_head_seq_moved_by_hand_makes_no_gap_and_no_constraint_error(
 ) -> None:
     sql(crypt, f"UPDATE heads SET seq = seq + {shift}")
     code, out, err = run(crypt, "record", "crypt", "note", "text=later")
-    assert (code, out) == (0, "Recorded seq 9: note\n")
+    assert (code, out) == (0, "Recorded seq 9: note\n  note: later\n")
     assert err.startswith(f"Warning: the heads cache of encounter 'crypt' says seq {8 + shift},")
     assert [seq for seq, _ in rows(crypt)] == list(range(1, 10))
     assert run(crypt, "verify")[0] == 0

@@ -58,7 +58,9 @@ def test_lock_records_the_stakes_and_prints_the_effective_position(tmp_path: Pat
     assert (code, err) == (0, "")
     assert out == (
         "Recorded seq 5: stakes.locked\n"
-        "  effective Position dominant (Silken Blade has Fatigue 1)\n"
+        "  Ash locks the stakes of 'cut' against Silken Blade (an action at controlled Position, "
+        "DV 3, standard Effect, Harm 2 on a success, on a Partial: Harm 1 and she gives ground); "
+        "effective Position dominant (Silken Blade has Fatigue 1)\n"
     )
     event = last_event(db)
     assert (event["harm"], event["partial"], event["position"]) == (
@@ -74,8 +76,10 @@ def test_roll_with_faces_prints_successes_sb_and_outcome(tmp_path: Path) -> None
     code, out, _ = run(db, "roll", "duel", "cut", "--dice", "10,7,1")
     assert code == 0
     assert out == (
-        "Recorded seq 5: roll.made\n  pools sb: 0 -> 1\n"
-        "  cut: 10, 7, 1 = 3 successes vs DV 3: success, 1 SB (Position controlled)\n"
+        "Recorded seq 5: roll.made\n"
+        "  Ash rolls 10, 7, 1 for 'cut': 3 successes vs DV 3: success, 1 SB (Position "
+        "controlled); SB 0 -> 1\n"
+        "  pools sb: 0 -> 1\n"
     )
 
 
@@ -115,7 +119,7 @@ def test_roll_without_faces_rolls_the_pool_and_records_the_faces(tmp_path: Path)
     assert code == 0
     dice = last_event(db)["dice"]
     assert isinstance(dice, list) and len(dice) == 5 and all(1 <= d <= 10 for d in dice)
-    assert f"cut: {', '.join(map(str, dice))} = " in out
+    assert f"Ash rolls {', '.join(map(str, dice))} for 'cut': " in out
 
 
 def test_roll_with_neither_faces_nor_pool_is_bad_input(tmp_path: Path) -> None:
@@ -134,9 +138,10 @@ def test_hit_prints_the_tracks_and_the_armor_arithmetic(tmp_path: Path) -> None:
     assert code == 0
     assert out == (
         "Recorded seq 6: hit.resolved\n"
+        "  Ash hits Silken Blade for Harm 2: light armor converts it to 1 Harm + 1 Fatigue; "
+        "Resilience 8 -> 7, Fatigue 0 -> 1\n"
         "  Silken Blade resilience: 8 -> 7\n"
         "  Silken Blade fatigue: 0 -> 1\n"
-        "  light armor: Harm 2 -> 1 Harm + 1 Fatigue\n"
     )
 
 
@@ -147,7 +152,12 @@ def test_a_backstab_hit_ignores_armor(tmp_path: Path) -> None:
     code, out, _ = run(
         db, "hit", "duel", "Silken Blade", "3", "--stake", "cut", "--ignore-armor", "1"
     )
-    assert "Silken Blade resilience: 8 -> 5\n  none armor: Harm 3 -> 3 Harm + 0 Fatigue\n" in out
+    assert out == (
+        "Recorded seq 6: hit.resolved\n"
+        "  Ash hits Silken Blade for Harm 3: ignoring 1 armor step, no armor: all 3 stays Harm; "
+        "Resilience 8 -> 5\n"
+        "  Silken Blade resilience: 8 -> 5\n"
+    )
     assert last_event(db)["ignore_armor"] == 1
     code, _, err = run(db, "hit", "duel", "Silken Blade", "3", "--ignore-armor", "lots")
     assert (code, err) == (
@@ -166,7 +176,10 @@ def test_fatigue_overflows_once(tmp_path: Path) -> None:
     code, out, _ = run(db, "fatigue", "duel", "Silken Blade", "4", "--cause", "poison")
     assert (code, out) == (
         0,
-        "Recorded seq 4: fatigue.marked\n  Silken Blade resilience: 8 -> 7\n",
+        "Recorded seq 4: fatigue.marked\n"
+        "  Silken Blade marks 4 Fatigue (poison): Fatigue overflows (capacity 3): 1 more Harm; "
+        "Resilience 8 -> 7\n"
+        "  Silken Blade resilience: 8 -> 7\n",
     )
 
 
@@ -177,7 +190,10 @@ def test_spend_flags_sb_that_change_their_own_roll(tmp_path: Path) -> None:
     code, out, _ = run(db, "spend", "duel", "1", "--for", "shape", "--stake", "cut")
     assert code == 0
     assert out.startswith(
-        "Recorded seq 6: sb.spent\n  pools sb: 1 -> 0\nerror [sb-not-retroactive]"
+        "Recorded seq 6: sb.spent\n"
+        "  the GM spends 1 SB to shape the scene for 'cut'; SB 1 -> 0\n"
+        "  pools sb: 1 -> 0\n"
+        "error [sb-not-retroactive]"
     )
 
 
@@ -213,6 +229,8 @@ def test_a_second_roll_of_a_stake_is_flagged_and_changes_no_pool_or_roll(tmp_pat
     assert (code, out) == (
         0,
         "Recorded seq 6: roll.made\n"
+        "  Ash rolls 1, 1, 1 for 'cut' again: the first roll at seq 5 stands, this one changes "
+        "nothing\n"
         "error [stake-rolled-once] seq 5, 6: seq 6 rolls stake 'cut' again; it was rolled at seq 5 "
         "(0 successes vs DV 3: miss) and that roll stands: one roll resolves locked stakes\n",
     )
@@ -229,7 +247,11 @@ def test_suffer_applies_the_player_procedure(tmp_path: Path) -> None:
     code, out, _ = run(db, "suffer", "duel", "Ash", "2", "--stake", "stab")
     assert (code, out) == (
         0,
-        "Recorded seq 6: harm.suffered\n  Ash harm: 0 -> 1\n  Ash fatigue: 0 -> 1\n",
+        "Recorded seq 6: harm.suffered\n"
+        "  Ash suffers Harm 2 for 'stab': light armor converts it to 1 Harm + 1 Fatigue; "
+        "Harm 0 -> 1, Fatigue 0 -> 1\n"
+        "  Ash harm: 0 -> 1\n"
+        "  Ash fatigue: 0 -> 1\n",
     )
 
 

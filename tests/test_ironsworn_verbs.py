@@ -40,7 +40,11 @@ def ambush(db: Path) -> Path:
 
 def test_endure_harm_from_a_foe_takes_its_rank_off_health(ambush: Path) -> None:
     out = ok(ambush, "endure-harm", "ambush", "Kira", "--foe", "Chief")
-    assert out == "Recorded seq 4: harm.suffered\n  Kira health: 5 -> 2\n"
+    assert out == (
+        "Recorded seq 4: harm.suffered\n"
+        "  Kira endures 3 harm from Chief (formidable): health 5 -> 2\n"
+        "  Kira health: 5 -> 2\n"
+    )
 
 
 def test_endure_harm_with_a_rank_and_an_amount_records_both(ambush: Path) -> None:
@@ -71,8 +75,9 @@ def test_an_action_roll_with_given_dice_shows_its_outcome(ambush: Path) -> None:
     )
     assert out == (
         "Recorded seq 5: roll.made\n"
+        "  Kira rolls endure harm +iron: d6 1 + iron 3 = score 4 vs 5, 5: miss, a match; "
+        "momentum 6 -> 5\n"
         "  Kira momentum: 6 -> 5\n"
-        "  Kira endure_harm +iron: d6 1, score 4 vs 5, 5: miss, a match\n"
     )
 
 
@@ -152,13 +157,18 @@ def test_the_oracle_after_a_miss_at_zero_health_sets_its_condition(ambush: Path)
     miss = ("--stat", "iron", "--die", "1", "--challenge", "5,9")  # health 0: a miss owes
     ok(ambush, "action-roll", "ambush", "Kira", *miss)
     out = ok(ambush, "oracle", "ambush", "Kira", "--roll", "15")
-    assert out == "Recorded seq 6: oracle.rolled\n  Kira conditions: - -> dying\n"
+    assert out == (
+        "Recorded seq 6: oracle.rolled\n"
+        "  Kira rolls 15 on the Endure Harm oracle: dying\n"
+        "  Kira conditions: - -> dying\n"
+    )
 
 
 def test_an_oracle_nothing_called_for_sets_its_condition_and_is_warned(ambush: Path) -> None:
     out = ok(ambush, "oracle", "ambush", "Kira", "--roll", "15")
     assert out == (
         "Recorded seq 4: oracle.rolled\n"
+        "  Kira rolls 15 on the Endure Harm oracle: dying\n"
         "  Kira conditions: - -> dying\n"
         "warning [oracle-not-owed] seq 4: seq 4 rolls the Endure Harm oracle for 'Kira', "
         "who owes no roll on it (it follows an Endure Harm miss at 0 health); "

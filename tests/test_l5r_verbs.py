@@ -39,7 +39,12 @@ def test_damage_records_increases_reductions_and_prints_the_fatigue(tmp_path: Pa
     verb = "damage duel Akodo 4 --increase 2 --increase 1 --reduction 1 --deadliness 5"
     code, out, err = run(db, *verb.split(), "--source", "katana")
     assert (code, err) == (0, "")
-    assert out == "Recorded seq 3: damage.dealt\n  Akodo fatigue: 0 -> 4\n"
+    assert out == (
+        "Recorded seq 3: damage.dealt\n"
+        "  Akodo takes 4 physical damage from katana: increased to 7, reductions 1 and "
+        "resistance 2 leave 4; Akodo defends with 4 fatigue (fatigue 0 -> 4 of endurance 8)\n"
+        "  Akodo fatigue: 0 -> 4\n"
+    )
     event = last_event(db)
     assert {k: event[k] for k in ("amount", "increases", "reductions", "deadliness")} == {
         "amount": 4,
@@ -57,7 +62,13 @@ def test_damage_records_increases_reductions_and_prints_the_fatigue(tmp_path: Pa
 def test_supernatural_damage_ignores_physical_resistance(tmp_path: Path) -> None:
     db = duel(tmp_path / "e.db")
     code, out, _ = run(db, "damage", "duel", "Akodo", "3", "--type", "supernatural")
-    assert (code, out) == (0, "Recorded seq 3: damage.dealt\n  Akodo fatigue: 0 -> 3\n")
+    assert (code, out) == (
+        0,
+        "Recorded seq 3: damage.dealt\n"
+        "  Akodo takes 3 supernatural damage; Akodo defends with 3 fatigue (fatigue 0 -> 3 of "
+        "endurance 8)\n"
+        "  Akodo fatigue: 0 -> 3\n",
+    )
 
 
 def test_a_void_critical_spends_a_void_point(tmp_path: Path) -> None:
@@ -103,6 +114,8 @@ def test_record_resolves_the_critical_strike_of_the_damage_it_names(tmp_path: Pa
     assert (code, err) == (0, "")
     assert out == (
         "Recorded seq 6: critical.resolved\n"
+        "  the critical strike on Akodo from the damage at seq 5 (deadliness 4) resolves at "
+        "severity 6\n"
         "  Akodo criticals: @4: 6 (due), @5: 4 (due) -> @4: 6 (due), @5: 6 (resolved @6)\n"
         "warning [critical-severity-raised] seq 5, 6: seq 6 resolves the critical strike from "
         "damage seq 5 on 'Akodo' at severity 6, above the source's deadliness 4; severity is "

@@ -109,14 +109,12 @@ def test_the_burn_says_the_roll_is_now_a_weak_hit_and_replay_agrees(tmp_path: Pa
     run(db, "record", "ford", "meter.changed", "target=Kira", "meter=momentum", "amount=5")
     run(db, "endure-harm", "ford", "Kira", "--amount", "3")
     run(db, "action-roll", "ford", "Kira", "--stat", "iron", "--die", "1", "--challenge", "3,9")
-    line = "  roll at seq 5 is now: weak_hit (move endure_harm, stat iron, score 2, match no, "
+    line = "Kira burns momentum 5 on the roll at seq 5: miss -> weak hit: momentum 4 -> 2\n"
     assert run(db, "record", "ford", "momentum.burned", "target=Kira", "roll=5") == (
-        f"Recorded seq 6: momentum.burned\n{line}burned yes)\n  Kira momentum: 4 -> 2\n"
+        f"Recorded seq 6: momentum.burned\n  {line}  Kira momentum: 4 -> 2\n"
     )
     replayed = run(db, "replay", "ford", "--from", "6")
-    assert replayed == (
-        f"seq 6 momentum.burned target=Kira roll=5\n{line}burned yes)\n  Kira momentum: 4 -> 2\n"
-    )
+    assert replayed == f"seq 6: {line}  Kira momentum: 4 -> 2\n"
     assert run(db, "audit", "ford") == "ford: no findings.\n"
 
 

@@ -568,6 +568,8 @@ def test_the_harm_verb_records_harm_from_a_throw(tmp_path: Path) -> None:
     assert (code, err) == (0, "")
     assert out == (
         "Recorded seq 4: harm.inflicted\n"
+        "  Bandit takes level-1 harm from the throw at seq 3 in a level-1 slot (1/3 filled); "
+        "penalties 0 -> 1\n"
         "  Bandit slots: T1:0/3 -> T1:1/3\n"
         "  Bandit penalties: 0 -> 1\n"
     )

@@ -119,7 +119,7 @@ def test_a_reader_that_stops_early_ends_the_command_quietly_with_0() -> None:
         check=False,
     )
     assert (done.returncode, done.stderr) == (0, "")
-    assert done.stdout.startswith("seq 1 encounter.opened")
+    assert done.stdout.startswith("seq 1: encounter 'fates-edge-ambush' opens")
 
 
 def large_file(tmp_path: Path, events: int = 4000) -> Path:

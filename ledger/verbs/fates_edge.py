@@ -6,8 +6,6 @@ rolled here, at the edge: the ledger stores faces only, never a bare outcome.
 
 # No `from __future__ import annotations`: typer reads these annotations at registration,
 # where `cli` is a local name (imported late: ledger.cli imports this module).
-# The Fate's Edge model is imported by the commands that read it: registering the verbs must
-# not load a system (every command registers them).
 import random
 from enum import StrEnum
 from typing import Annotated, Any
@@ -134,10 +132,11 @@ def register(app: typer.Typer) -> None:
         strict: cli.Strict = False,
         expect: cli.Expect = None,
         json_: cli.Json = False,
+        round_: cli.Round = None,
+        scene: cli.Scene = None,
+        by: cli.By = None,
     ) -> None:
         """Lock the stakes of a test: Position, DV, Effect, Harm and consequence, before rolling."""
-        from projections.fates_edge_model import FeState, stepped
-
         lesser = _set({}, harm=partial_harm, text=partial)
         fields = _set(
             {"type": "stakes.locked", "stake": stake, "actor": actor, "kind": kind.value},
@@ -155,13 +154,9 @@ def register(app: typer.Typer) -> None:
             intent=intent,
             consequence=consequence,
         )
-        result = cli.record_command(ctx, name, fields, strict, expect, json_=json_)
-        state = result.state
-        if isinstance(state, FeState) and stake in state.lock_fatigue:
-            marked = state.lock_fatigue[stake]
-            locked = state.lock(stake)
-            steps = stepped(state.table, locked.position, marked) if locked else None
-            typer.echo(f"  effective Position {steps} ({against} has Fatigue {marked})")
+        cli.record_command(
+            ctx, name, fields, strict, expect, json_=json_, stamp=cli.game_time(round_, scene, by)
+        )
 
     @app.command("roll")
     def roll(
@@ -181,10 +176,11 @@ def register(app: typer.Typer) -> None:
         strict: cli.Strict = False,
         expect: cli.Expect = None,
         json_: cli.Json = False,
+        round_: cli.Round = None,
+        scene: cli.Scene = None,
+        by: cli.By = None,
     ) -> None:
         """Roll (or record the faces of) a locked test: successes, SB and outcome."""
-        from projections.fates_edge_model import FERoll
-
         try:
             faces = parse_dice(dice, pool)
         except BadInput as exc:
@@ -192,16 +188,9 @@ def register(app: typer.Typer) -> None:
         fields = _set(
             {"type": "roll.made", "stake": stake, "dice": faces}, actor=actor, outcome=claim
         )
-        result = cli.record_command(ctx, name, fields, strict, expect, show_roll=False, json_=json_)
-        rolled = result.state.roll_at(result.seq)
-        if isinstance(rolled, FERoll):
-            shown = ", ".join(map(str, faces))
-            where = rolled.effective_position
-            typer.echo(
-                f"  {stake}: {shown} = {rolled.successes} success{'es' * (rolled.successes != 1)}"
-                f" vs DV {rolled.dv}: {rolled.outcome}, {rolled.sb} SB"
-                + (f" (Position {where})" if where else "")
-            )
+        cli.record_command(
+            ctx, name, fields, strict, expect, json_=json_, stamp=cli.game_time(round_, scene, by)
+        )
 
     @app.command("hit")
     def hit(
@@ -216,10 +205,11 @@ def register(app: typer.Typer) -> None:
         strict: cli.Strict = False,
         expect: cli.Expect = None,
         json_: cli.Json = False,
+        round_: cli.Round = None,
+        scene: cli.Scene = None,
+        by: cli.By = None,
     ) -> None:
         """A damaging hit: armor conversion, Resilience, Fatigue, one overflow check."""
-        from projections.fates_edge_model import FeState
-
         ignore: int | str | None = ignore_armor
         if ignore_armor is not None and ignore_armor != "all":
             if not ignore_armor.isdigit():
@@ -235,16 +225,9 @@ def register(app: typer.Typer) -> None:
             stake=stake,
             ignore_armor=ignore,
         )
-        result = cli.record_command(ctx, name, fields, strict, expect, json_=json_)
-        state = result.state
-        done = state.last_hit if isinstance(state, FeState) else None
-        if done is not None and done.seq == result.seq:
-            typer.echo(
-                f"  {done.armor} armor: Harm {done.incoming} -> {done.remaining} Harm + "
-                f"{done.converted} Fatigue"
-                + (", old Fatigue cleared" if done.cleared else "")
-                + (", overflow" if done.overflow else "")
-            )
+        cli.record_command(
+            ctx, name, fields, strict, expect, json_=json_, stamp=cli.game_time(round_, scene, by)
+        )
 
     @app.command("fatigue")
     def fatigue(
@@ -256,10 +239,15 @@ def register(app: typer.Typer) -> None:
         strict: cli.Strict = False,
         expect: cli.Expect = None,
         json_: cli.Json = False,
+        round_: cli.Round = None,
+        scene: cli.Scene = None,
+        by: cli.By = None,
     ) -> None:
         """Mark Fatigue directly, with one overflow check."""
         fields = _set({"type": "fatigue.marked", "target": target, "amount": amount}, cause=cause)
-        cli.record_command(ctx, name, fields, strict, expect, json_=json_)
+        cli.record_command(
+            ctx, name, fields, strict, expect, json_=json_, stamp=cli.game_time(round_, scene, by)
+        )
 
     @app.command("spend")
     def spend(
@@ -274,6 +262,9 @@ def register(app: typer.Typer) -> None:
         strict: cli.Strict = False,
         expect: cli.Expect = None,
         json_: cli.Json = False,
+        round_: cli.Round = None,
+        scene: cli.Scene = None,
+        by: cli.By = None,
     ) -> None:
         """The GM spends Story Beats from the pool."""
         fields = _set(
@@ -281,7 +272,9 @@ def register(app: typer.Typer) -> None:
             move=move,
             stake=stake,
         )
-        cli.record_command(ctx, name, fields, strict, expect, json_=json_)
+        cli.record_command(
+            ctx, name, fields, strict, expect, json_=json_, stamp=cli.game_time(round_, scene, by)
+        )
 
     @app.command("suffer")
     def suffer(
@@ -293,7 +286,12 @@ def register(app: typer.Typer) -> None:
         strict: cli.Strict = False,
         expect: cli.Expect = None,
         json_: cli.Json = False,
+        round_: cli.Round = None,
+        scene: cli.Scene = None,
+        by: cli.By = None,
     ) -> None:
         """A player suffers the consequence of a failed response (armor, Harm, Fatigue)."""
         fields = {"type": "harm.suffered", "target": target, "stake": stake, "harm": harm}
-        cli.record_command(ctx, name, fields, strict, expect, json_=json_)
+        cli.record_command(
+            ctx, name, fields, strict, expect, json_=json_, stamp=cli.game_time(round_, scene, by)
+        )

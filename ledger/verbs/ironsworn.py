@@ -78,6 +78,9 @@ def register(app: typer.Typer) -> None:
         strict: cli.Strict = False,
         expect: cli.Expect = None,
         json_: cli.Json = False,
+        round_: cli.Round = None,
+        scene: cli.Scene = None,
+        by: cli.By = None,
     ) -> None:
         """Endure Harm: -health (amount, else rank, else the foe's rank, else 2), rest -momentum."""
         fields: dict[str, Any] = {"type": "harm.suffered", "target": target}
@@ -87,7 +90,9 @@ def register(app: typer.Typer) -> None:
             fields["rank"] = rank.value
         if foe is not None:
             fields["foe"] = foe
-        cli.record_command(ctx, name, fields, strict, expect, json_=json_)
+        cli.record_command(
+            ctx, name, fields, strict, expect, json_=json_, stamp=cli.game_time(round_, scene, by)
+        )
 
     @app.command("action-roll")
     def action_roll(
@@ -116,6 +121,9 @@ def register(app: typer.Typer) -> None:
         strict: cli.Strict = False,
         expect: cli.Expect = None,
         json_: cli.Json = False,
+        round_: cli.Round = None,
+        scene: cli.Scene = None,
+        by: cli.By = None,
     ) -> None:
         """An action roll: d6 + stat + adds (max 10) against two d10s."""
         stat = using or stat  # --stat: the old spelling (add's --stat is KEY=VALUE)
@@ -136,15 +144,9 @@ def register(app: typer.Typer) -> None:
         }
         if outcome is not None:
             fields["outcome"] = outcome
-        result = cli.record_command(ctx, name, fields, strict, expect, show_roll=False, json_=json_)
-        rolled = result.state.roll_at(result.seq)
-        if rolled is not None:
-            shown = rolled.model_dump()
-            match = ", a match" if shown.get("match") else ""
-            typer.echo(
-                f"  {actor} {move} +{stat.value}: d6 {fields['action_die']}, score "
-                f"{shown.get('score')} vs {dice[0]}, {dice[1]}: {rolled.outcome}{match}"
-            )
+        cli.record_command(
+            ctx, name, fields, strict, expect, json_=json_, stamp=cli.game_time(round_, scene, by)
+        )
 
     @app.command("oracle")
     def oracle(
@@ -159,6 +161,9 @@ def register(app: typer.Typer) -> None:
         strict: cli.Strict = False,
         expect: cli.Expect = None,
         json_: cli.Json = False,
+        round_: cli.Round = None,
+        scene: cli.Scene = None,
+        by: cli.By = None,
     ) -> None:
         """Roll on the Endure Harm oracle (d100): face death, dying, unconscious, reeling..."""
         fields: dict[str, Any] = {
@@ -167,4 +172,6 @@ def register(app: typer.Typer) -> None:
             "table": "endure_harm",
             "roll": random.randint(1, 100) if result is None else result,
         }
-        cli.record_command(ctx, name, fields, strict, expect, json_=json_)
+        cli.record_command(
+            ctx, name, fields, strict, expect, json_=json_, stamp=cli.game_time(round_, scene, by)
+        )

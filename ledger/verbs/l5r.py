@@ -56,6 +56,9 @@ def register(app: typer.Typer) -> None:
         strict: cli.Strict = False,
         expect: cli.Expect = None,
         json_: cli.Json = False,
+        round_: cli.Round = None,
+        scene: cli.Scene = None,
+        by: cli.By = None,
     ) -> None:
         """Deal damage: increases, then reductions and resistance; fatigue or a critical strike."""
         fields: dict[str, Any] = {
@@ -72,4 +75,6 @@ def register(app: typer.Typer) -> None:
         # --source is the old spelling of --weapon (lock's --source was another thing).
         if (weapon or source) is not None:
             fields["source"] = weapon or source
-        cli.record_command(ctx, name, fields, strict, expect, json_=json_)
+        cli.record_command(
+            ctx, name, fields, strict, expect, json_=json_, stamp=cli.game_time(round_, scene, by)
+        )

@@ -28,9 +28,14 @@ def register(app: typer.Typer) -> None:
         strict: cli.Strict = False,
         expect: cli.Expect = None,
         json_: cli.Json = False,
+        round_: cli.Round = None,
+        scene: cli.Scene = None,
+        by: cli.By = None,
     ) -> None:
         """Inflict Harm: the lowest free slot at or above its level, else defeat."""
         fields: dict[str, Any] = {"type": "harm.inflicted", "target": target, "level": level}
         if throw is not None:
             fields["throw"] = throw
-        cli.record_command(ctx, name, fields, strict, expect, json_=json_)
+        cli.record_command(
+            ctx, name, fields, strict, expect, json_=json_, stamp=cli.game_time(round_, scene, by)
+        )
