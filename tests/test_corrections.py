@@ -253,13 +253,16 @@ def test_history_lists_every_event_that_touched_a_track_even_with_no_net_change(
     code, out, err = encounter(db, "history", "a", "Ogre", "--track", "fatigue")
     assert (code, err) == (0, "")
     assert out == (
-        "seq 3 fatigue.marked target=Ogre amount=1\n"
+        "seq 3: Ogre marks 1 Fatigue; Fatigue 0 -> 1\n"
         "  Ogre fatigue: 0 -> 1 (1 marked)\n"
-        "seq 4 hit.resolved target=Ogre harm=2 ignore_armor=0\n"
+        "seq 4: Ogre is hit for Harm 2: light armor converts it to 1 Harm + 1 Fatigue, the Harm "
+        "clears the old Fatigue; Resilience 6 -> 5\n"
         "  Ogre fatigue: 1 -> 1 (cleared by the Harm, then 1 marked)\n"
-        "seq 5 fatigue.marked target=Ogre amount=2\n"
+        "seq 5: Ogre marks 2 Fatigue: Fatigue overflows (capacity 3): 1 more Harm; Resilience "
+        "5 -> 4, Fatigue 1 -> 0\n"
         "  Ogre fatigue: 1 -> 0 (2 marked, then filled the track (capacity 3) and cleared)\n"
-        "seq 6 fatigue.marked target=Ogre amount=3\n"
+        "seq 6: Ogre marks 3 Fatigue: Fatigue overflows (capacity 3): 1 more Harm; Resilience "
+        "4 -> 3\n"
         "  Ogre fatigue: 0 -> 0 (3 marked, then filled the track (capacity 3) and cleared)\n"
     )
     code, out, _ = encounter(db, "history", "a", "Ogre", "--track", "resilience")
@@ -283,7 +286,7 @@ def test_history_follows_the_story_as_corrected(db: Path) -> None:
         assert encounter(db, *line.split())[0] == 0
     assert encounter(db, "amend", "a", "3", "amount=2", "--reason", "two marks")[0] == 0
     _, out, _ = encounter(db, "history", "a", "Ogre", "--track", "fatigue")
-    assert out == "seq 3 fatigue.marked target=Ogre amount=2\n  Ogre fatigue: 0 -> 2 (2 marked)\n"
+    assert out == "seq 3: Ogre marks 2 Fatigue; Fatigue 0 -> 2\n  Ogre fatigue: 0 -> 2 (2 marked)\n"
 
 
 def test_tracks_at_and_replay_tell_the_two_times_and_agree(db: Path) -> None:
@@ -312,16 +315,16 @@ def test_tracks_at_and_replay_tell_the_two_times_and_agree(db: Path) -> None:
     assert fatigue() == replayed() == 3
     _, out, _ = encounter(db, "replay", "a", "--as-played", "--from", "4")
     assert out.splitlines() == [
-        "seq 4 fatigue.marked target=Ogre amount=1",
+        "seq 4: Ogre marks 1 Fatigue; Fatigue 1 -> 2",
         "  Ogre fatigue: 1 -> 2",
-        'seq 5 event.corrected target=3 reason=two marks fields={"amount":2}',
+        "seq 5: seq 3 corrected to amount 2: two marks",
         "  Ogre fatigue: 2 -> 3",
     ]
     _, out, _ = encounter(db, "replay", "a", "--from", "3")
     assert out.splitlines() == [
-        "seq 3 fatigue.marked target=Ogre amount=2",
+        "seq 3: Ogre marks 2 Fatigue; Fatigue 0 -> 2",
         "  Ogre fatigue: 0 -> 2",
-        "seq 4 fatigue.marked target=Ogre amount=1",
+        "seq 4: Ogre marks 1 Fatigue; Fatigue 2 -> 3",
         "  Ogre fatigue: 2 -> 3",
     ]
 

@@ -229,8 +229,8 @@ def test_a_hostile_name_shows_as_text_and_never_runs(
     assert dangling == []
     ruling = page.evaluate("document.querySelectorAll('ul.rulings li')[1].textContent")
     assert " ".join(ruling.split()) == (
-        "seq 9 corrected seq 4 (harm 2): <b>a deeper cut</b> seq 4 as played: hit resolved "
-        f"(target {HOSTILE}, harm 1, ignore armor 0); {HOSTILE} resilience 3 -> 2"
+        "seq 9 corrected seq 4 (harm 2): <b>a deeper cut</b> seq 4 as played: "
+        f"{HOSTILE} is hit for Harm 1: no armor: all 1 stays Harm; Resilience 3 -> 2"
     )
     last = page.evaluate("document.querySelector('#seq-8 .text').textContent")
     assert last == "note: \\x1b[2Jgone \\u202eesrever"
