@@ -186,6 +186,8 @@ def test_a_file_of_the_earlier_format_reads_without_being_changed(tmp_path: Path
         "b997a787e084d1c5908b9152efe4411118bb3fad735e1c8ef80fd321f77d669e",
         "ford: 6 events, chain ok, head "
         "4712a4dd3de38a64379ecec230c5fa2944feec0b8a32c2e7fa19893b92c4efaf",
+        "all encounters (2): digest "
+        "d51bad92f904b2630a66a8589e085b5d9d409983cba356b2820eb7eb786fb170",
     ]
     assert run(copy, "tracks", "ford", "--json")[0] == 0
     assert copy.read_bytes() == before
@@ -196,7 +198,7 @@ def test_a_file_of_the_earlier_format_is_migrated_by_a_write(tmp_path: Path) -> 
     shutil.copyfile(FIXTURE, copy)
     _, tracks_before, _ = run(copy, "tracks", "ford", "--json")
     code, out, err = run(copy, "record", "ford", "note", "text=after the upgrade")
-    assert (code, out, err) == (0, "Recorded seq 7: note\n", "")
+    assert (code, out, err) == (0, "Recorded seq 7: note\n  note: after the upgrade\n", "")
     assert (pragma(copy, "application_id"), pragma(copy, "user_version")) == (0x456E4C67, 2)
     raw = sqlite3.connect(copy)
     assert raw.execute("SELECT encounter, seq, verified FROM heads ORDER BY 1").fetchall() == [
