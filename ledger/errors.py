@@ -16,7 +16,7 @@ from typing import Any, Final
 CODES: Final[dict[str, str]] = {
     "bad-input": "the request is malformed (a field, a value, a file); nothing was appended",
     "usage": "the command line itself is wrong (an unknown option, a missing argument)",
-    "unknown-field": "an event or stat block has a field its model does not know",
+    "unknown-field": "an event has a field its type does not know",
     "unknown-type": "no event type of that name in the encounter's system",
     "unknown-system": "no rule system of that key",
     "unknown-rule": "a house-rule key the system does not have",

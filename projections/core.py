@@ -222,7 +222,8 @@ def pinned_rules(ruleset: Ruleset, overrides: Mapping[str, Any]) -> dict[str, An
         table = ruleset.rules.model_validate_json(to_json(dict(overrides)), strict=True)
     except ValidationError as exc:
         raise BadInput(
-            events.describe(exc, f"{ruleset.key} rules", known=ruleset.rules.model_fields)
+            events.describe(exc, f"{ruleset.key} rules", known=ruleset.rules.model_fields),
+            code=events.code_of(exc, "unknown-rule"),
         ) from exc
     return table.model_dump(mode="json")
 

@@ -48,4 +48,6 @@ def ruleset(system: str) -> Ruleset:
     try:
         return RULESETS[system]
     except KeyError:
-        raise BadInput(f"unknown system {system!r} (known: {', '.join(RULESETS)})") from None
+        raise BadInput(
+            f"unknown system {system!r} (known: {', '.join(RULESETS)})", code="unknown-system"
+        ) from None

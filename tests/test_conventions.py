@@ -220,3 +220,37 @@ def test_verify_json_is_one_document_and_exits_1_when_broken(ford: Path, tmp_pat
     code, out, _ = run("verify", str(export), "--json")
     document = json.loads(out)
     assert (code, document["ok"], document["encounters"][0]["bad_seq"]) == (1, False, 3)
+
+
+@pytest.mark.parametrize(
+    ("args", "code"),
+    [
+        (["record", "ford", "harm.inflictd", "target=Bandit"], "unknown-type"),
+        (
+            ["record", "ford", "harm.inflicted", "target=Bandit", "level=1", "lvl=2"],
+            "unknown-field",
+        ),
+        (["record", "ford", "harm.inflicted", "target=Bandit", "level=-1"], "bad-input"),
+        (["undo", "ford", "99", "--reason", "x"], "unknown-seq"),
+        (["tracks", "nowhere"], "unknown-encounter"),
+        (["history", "ford", "Bandit", "--track", "slot"], "unknown-track"),
+    ],
+)
+def test_each_kind_of_mistake_has_its_own_code(ford: Path, args: list[str], code: str) -> None:
+    exit_code, error = error_document("--db", str(ford), *args, "--json")
+    assert (exit_code, error["code"]) == (2, code), error
+
+
+def test_an_unknown_house_rule_and_an_unknown_system_have_their_codes(tmp_path: Path) -> None:
+    rules = tmp_path / "house.json"
+    rules.write_text('{"penalty_stack": "highest_only"}')
+    db = str(tmp_path / "e.db")
+    assert (
+        error_document("--db", db, "new", "x", "--system", "ssss", "--rules", str(rules), "--json")[
+            1
+        ]["code"]
+        == "unknown-rule"
+    )
+    with pytest.raises(ledger.BadInput) as unknown, ledger.Ledger(tmp_path / "l.db") as book:
+        book.open("x", "gurps")
+    assert unknown.value.code == "unknown-system"

@@ -152,6 +152,11 @@ def describe(exc: ValidationError, what: str = "event", known: Iterable[str] | N
     return text + (f" (and {more} more problem{'s' * (more > 1)})" if more else "")
 
 
+def code_of(exc: ValidationError, unknown: str) -> str:
+    """The error code of a validation error: `unknown` when a key is unknown (a typo)."""
+    return unknown if any(e["type"] == "extra_forbidden" for e in exc.errors()) else "bad-input"
+
+
 def _path(location: Iterable[Any]) -> list[str]:
     # pydantic names the member of a union it tried (`constrained-int`, `literal['all']`):
     # that is not a field, so leave it out of the path.
@@ -173,13 +178,17 @@ def parse(data: Mapping[str, Any], system: str | None) -> Event:
         data = portable_fields(data, f"{kind} event")
     if model is None:
         known = ", ".join(event_types(system))
-        raise BadInput(f"unknown event type {kind!r} for {system} (known: {known})")
+        raise BadInput(
+            f"unknown event type {kind!r} for {system}{did_you_mean(kind, event_types(system))} "
+            f"(known: {known})",
+            code="unknown-type",
+        )
     try:
         # JSON, not Python objects: strict JSON validation takes a list for a tuple field and
         # still refuses "3" for a number or "yes" for a boolean.
         event: Event = model.__pydantic_validator__.validate_json(json.dumps(dict(data)))
     except ValidationError as exc:
-        raise BadInput(describe(exc, f"{kind} event")) from exc
+        raise BadInput(describe(exc, f"{kind} event"), code=code_of(exc, "unknown-field")) from exc
     return event
 
 
