@@ -19,7 +19,7 @@ const crypto = require("crypto");
 const fs = require("fs");
 
 const ENVELOPE = ["encounter", "seq", "id", "recorded_at", "hash", "prev_hash"];
-const ANNOTATIONS = ["retracted_by"]; // added by `log --json`, not part of the event
+const ANNOTATIONS = ["retracted_by", "corrected_by"]; // added by `log --json`, not hashed
 const GENESIS = "0".repeat(64);
 
 function byCodePoint(a, b) {

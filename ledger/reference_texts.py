@@ -18,6 +18,7 @@ ENVELOPE: Final[dict[str, str]] = {
     "prev_hash": "The previous event's hash (64 zeros for seq 1).",
     "hash": "SHA-256 of the sorted, compact JSON of the envelope with the body (DESIGN 3).",
     "retracted_by": "An annotation of `log --json`: the seq that retracts this event.",
+    "corrected_by": "An annotation of `log --json`: the seq of the correction in force on it.",
 }
 
 FIELDS: Final[dict[str, str]] = {

@@ -113,3 +113,20 @@ def test_every_safe_integer_is_accepted_unchanged(number: int) -> None:
     from ledger.portable import portable_fields
 
     assert portable_fields({"n": number, "m": [number]}, "x") == {"n": number, "m": [number]}
+
+
+@needs_node
+def test_the_node_verifier_reads_log_json_lines_with_their_annotations(tmp_path: Path) -> None:
+    with Ledger(tmp_path / "e.db") as book:
+        book.open("ford", "ssss")
+        book.join("ford", "Ash", "player")
+        book.record("ford", {"type": "note", "text": "first"})
+        book.amend("ford", 3, {"text": "the first"}, reason="typo")
+        book.undo("ford", 2, reason="no")
+    logged = runner.invoke(cli.app, ["--db", str(tmp_path / "e.db"), "log", "ford", "--json"])
+    assert "corrected_by" in logged.stdout and "retracted_by" in logged.stdout
+    export = tmp_path / "log.jsonl"
+    export.write_text(logged.stdout, encoding="utf-8")
+    ours = runner.invoke(cli.app, ["verify", str(export)])
+    assert ours.exit_code == 0
+    assert node_verify(export) == (0, ours.stdout)
