@@ -184,6 +184,8 @@ def game_time(round_: int | None, scene: str | None, by: str | None) -> dict[str
     if round_ is not None:
         stamp["round"] = round_
     if scene is not None:
+        if not scene.strip():
+            fail(BadInput("--scene takes a scene's name or number, not an empty text"))
         stamp["scene"] = gametime.scene_of(scene)
     if by is not None:
         stamp["by"] = by

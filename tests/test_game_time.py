@@ -83,6 +83,10 @@ def test_every_recording_verb_takes_round_scene_and_by(rounds: Path) -> None:
         "Error: --round 3 and the field round=2 disagree\n",
     )
     assert run(rounds, "round", "ford", "-1")[0] == 2
+    assert run(rounds, "harm", "ford", "Bandit", "1", "--scene", " ")[::2] == (
+        2,
+        "Error: --scene takes a scene's name or number, not an empty text\n",
+    )
 
 
 def test_replay_shows_the_round_and_scene_of_each_event_and_one_round_alone(rounds: Path) -> None:
