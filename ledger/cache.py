@@ -280,6 +280,19 @@ def usable_snapshots(
     return found
 
 
+def snapshot_seqs(conn: sqlite3.Connection | None, encounter: str) -> set[int]:
+    """The seqs the encounter has snapshots at (none decoded: each holds every roll)."""
+    if conn is None:
+        return set()
+    try:
+        rows = conn.execute("SELECT seq FROM cache_snapshots WHERE encounter = ?", (encounter,))
+        return {int(r[0]) for r in rows}
+    except sqlite3.OperationalError as exc:
+        if _missing(exc):
+            return set()
+        raise
+
+
 def view_of(state: core.State) -> dict[str, Any]:
     """The head view: the `tracks --json` document without the rolls."""
     return {

@@ -250,7 +250,10 @@ class _CacheCheck:
     view, against the states the audit folds from the log."""
 
     def __init__(self, store: EventStore, head: Head, now: Standing) -> None:
-        self._snapshots = cache.usable_snapshots(store.cache_db, head.encounter, now)
+        # One snapshot decoded at a time, when the fold reaches its seq: a long encounter's
+        # snapshots each hold every roll, and the audit's memory must stay bounded.
+        self._db, self._encounter, self._now = store.cache_db, head.encounter, now
+        self._seqs = cache.snapshot_seqs(store.cache_db, head.encounter)
         self._view = cache.load_view(store.cache_db, head.encounter, (head.seq, head.hash))
         self._head = head.seq
         self._wrong: list[int] = []
@@ -258,8 +261,10 @@ class _CacheCheck:
 
     def observe(self, state: core.State) -> None:
         self._last = state
-        stored = self._snapshots.get(state.seq)
-        if stored is not None and stored != state:
+        if state.seq not in self._seqs:
+            return
+        snapshot = cache.load_snapshot(self._db, self._encounter, self._now, state.seq)
+        if snapshot is not None and snapshot[0] == state.seq and snapshot[1] != state:
             self._wrong.append(state.seq)
 
     def findings(self) -> list[Finding]:
