@@ -66,7 +66,9 @@ class Unknown(ValueError):
 
 # Encoding: scalars and text-keyed dicts as themselves; a tuple, list, Log or other dict as an
 # array tagged by its first item (a dict's pairs as [key, value]); a model as
-# ["m", "module:Class", {its fields}, [fields left at default]].
+# ["m", "module:Class", {its fields}, [fields left at default]]; a sequence of models of one class
+# as columns, ["C", its tag, "module:Class", [field names], [[fields left at default], ...],
+# [index into those lists, value, ...] a model].
 
 
 def encode(state: core.State) -> str:
@@ -82,12 +84,13 @@ def _enc(value: Any) -> Any:
         if all(type(k) is str for k in value):
             return {k: _enc(v) for k, v in value.items()}
         return ["d", *([_enc(k), _enc(v)] for k, v in value.items())]
-    if kind is tuple:
-        return ["t", *map(_enc, value)]
-    if kind is list:
-        return ["l", *map(_enc, value)]
-    if kind is Log:
-        return ["L", *map(_enc, value)]
+    if kind is tuple or kind is list or kind is Log:
+        tag = _SEQUENCES[kind]
+        if len(value) > 1:
+            columns = _columns(tag, value)
+            if columns is not None:
+                return columns
+        return [tag, *map(_enc, value)]
     if isinstance(value, BaseModel) and kind.__module__.startswith(_KNOWN):
         fields = value.__dict__
         given = value.__pydantic_fields_set__
@@ -95,6 +98,30 @@ def _enc(value: Any) -> Any:
         name = f"{kind.__module__}:{kind.__qualname__}"
         return ["m", name, {k: _enc(v) for k, v in fields.items()}, unset]
     raise TypeError(f"a snapshot cannot hold a {kind.__name__}")
+
+
+def _columns(tag: str, items: Sequence[Any]) -> list[Any] | None:
+    """Models of one class as columns: a roll log of a long fight is most of a snapshot, and as
+    one object per roll its parsed JSON costs several times the state it rebuilds."""
+    cls = type(items[0])
+    if not issubclass(cls, BaseModel) or not cls.__module__.startswith(_KNOWN):
+        return None
+    if any(type(item) is not cls for item in items):
+        return None
+    fields = list(cls.model_fields)
+    unsets: dict[tuple[str, ...], int] = {}
+    rows: list[list[Any]] = []
+    for item in items:
+        given = item.__pydantic_fields_set__
+        unset = tuple(name for name in fields if name not in given)
+        index = unsets.setdefault(unset, len(unsets))
+        values = item.__dict__
+        rows.append([index, *(_enc(values[name]) for name in fields)])
+    name = f"{cls.__module__}:{cls.__qualname__}"
+    return ["C", tag, name, fields, [list(u) for u in unsets], *rows]
+
+
+_SEQUENCES: Final[Mapping[type, str]] = {tuple: "t", list: "l", Log: "L"}
 
 
 def decode(text: str) -> core.State:
@@ -110,10 +137,14 @@ class _Decoder:
         self._classes: dict[str, type[BaseModel]] = {}
         # One fields set per distinct set, shared (as `core.add_roll` does for rolls).
         self._given: dict[frozenset[str], set[str]] = {}
+        self._texts: dict[str, str] = {}
 
     def value(self, item: Any) -> Any:
         kind = type(item)
-        if item is None or kind is str or kind is int or kind is float or kind is bool:
+        if kind is str:
+            # One object per distinct text: a long fight repeats a few names thousands of times.
+            return self._texts.setdefault(item, item)
+        if item is None or kind is int or kind is float or kind is bool:
             return item
         if kind is dict:
             return {k: self.value(v) for k, v in item.items()}
@@ -130,6 +161,28 @@ class _Decoder:
             return Log(self.value(v) for v in item[1:])
         if tag == "m" and len(item) == 4:
             return self.model(item[1], item[2], item[3])
+        if tag == "C" and len(item) >= 5:
+            return self.columns(item)
+        raise Unknown(f"unexpected tag {tag!r} in a snapshot")
+
+    def columns(self, item: list[Any]) -> Any:
+        _, tag, name, fields, unsets, *rows = item
+        if type(fields) is not list or type(unsets) is not list:
+            raise Unknown(f"{name}: malformed columns in a snapshot")
+        width = len(fields) + 1
+        models = []
+        for row in rows:
+            if type(row) is not list or len(row) != width or type(row[0]) is not int:
+                raise Unknown(f"{name}: malformed row in a snapshot")
+            if not 0 <= row[0] < len(unsets):
+                raise Unknown(f"{name}: malformed row in a snapshot")
+            models.append(self.model(name, dict(zip(fields, row[1:], strict=True)), unsets[row[0]]))
+        if tag == "t":
+            return tuple(models)
+        if tag == "l":
+            return models
+        if tag == "L":
+            return Log(models)
         raise Unknown(f"unexpected tag {tag!r} in a snapshot")
 
     def key(self, item: Any) -> Any:
