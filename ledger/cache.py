@@ -298,19 +298,9 @@ def load_snapshot(
     event's hash still matches, and the same seqs up to it are retracted and corrected."""
     if conn is None:  # a store without cache tables
         return None
-    try:
-        rows = conn.execute(
-            "SELECT s.seq, s.hash, s.gone, s.state, e.hash FROM cache_snapshots s "
-            "JOIN events e ON e.encounter = s.encounter AND e.seq = s.seq "
-            "WHERE s.encounter = ? AND s.seq <= ? ORDER BY s.seq DESC",
-            (encounter, upto),
-        ).fetchall()
-    except sqlite3.OperationalError as exc:
-        if _missing(exc):
-            return None
-        raise
-    for seq, digest, stored_gone, text, event_hash in rows:
-        if digest != event_hash or stored_gone != _gone_upto(gone, seq):
+    for seq in _valid_seqs(conn, encounter, gone, upto):
+        text = snapshot_text(conn, encounter, seq)
+        if text is None:
             continue
         try:
             state = decode(text)
@@ -319,6 +309,57 @@ def load_snapshot(
         if state.encounter == encounter and state.seq == seq:
             return seq, state
     return None
+
+
+def _valid_seqs(conn: sqlite3.Connection, encounter: str, gone: Standing, upto: int) -> list[int]:
+    """The seqs, newest first, of the snapshots whose event's hash still matches and that hold
+    the same retractions and corrections; their texts are read one at a time (each holds every
+    roll, so reading them all at once would cost several times one state)."""
+    try:
+        rows = conn.execute(
+            "SELECT s.seq, s.hash, s.gone, e.hash FROM cache_snapshots s "
+            "JOIN events e ON e.encounter = s.encounter AND e.seq = s.seq "
+            "WHERE s.encounter = ? AND s.seq <= ? ORDER BY s.seq DESC",
+            (encounter, upto),
+        ).fetchall()
+    except sqlite3.OperationalError as exc:
+        if _missing(exc):
+            return []
+        raise
+    return [
+        seq
+        for seq, digest, stored_gone, event_hash in rows
+        if digest == event_hash and stored_gone == _gone_upto(gone, seq)
+    ]
+
+
+def snapshot_text(conn: sqlite3.Connection | None, encounter: str, seq: int) -> str | None:
+    """The stored text of the snapshot at `seq`, as `encode` wrote it."""
+    if conn is None:
+        return None
+    row = conn.execute(
+        "SELECT state FROM cache_snapshots WHERE encounter = ? AND seq = ?", (encounter, seq)
+    ).fetchone()
+    return None if row is None or type(row[0]) is not str else str(row[0])
+
+
+def agrees(
+    conn: sqlite3.Connection | None, encounter: str, gone: Standing, state: core.State
+) -> bool:
+    """Whether the valid snapshot at the state's seq (if any) holds this state. The texts are
+    compared first, so an intact cache is checked without building a second state."""
+    if conn is None or state.seq not in _valid_seqs(conn, encounter, gone, state.seq)[:1]:
+        return True
+    text = snapshot_text(conn, encounter, state.seq)
+    if text is None:
+        return True
+    try:
+        if encode(state) == text:
+            return True
+        stored = decode(text)
+    except (ValueError, TypeError, RecursionError):
+        return False
+    return stored.encounter == encounter and stored.seq == state.seq and stored == state
 
 
 def usable_snapshots(

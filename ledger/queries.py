@@ -263,8 +263,7 @@ class _CacheCheck:
         self._last = state
         if state.seq not in self._seqs:
             return
-        snapshot = cache.load_snapshot(self._db, self._encounter, self._now, state.seq)
-        if snapshot is not None and snapshot[0] == state.seq and snapshot[1] != state:
+        if not cache.agrees(self._db, self._encounter, self._now, state):
             self._wrong.append(state.seq)
 
     def findings(self) -> list[Finding]:
