@@ -170,15 +170,25 @@ def undo(
     expect: Expect = None,
     dry_run: DryRun = False,
     json_: Json = False,
+    round_: Round = None,
+    scene: Scene = None,
+    by: By = None,
 ) -> None:
     """Retract a mistaken event (or a correction); every later track is recomputed, and what
     that changed downstream is shown."""
     if not reason.strip():
         fail(BadInput("undo needs --reason TEXT (the ledger keeps why a ruling changed)"))
+    stamp = game_time(round_, scene, by)
     with opened(ctx) as ledger:
         result = guard(
             lambda: ledger.undo(
-                name, seq, reason=reason, strict=strict, expect=expect, dry_run=dry_run
+                name,
+                seq,
+                reason=reason,
+                strict=strict,
+                expect=expect,
+                dry_run=dry_run,
+                stamp=stamp,
             )
         )
     if json_:
@@ -199,13 +209,23 @@ def redo(
     expect: Expect = None,
     dry_run: DryRun = False,
     json_: Json = False,
+    round_: Round = None,
+    scene: Scene = None,
+    by: By = None,
 ) -> None:
     """Retract a retraction: the undone event counts again, and what that changed downstream
     is shown."""
+    stamp = game_time(round_, scene, by)
     with opened(ctx) as ledger:
         result = guard(
             lambda: ledger.redo(
-                name, seq, reason=reason, strict=strict, expect=expect, dry_run=dry_run
+                name,
+                seq,
+                reason=reason,
+                strict=strict,
+                expect=expect,
+                dry_run=dry_run,
+                stamp=stamp,
             )
         )
     if json_:
@@ -227,6 +247,9 @@ def amend(
     expect: Expect = None,
     dry_run: DryRun = False,
     json_: Json = False,
+    round_: Round = None,
+    scene: Scene = None,
+    by: By = None,
 ) -> None:
     """Correct an event where it happened: one event.corrected, which the fold reads at SEQ
     itself, so every later event is judged against the corrected one; shows what changed."""
@@ -235,10 +258,18 @@ def amend(
     changed = parse_pairs(fields or [], "field")
     if not changed:
         fail(BadInput("amend needs at least one KEY=VALUE field to change"))
+    stamp = game_time(round_, scene, by)
     with opened(ctx) as ledger:
         result = guard(
             lambda: ledger.amend(
-                name, seq, changed, reason=reason, strict=strict, expect=expect, dry_run=dry_run
+                name,
+                seq,
+                changed,
+                reason=reason,
+                strict=strict,
+                expect=expect,
+                dry_run=dry_run,
+                stamp=stamp,
             )
         )
     if json_:

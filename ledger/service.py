@@ -15,7 +15,7 @@ import itertools
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from pydantic import BaseModel, PrivateAttr
 
@@ -246,10 +246,13 @@ class Ledger(Queries):
         strict: bool = False,
         expect: int | None = None,
         dry_run: bool = False,
+        stamp: Mapping[str, Any] | None = None,
     ) -> Recorded:
         """Retract `seq` (default: the last effective event that is not a retraction); with
-        `dry_run`, say what it would do downstream and append nothing."""
+        `dry_run`, say what it would do downstream and append nothing. `stamp` holds the
+        optional game time of the ruling (`round`, `scene`, `by`)."""
         _check_seq(seq)
+        time = _game_time(stamp)
         if not isinstance(reason, str) or not reason.strip():
             raise BadInput("undo needs a reason (the ledger keeps why a ruling changed)")
 
@@ -258,6 +261,7 @@ class Ledger(Queries):
                 "type": "event.retracted",
                 "target": session.undo_target(seq),
                 "reason": reason,
+                **time,
             }
             return self._parse(fields, session.system())
 
@@ -272,16 +276,24 @@ class Ledger(Queries):
         strict: bool = False,
         expect: int | None = None,
         dry_run: bool = False,
+        stamp: Mapping[str, Any] | None = None,
     ) -> Recorded:
         """Retract a retraction: `seq` is the retraction or the event it retracted (with
-        `dry_run`, append nothing)."""
+        `dry_run`, append nothing; `stamp` as for `undo`)."""
         _check_seq(seq)
+        time = _game_time(stamp)
         if not isinstance(reason, str):
             raise BadInput(f"a reason is text, not {reason!r}")
 
         def retraction(session: Session) -> events.Event:
             target = session.redo_target(seq)
-            fields = {"type": "event.retracted", "target": target, "reason": reason, "kind": "redo"}
+            fields = {
+                "type": "event.retracted",
+                "target": target,
+                "reason": reason,
+                "kind": "redo",
+                **time,
+            }
             return self._parse(fields, session.system())
 
         return self._write(encounter, retraction, strict=strict, expect=expect, dry_run=dry_run)
@@ -296,11 +308,13 @@ class Ledger(Queries):
         strict: bool = False,
         expect: int | None = None,
         dry_run: bool = False,
+        stamp: Mapping[str, Any] | None = None,
     ) -> Recorded:
         """Correct the event at `seq`: append one `event.corrected`, which the fold reads at
         `seq` itself, so everything after it is judged against the corrected event (with
-        `dry_run`, say what it would do downstream and append nothing)."""
+        `dry_run`, say what it would do downstream and append nothing; `stamp` as for `undo`)."""
         _check_seq(seq)
+        time = _game_time(stamp)
         if not isinstance(fields, Mapping) or not fields:
             raise BadInput("amend needs the fields to change, as a mapping (KEY=VALUE)")
         if "type" in fields:
@@ -309,7 +323,13 @@ class Ledger(Queries):
             raise BadInput("amend needs a reason (the ledger keeps why a ruling changed)")
 
         def correction(session: Session) -> events.Event:
-            fix = {"type": "event.corrected", "target": seq, "reason": reason, "fields": fields}
+            fix = {
+                "type": "event.corrected",
+                "target": seq,
+                "reason": reason,
+                "fields": fields,
+                **time,
+            }
             return self._parse(fix, session.system())
 
         return self._write(encounter, correction, strict=strict, expect=expect, dry_run=dry_run)
@@ -481,6 +501,19 @@ class _RolledBack(Exception):
     def __init__(self, result: Recorded) -> None:
         super().__init__("dry run")
         self.result = result
+
+
+_GAME_TIME: Final = frozenset({"round", "scene", "by"})
+
+
+def _game_time(stamp: Mapping[str, Any] | None) -> dict[str, Any]:
+    """A ruling's optional game time, checked to hold nothing else (its values are checked by
+    the event model, as on any event)."""
+    if stamp is None:
+        return {}
+    if not isinstance(stamp, Mapping) or not set(stamp) <= _GAME_TIME:
+        raise BadInput(f"a stamp holds only round, scene and by, not {stamp!r}")
+    return dict(stamp)
 
 
 def _check_seq(seq: int | None) -> None:

@@ -89,6 +89,23 @@ def test_every_recording_verb_takes_round_scene_and_by(rounds: Path) -> None:
     )
 
 
+def test_undo_redo_and_amend_take_round_scene_and_by_too(rounds: Path) -> None:
+    ok(rounds, "undo", "ford", "8", "--reason", "wrong target", "--by", "gm", "--round", "3")
+    ok(rounds, "redo", "ford", "--by", "Kim", "--scene", "bridge")
+    ok(rounds, "amend", "ford", "7", "level=1", "--reason", "a glancing blow", "--by", "gm")
+    ok(rounds, "undo", "ford", "8", "--reason", "dry", "--dry-run", "--by", "gm")
+    stored = [json.loads(x) for x in ok(rounds, "log", "ford", "--json").splitlines()]
+    assert [
+        (e["seq"], e["type"], e.get("round"), e.get("scene"), e.get("by")) for e in stored[8:]
+    ] == [
+        (9, "event.retracted", 3, None, "gm"),
+        (10, "event.retracted", None, "bridge", "Kim"),
+        (11, "event.corrected", None, None, "gm"),
+    ]
+    assert run(rounds, "undo", "ford", "--reason", "x", "--round", "-1")[0] == 2
+    assert len(ok(rounds, "log", "ford", "--json").splitlines()) == 11
+
+
 def test_replay_shows_the_round_and_scene_of_each_event_and_one_round_alone(rounds: Path) -> None:
     assert ok(rounds, "replay", "ford", "--round", "2") == (
         "seq 6 (round 2, scene ford): round 2 begins\n"
