@@ -15,7 +15,7 @@ from typing import Any, Final
 from ledger import chain, events
 from ledger.errors import BadInput
 from ledger.rows import COLUMNS, Head, head_of, load
-from ledger.stores import heads_agree, heads_disagreement, unknown_encounter
+from ledger.stores import checked_rows, heads_agree, heads_disagreement, unknown_encounter
 
 #: Rows read per round trip by a stream (bounded memory on a long encounter).
 PAGE: Final = 2000
@@ -137,23 +137,9 @@ class PgReads:
                 "SELECT hash FROM events WHERE encounter = %s AND seq = %s", (encounter, after)
             )
             prev = found[0][0] if found else ""
-        expected, checking = after + 1, True
-        for row in self._pages(encounter, after, upto):
-            if checking:
-                seq, id_, type_, recorded_at, body, prev_hash, digest = row[1:]
-                if (
-                    seq != expected
-                    or prev_hash != prev
-                    or not isinstance(body, str)
-                    or chain.hash_text(encounter, seq, id_, type_, recorded_at, body, prev)
-                    != digest
-                ):
-                    problem = chain.row_problem(expected, prev, *row)
-                    if problem is not None:
-                        checking = False
-                        self.broken(encounter, expected, problem)
-                expected, prev = seq + 1, digest
-            yield load(row, system)
+        yield from checked_rows(
+            self._pages(encounter, after, upto), encounter, system, after, prev, self.broken
+        )
 
     def broken(self, encounter: str, seq: int, problem: str) -> None:
         """A read shows what is stored, and says once that it does not verify."""

@@ -31,7 +31,13 @@ from ledger.errors import (
     did_you_mean,
 )
 from ledger.rows import COLUMNS, Head, head_of, load, now_utc
-from ledger.stores import against_heads, heads_agree, heads_disagreement
+from ledger.stores import (
+    against_heads,
+    check_expect,
+    checked_rows,
+    heads_agree,
+    heads_disagreement,
+)
 from ledger.writer import Writer
 
 _INSERT: Final = f"INSERT INTO events ({COLUMNS}) VALUES (?,?,?,?,?,?,?,?)"
@@ -247,23 +253,7 @@ class Store:
             "ORDER BY seq",
             (encounter, after, upto),
         )
-        expected, checking = after + 1, True
-        for row in cursor:
-            if checking:
-                seq, id_, type_, recorded_at, body, prev_hash, digest = row[1:]
-                if (
-                    seq != expected
-                    or prev_hash != prev
-                    or not isinstance(body, str)
-                    or chain.hash_text(encounter, seq, id_, type_, recorded_at, body, prev)
-                    != digest
-                ):
-                    problem = chain.row_problem(expected, prev, *row)
-                    if problem is not None:
-                        checking = False
-                        self._broken(encounter, expected, problem)
-                expected, prev = seq + 1, digest
-            yield load(row, system)
+        yield from checked_rows(cursor, encounter, system, after, prev, self._broken)
 
     def _broken(self, encounter: str, seq: int, problem: str) -> None:
         where = f"encounter {encounter!r} does not verify at seq {seq} ({problem})"
@@ -363,19 +353,7 @@ class Store:
                 )
             head, verified, repaired = self._checked_head(encounter)
             seq = head.seq if head else 0
-            if expect is not None and not 0 <= expect <= seq:
-                raise BadInput(
-                    f"--expect {expect}: encounter {encounter!r} is at seq {seq}, so the seq "
-                    f"you last saw is between 0 and {seq}"
-                )
-            if expect is not None and expect != seq:
-                raise Conflict(
-                    f"encounter {encounter!r} is at seq {seq}, not {expect}: "
-                    "another writer appended first; re-read and try again",
-                    code="stale-expect",
-                    expected=expect,
-                    actual=seq,
-                )
+            check_expect(encounter, seq, expect)
             if head is not None and verified < seq:
                 self._check_tail(encounter, verified, seq)
             writer = Writer(self, encounter, head)

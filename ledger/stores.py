@@ -14,10 +14,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ledger import events
+from ledger import chain, events
 from ledger.chain import ChainReport
 from ledger.errors import BadInput, Conflict, UnknownName, did_you_mean
-from ledger.rows import Head, now_utc
+from ledger.rows import Head, load, now_utc
 
 if TYPE_CHECKING:
     from ledger.writer import Writer
@@ -142,6 +142,35 @@ def check_write_args(encounter: str, expect: int | None) -> None:
         raise BadInput(f"expect must be a seq (a whole number), not {expect!r}")
     if not isinstance(encounter, str):
         raise BadInput(f"an encounter is named by text, not {encounter!r}")
+
+
+def checked_rows(
+    rows: Iterable[tuple[Any, ...]],
+    encounter: str,
+    system: str,
+    after: int,
+    prev: str,
+    broken: Callable[[str, int, str], None],
+) -> Iterator[events.Recorded]:
+    """Stored rows after seq `after` (whose hash is `prev`) parsed one at a time, the chain
+    checked on the way: `broken(encounter, seq, problem)` is told of the first bad row (it may
+    raise, as a write does, or warn and let the read show what is stored)."""
+    expected, checking = after + 1, True
+    for row in rows:
+        if checking:
+            seq, id_, type_, recorded_at, body, prev_hash, digest = row[1:]
+            if (
+                seq != expected
+                or prev_hash != prev
+                or not isinstance(body, str)
+                or chain.hash_text(encounter, seq, id_, type_, recorded_at, body, prev) != digest
+            ):
+                problem = chain.row_problem(expected, prev, *row)
+                if problem is not None:
+                    checking = False
+                    broken(encounter, expected, problem)
+            expected, prev = seq + 1, digest
+        yield load(row, system)
 
 
 def check_expect(encounter: str, seq: int, expect: int | None) -> None:
