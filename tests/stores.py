@@ -6,6 +6,7 @@ from __future__ import annotations
 import shutil
 import sqlite3
 import uuid
+from abc import ABC, abstractmethod
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -25,7 +26,7 @@ def open_backend(request: pytest.FixtureRequest, kind: str, folder: Path) -> Bac
     return PgBackend(request.getfixturevalue("pg_server"))
 
 
-class Backend:
+class Backend(ABC):
     """A fresh, empty store of one kind; `location` is what `Ledger()` and `--db` take."""
 
     kind: str
@@ -37,23 +38,27 @@ class Backend:
         """A `Ledger` on this store."""
         return Ledger(self.location, **options)
 
+    @abstractmethod
     def execute(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         """Run one statement (`?` placeholders) on the database directly, committed."""
-        raise NotImplementedError
+        ...
 
+    @abstractmethod
     def unguard(self) -> None:
         """Drop the append-only triggers, as someone holding the database could."""
-        raise NotImplementedError
+        ...
 
+    @abstractmethod
     def sibling(self, name: str) -> Backend:
         """Another fresh store of the same kind."""
-        raise NotImplementedError
+        ...
 
+    @abstractmethod
     def copy(self, name: str) -> Backend:
         """A copy of this store's rows, without the append-only triggers."""
-        raise NotImplementedError
+        ...
 
-    def close(self) -> None:
+    def close(self) -> None:  # noqa: B027 (a SQLite file needs no clean-up: tmp_path does it)
         """Remove what the store left behind (a PostgreSQL schema)."""
 
 
