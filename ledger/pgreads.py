@@ -7,6 +7,7 @@ Long reads are paged by seq: memory stays bounded and no connection is held betw
 from __future__ import annotations
 
 import json
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import suppress
 from datetime import datetime
@@ -29,17 +30,19 @@ _HEAD_AND_LAST: Final = (
 )
 
 
-class PgReads:
+class PgReads(ABC):
     """The reads of both a pooled store and an open transaction, over one `_fetch`."""
 
     clock: Callable[[], datetime]
 
+    @abstractmethod
     def _fetch(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-        raise NotImplementedError
+        """The rows of one query (`%s` placeholders), in the reader's connection."""
 
     @property
+    @abstractmethod
     def name(self) -> str:
-        raise NotImplementedError
+        """The database's name, as messages show it."""
 
     @property
     def cache_db(self) -> None:
@@ -47,13 +50,13 @@ class PgReads:
         `Ledger` keeps its last fold in memory)."""
         return None
 
+    @abstractmethod
     def tell(self, encounter: str, message: str) -> None:
         """Warn once per encounter (a damaged cache), on stderr for the CLI."""
-        raise NotImplementedError
 
+    @abstractmethod
     def told(self, encounter: str) -> None:
         """The caller reports the encounter's damage itself: no warning for it from here."""
-        raise NotImplementedError
 
     def heads_row(self, encounter: str) -> tuple[Head | None, int, tuple[int, str, str] | None]:
         """The heads cache's row, its verified mark, and the last stored row (one query)."""

@@ -10,7 +10,6 @@ takes a connection for one page of rows at a time, never between pages.
 from __future__ import annotations
 
 import json
-import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from datetime import datetime
@@ -28,13 +27,13 @@ from ledger.errors import (
     BrokenChain,
     Conflict,
     LedgerError,
-    LedgerWarning,
     StoreError,
     UnknownName,
 )
 from ledger.pgreads import HEAD_COLUMNS, PgReads, one_line, text
 from ledger.rows import COLUMNS, Head, now_utc
 from ledger.stores import (
+    WarnsOnce,
     against_heads,
     check_expect,
     check_write_args,
@@ -112,7 +111,7 @@ def redacted(url: str) -> str:
     return urlunsplit(parts._replace(netloc=f"{user}:***@{host}"))
 
 
-class PgStore(PgReads):
+class PgStore(WarnsOnce, PgReads):
     """One ledger in a PostgreSQL database, named by a `postgresql://` URL; a connection pool."""
 
     def __init__(
@@ -181,16 +180,6 @@ class PgStore(PgReads):
     def close(self) -> None:
         """Close the pool's connections."""
         self.pool.close()
-
-    def tell(self, encounter: str, message: str) -> None:
-        """Warn once per encounter (a damaged cache), on stderr for the CLI."""
-        if encounter not in self._told:
-            self._told.add(encounter)
-            warnings.warn(message, LedgerWarning, stacklevel=3)
-
-    def told(self, encounter: str) -> None:
-        """The caller reports the encounter's damage itself: no warning for it from here."""
-        self._told.add(encounter)
 
     @contextmanager
     def snapshot(self) -> Iterator[None]:

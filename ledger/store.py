@@ -11,7 +11,6 @@ import json
 import os
 import sqlite3
 import threading
-import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager, suppress
 from datetime import datetime
@@ -25,13 +24,13 @@ from ledger.errors import (
     BrokenChain,
     Conflict,
     LedgerError,
-    LedgerWarning,
     StoreError,
     UnknownName,
     did_you_mean,
 )
 from ledger.rows import COLUMNS, Head, head_of, load, now_utc
 from ledger.stores import (
+    WarnsOnce,
     against_heads,
     check_expect,
     checked_rows,
@@ -55,7 +54,7 @@ _NAMES: Final = """WITH RECURSIVE names(name) AS (
     ) SELECT name FROM names WHERE name IS NOT NULL"""
 
 
-class Store:
+class Store(WarnsOnce):
     """One ledger file. Open with a path; `clock` is injectable for tests; `readonly` opens it
     for reading only (nothing is ever created or changed, a read-only mount will do)."""
 
@@ -117,16 +116,6 @@ class Store:
             finally:
                 if self.conn.in_transaction:
                     self.conn.execute("COMMIT")
-
-    def tell(self, encounter: str, message: str) -> None:
-        """Warn once per encounter (a damaged cache or chain), on stderr for the CLI."""
-        if encounter not in self._told:
-            self._told.add(encounter)
-            warnings.warn(message, LedgerWarning, stacklevel=3)
-
-    def told(self, encounter: str) -> None:
-        """The caller reports the encounter's damage itself: no warning for it from here."""
-        self._told.add(encounter)
 
     def close(self) -> None:
         """Close the connection; a file this store created and nothing was stored in is removed

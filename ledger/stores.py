@@ -8,6 +8,7 @@ specifics to itself, and psycopg is imported only when a PostgreSQL URL is opene
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import AbstractContextManager
 from datetime import datetime
@@ -16,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from ledger import chain, events
 from ledger.chain import ChainReport
-from ledger.errors import BadInput, Conflict, UnknownName, did_you_mean
+from ledger.errors import BadInput, Conflict, LedgerWarning, UnknownName, did_you_mean
 from ledger.rows import Head, load, now_utc
 
 if TYPE_CHECKING:
@@ -142,6 +143,23 @@ def check_write_args(encounter: str, expect: int | None) -> None:
         raise BadInput(f"expect must be a seq (a whole number), not {expect!r}")
     if not isinstance(encounter, str):
         raise BadInput(f"an encounter is named by text, not {encounter!r}")
+
+
+class WarnsOnce:
+    """A store's warnings about a damaged encounter (its cache or chain): once per encounter,
+    on stderr for the CLI."""
+
+    _told: set[str]
+
+    def tell(self, encounter: str, message: str) -> None:
+        """Warn once per encounter (a damaged cache or chain), on stderr for the CLI."""
+        if encounter not in self._told:
+            self._told.add(encounter)
+            warnings.warn(message, LedgerWarning, stacklevel=3)
+
+    def told(self, encounter: str) -> None:
+        """The caller reports the encounter's damage itself: no warning for it from here."""
+        self._told.add(encounter)
 
 
 def checked_rows(
