@@ -231,6 +231,12 @@ class Store(WarnsOnce):
         """Rows after..upto of an encounter of `system`, parsed one at a time (streaming), the
         chain checked on the way: a write refuses to go on from a broken one (BrokenChain), a
         read warns once and shows what is stored."""
+        prev, cursor = self._rows_after(encounter, after, upto)
+        yield from checked_rows(cursor, encounter, system, after, prev, self._broken)
+
+    def _rows_after(self, encounter: str, after: int, upto: int) -> tuple[str, sqlite3.Cursor]:
+        """The hash of seq `after` (the genesis hash before seq 1; empty when it is missing)
+        and a cursor over the stored rows after..upto, in seq order."""
         prev = chain.GENESIS
         if after > 0:
             row = self.conn.execute(
@@ -242,7 +248,7 @@ class Store(WarnsOnce):
             "ORDER BY seq",
             (encounter, after, upto),
         )
-        yield from checked_rows(cursor, encounter, system, after, prev, self._broken)
+        return prev, cursor
 
     def _broken(self, encounter: str, seq: int, problem: str) -> None:
         where = f"encounter {encounter!r} does not verify at seq {seq} ({problem})"
@@ -382,17 +388,7 @@ class Store(WarnsOnce):
 
     def _check_tail(self, encounter: str, verified: int, top: int) -> None:
         """Check the chain from the verified mark to the head, or refuse to extend it."""
-        prev = chain.GENESIS
-        if verified > 0:
-            row = self.conn.execute(
-                "SELECT hash FROM events WHERE encounter = ? AND seq = ?", (encounter, verified)
-            ).fetchone()
-            prev = row[0] if row else ""
-        rows = self.conn.execute(
-            f"SELECT {COLUMNS} FROM events WHERE encounter = ? AND seq > ? AND seq <= ? "
-            "ORDER BY seq",
-            (encounter, verified, top),
-        )
+        prev, rows = self._rows_after(encounter, verified, top)
         expected = verified + 1
         for row in rows:
             problem = chain.row_problem(expected, prev, *row)
