@@ -19,7 +19,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ledger import BadInput, Ledger, cache, session
+from ledger import BadInput, Ledger, cache, session, snapshot_codec
 from projections import core, revisions
 from projections.registry import RULESETS
 from tests.longstreams import lines, skirmish
@@ -65,7 +65,7 @@ def test_a_snapshot_decodes_to_the_state_it_was_encoded_from(example: Path) -> N
     with Ledger(":memory:") as ledger:
         imported = ledger.import_lines(example.read_text(encoding="utf-8").splitlines())
         state = ledger.refold(imported.encounter)
-    again = cache.decode(cache.encode(state))
+    again = snapshot_codec.decode(snapshot_codec.encode(state))
     assert again == state
     assert type(again) is type(state)
     assert again.view() == state.view()
@@ -140,7 +140,7 @@ def test_a_snapshot_whose_event_hash_changed_is_ignored(big: Path) -> None:
     with Ledger(big) as ledger:
         wrong = ledger.refold("big").model_copy(update={"title": "not the log's"})
     sql(big, "UPDATE cache_snapshots SET hash = ?, state = ? WHERE seq = 1000", "0" * 64,
-        cache.encode(wrong))  # fmt: skip
+        snapshot_codec.encode(wrong))  # fmt: skip
     cached, folded = fresh_tracks(big)
     assert cached == folded
     with Ledger(big) as ledger:
@@ -183,7 +183,7 @@ def test_a_tampered_snapshot_is_an_audit_finding_at_its_seq(big: Path) -> None:
         state = ledger.refold("big")
     sage = state.combatants["Sage"].model_copy(update={"harm": (3, 3)})
     wrong = core.replace_combatant(state, sage)
-    sql(big, "UPDATE cache_snapshots SET state = ? WHERE seq = 1000", cache.encode(wrong))
+    sql(big, "UPDATE cache_snapshots SET state = ? WHERE seq = 1000", snapshot_codec.encode(wrong))
     with Ledger(big) as ledger:
         findings = [f for f in ledger.audit("big") if f.rule == "cache-disagrees"]
     assert [(f.severity, f.seq) for f in findings] == [("error", (1000,))]

@@ -1,0 +1,184 @@
+"""Fold states as plain JSON of known classes, for the projection cache (never pickle).
+
+Loading a snapshot can build only the models of `projections` and `ledger.events`; anything else
+is `Unknown`. The storage of the text is `ledger.cache`'s.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any, Final
+
+from pydantic import BaseModel
+
+from projections import core
+from projections.log import Log
+
+#: The packages whose models a snapshot may hold.
+_KNOWN: Final = ("projections.", "ledger.events.")
+TEXT: Final = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
+class Unknown(ValueError):
+    """A stored snapshot names a class or a shape the cache does not build."""
+
+
+# Encoding: scalars and text-keyed dicts as themselves; a tuple, list, Log or other dict as an
+# array tagged by its first item (a dict's pairs as [key, value]); a model as
+# ["m", "module:Class", {its fields}, [fields left at default]]; a sequence of models of one class
+# as columns, ["C", its tag, "module:Class", [field names], [[fields left at default], ...],
+# [index into those lists, value, ...] a model].
+
+
+def encode(state: core.State) -> str:
+    """The state as JSON text (raises TypeError or ValueError for what JSON cannot carry)."""
+    return TEXT.encode(_enc(state))
+
+
+def _enc(value: Any) -> Any:
+    kind = type(value)
+    if value is None or kind is str or kind is int or kind is float or kind is bool:
+        return value
+    if kind is dict:
+        if all(type(k) is str for k in value):
+            return {k: _enc(v) for k, v in value.items()}
+        return ["d", *([_enc(k), _enc(v)] for k, v in value.items())]
+    if kind is tuple or kind is list or kind is Log:
+        tag = _SEQUENCES[kind]
+        if len(value) > 1:
+            columns = _columns(tag, value)
+            if columns is not None:
+                return columns
+        return [tag, *map(_enc, value)]
+    if isinstance(value, BaseModel) and kind.__module__.startswith(_KNOWN):
+        fields = value.__dict__
+        given = value.__pydantic_fields_set__
+        unset = [name for name in fields if name not in given]
+        name = f"{kind.__module__}:{kind.__qualname__}"
+        return ["m", name, {k: _enc(v) for k, v in fields.items()}, unset]
+    raise TypeError(f"a snapshot cannot hold a {kind.__name__}")
+
+
+def _columns(tag: str, items: Sequence[Any]) -> list[Any] | None:
+    """Models of one class as columns: a roll log of a long fight is most of a snapshot, and as
+    one object per roll its parsed JSON costs several times the state it rebuilds."""
+    cls = type(items[0])
+    if not issubclass(cls, BaseModel) or not cls.__module__.startswith(_KNOWN):
+        return None
+    if any(type(item) is not cls for item in items):
+        return None
+    fields = list(cls.model_fields)
+    unsets: dict[tuple[str, ...], int] = {}
+    rows: list[list[Any]] = []
+    for item in items:
+        given = item.__pydantic_fields_set__
+        unset = tuple(name for name in fields if name not in given)
+        index = unsets.setdefault(unset, len(unsets))
+        values = item.__dict__
+        rows.append([index, *(_enc(values[name]) for name in fields)])
+    name = f"{cls.__module__}:{cls.__qualname__}"
+    return ["C", tag, name, fields, [list(u) for u in unsets], *rows]
+
+
+_SEQUENCES: Final[Mapping[type, str]] = {tuple: "t", list: "l", Log: "L"}
+
+
+def decode(text: str) -> core.State:
+    """A state from `encode`'s text; raises `Unknown` (or ValueError) for anything else."""
+    state = _Decoder().value(json.loads(text))
+    if not isinstance(state, core.State):
+        raise Unknown("a snapshot holds a state")
+    return state
+
+
+class _Decoder:
+    def __init__(self) -> None:
+        self._classes: dict[str, type[BaseModel]] = {}
+        # One fields set per distinct set, shared (as `core.add_roll` does for rolls).
+        self._given: dict[frozenset[str], set[str]] = {}
+        self._texts: dict[str, str] = {}
+
+    def value(self, item: Any) -> Any:
+        kind = type(item)
+        if kind is str:
+            # One object per distinct text: a long fight repeats a few names thousands of times.
+            return self._texts.setdefault(item, item)
+        if item is None or kind is int or kind is float or kind is bool:
+            return item
+        if kind is dict:
+            return {k: self.value(v) for k, v in item.items()}
+        if kind is not list or not item:
+            raise Unknown(f"unexpected {kind.__name__} in a snapshot")
+        tag = item[0]
+        if tag == "t":
+            return tuple(self.value(v) for v in item[1:])
+        if tag == "l":
+            return [self.value(v) for v in item[1:]]
+        if tag == "d":
+            return {self.key(pair[0]): self.value(pair[1]) for pair in item[1:]}
+        if tag == "L":
+            return Log(self.value(v) for v in item[1:])
+        if tag == "m" and len(item) == 4:
+            return self.model(item[1], item[2], item[3])
+        if tag == "C" and len(item) >= 5:
+            return self.columns(item)
+        raise Unknown(f"unexpected tag {tag!r} in a snapshot")
+
+    def columns(self, item: list[Any]) -> Any:
+        _, tag, name, fields, unsets, *rows = item
+        if type(fields) is not list or type(unsets) is not list:
+            raise Unknown(f"{name}: malformed columns in a snapshot")
+        width = len(fields) + 1
+        models = []
+        for row in rows:
+            if type(row) is not list or len(row) != width or type(row[0]) is not int:
+                raise Unknown(f"{name}: malformed row in a snapshot")
+            if not 0 <= row[0] < len(unsets):
+                raise Unknown(f"{name}: malformed row in a snapshot")
+            models.append(self.model(name, dict(zip(fields, row[1:], strict=True)), unsets[row[0]]))
+        if tag == "t":
+            return tuple(models)
+        if tag == "l":
+            return models
+        if tag == "L":
+            return Log(models)
+        raise Unknown(f"unexpected tag {tag!r} in a snapshot")
+
+    def key(self, item: Any) -> Any:
+        key = self.value(item)
+        if not isinstance(key, str | int | float | bool | tuple | None):
+            raise Unknown("a snapshot's dict key is a scalar or a tuple")
+        return key
+
+    def model(self, name: Any, fields: Any, unset: Any) -> BaseModel:
+        cls = self.known(name)
+        if type(fields) is not dict or fields.keys() != cls.model_fields.keys():
+            raise Unknown(f"{name}: the fields stored are not the fields of the class")
+        if type(unset) is not list or not set(unset) <= fields.keys():
+            raise Unknown(f"{name}: unknown fields left at default")
+        model = object.__new__(cls)
+        given = frozenset(fields.keys() - set(unset))
+        shared = self._given.setdefault(given, set(given))
+        object.__setattr__(model, "__dict__", {k: self.value(v) for k, v in fields.items()})
+        object.__setattr__(model, "__pydantic_fields_set__", shared)
+        object.__setattr__(model, "__pydantic_extra__", None)
+        object.__setattr__(model, "__pydantic_private__", None)
+        return model
+
+    def known(self, name: Any) -> type[BaseModel]:
+        cls = self._classes.get(name)
+        if cls is not None:
+            return cls
+        module, _, qualname = name.partition(":") if isinstance(name, str) else ("", "", "")
+        if not module.startswith(_KNOWN) or not qualname.isidentifier():
+            raise Unknown(f"{name!r} is not a class a snapshot may hold")
+        try:
+            found = getattr(importlib.import_module(module), qualname)
+        except (ImportError, AttributeError) as exc:
+            raise Unknown(f"{name!r} is not a class a snapshot may hold") from exc
+        if not isinstance(found, type) or not issubclass(found, BaseModel):
+            raise Unknown(f"{name!r} is not a model")
+        self._classes[name] = found
+        return found
