@@ -34,14 +34,17 @@ if TYPE_CHECKING:
     __version__: str
     from ledger.exchange import parse_lines
     from ledger.files import load
-    from ledger.service import DEFAULT_DB, Imported, Ledger, Recorded
+    from ledger.service import DEFAULT_DB, Imported, Ledger, Written
+
+    #: Deprecated: the result of a write is `Written`.
+    Recorded = Written
 
 #: Names loaded on first use, and the module that defines each.
 _LAZY = {
     "DEFAULT_DB": "ledger.service",
     "Imported": "ledger.service",
     "Ledger": "ledger.service",
-    "Recorded": "ledger.service",
+    "Written": "ledger.service",
     "load": "ledger.files",
     "parse_lines": "ledger.exchange",
 }
@@ -55,10 +58,10 @@ __all__ = [
     "Ledger",
     "LedgerError",
     "LedgerWarning",
-    "Recorded",
     "RuleRefused",
     "StoreError",
     "UnknownName",
+    "Written",
     "__version__",
     "load",
     "parse_lines",
@@ -80,4 +83,14 @@ def __getattr__(name: str) -> Any:
         return version()
     if name in _LAZY:
         return getattr(importlib.import_module(_LAZY[name]), name)
+    if name == "Recorded":
+        import warnings
+
+        warnings.warn(
+            "ledger.Recorded is deprecated: the result of a write is `ledger.Written` "
+            "(`ledger.events.Recorded` is the event as stored)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return importlib.import_module("ledger.service").Written
     raise AttributeError(f"module 'ledger' has no attribute {name!r}")

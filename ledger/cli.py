@@ -277,7 +277,7 @@ def amend(
     _show_revision(result, "corrects", "amend")
 
 
-def _show_revision(result: service.Recorded, verb: str, command: str) -> None:
+def _show_revision(result: service.Written, verb: str, command: str) -> None:
     """What an undo, redo or amend recorded (or would record), then its downstream diff."""
     record = result.records[-1]
     target = getattr(record.event, "target", "?")

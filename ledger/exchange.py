@@ -210,7 +210,7 @@ class Importer:
         except BadInput as exc:
             raise type(exc)(f"{self.source} line {number}: {exc}") from exc
         if done and self._first_new is None:
-            self._first_new = self.session.writer.seq
+            self._first_new = self.session.seq
         checkpoints = self.session.checkpoints
         if len(checkpoints) > _CHECKPOINTS_KEPT:
             # Memory stays bounded: an undo that reaches further back refolds from the file.
@@ -223,7 +223,7 @@ class Importer:
         if not (self.unchained and self.appended):
             return
         text = (
-            f"{UNCHAINED_NOTE}: seqs {self._first_new}-{self.session.writer.seq} from "
+            f"{UNCHAINED_NOTE}: seqs {self._first_new}-{self.session.seq} from "
             f"{self.source}; their hash chain was not checked"
         )
         note = events.parse({"type": "note", "text": text}, self.session.system())
@@ -286,21 +286,19 @@ def admit_line(session: Session, item: dict[str, Any], new_ids: bool, strict: bo
     id_ = envelope.get("id")
     if id_ is None and isinstance(event, events.EncounterOpened) and session.system():
         raise BadInput(
-            f"encounter {session.writer.encounter!r} is already open ({session.system()}), and "
+            f"encounter {session.encounter!r} is already open ({session.system()}), and "
             "this line has no id to match it with what is stored: import into a new name "
             "(--into NAME)"
         )
     if id_ is not None:
         if not isinstance(id_, str) or not id_.strip() or len(id_) > 100:
             raise BadInput("'id' must be a non-empty string of at most 100 characters")
-        known = session.writer.known_id(id_)
+        known = session.known_id(id_)
         if known is not None:
             return _same_as_stored(known, event, envelope, session)
     seq = envelope.get("seq")
-    if seq is not None and seq != session.writer.seq + 1:
-        raise BadInput(
-            f"'seq' is {seq!r}, but the encounter's next seq is {session.writer.seq + 1}"
-        )
+    if seq is not None and seq != session.seq + 1:
+        raise BadInput(f"'seq' is {seq!r}, but the encounter's next seq is {session.seq + 1}")
     recorded_at = envelope.get("recorded_at")
     if recorded_at is not None:
         check_time(recorded_at)
@@ -308,10 +306,10 @@ def admit_line(session: Session, item: dict[str, Any], new_ids: bool, strict: bo
     for key in ("prev_hash", "hash"):
         if key in envelope and envelope[key] != getattr(record, key):
             named = envelope.get("encounter")
-            if isinstance(named, str) and named != session.writer.encounter:
+            if isinstance(named, str) and named != session.encounter:
                 raise BadInput(
                     f"{key!r} was computed for encounter {named!r}, and the chain includes the "
-                    f"name: use --new-ids to copy it as {session.writer.encounter!r}"
+                    f"name: use --new-ids to copy it as {session.encounter!r}"
                 )
             raise BadInput(f"{key!r} does not match the recomputed chain at seq {record.seq}")
     return 1
@@ -325,7 +323,7 @@ def _same_as_stored(
     ):
         rules = core.pinned_rules(ruleset(event.system), event.rules)
         event = event.model_copy(update={"rules": rules})
-    if stored.encounter != session.writer.encounter:
+    if stored.encounter != session.encounter:
         raise BadInput(
             f"event id {stored.id!r} is already stored in encounter {stored.encounter!r}; "
             "ids are global: use --new-ids to copy an encounter under another name"

@@ -1,5 +1,5 @@
 """The PostgreSQL store's reads, over one `_fetch`: a pooled connection's (`PgStore`) or the
-open write transaction's (so a `Writer` reads what it is appending).
+open write transaction's (`ledger.pgstore.PgTransaction`, which reads what it appends).
 
 Long reads are paged by seq: memory stays bounded and no connection is held between pages.
 """
@@ -15,7 +15,7 @@ from typing import Any, Final
 
 from ledger import chain, events
 from ledger.errors import BadInput
-from ledger.rows import COLUMNS, Head, head_of, load
+from ledger.rows import COLUMNS, Head, from_row, head_of
 from ledger.stores import checked_rows, heads_agree, heads_disagreement, unknown_encounter
 
 #: Rows read per round trip by a stream (bounded memory on a long encounter).
@@ -132,17 +132,21 @@ class PgReads(ABC):
         self, encounter: str, system: str, after: int, upto: int
     ) -> Iterator[events.Recorded]:
         """Rows after..upto of an encounter of `system`, parsed one at a time (paged), the
-        chain checked on the way: a write refuses to go on from a broken one (BrokenChain), a
-        read warns once and shows what is stored."""
-        prev = chain.GENESIS
-        if after > 0:
-            found = self._fetch(
-                "SELECT hash FROM events WHERE encounter = %s AND seq = %s", (encounter, after)
-            )
-            prev = found[0][0] if found else ""
+        chain checked on the way: a read warns once and shows what is stored (a write's
+        transaction refuses to go on from a broken chain)."""
+        prev = self.hash_at(encounter, after)
         yield from checked_rows(
-            self._pages(encounter, after, upto), encounter, system, after, prev, self.broken
+            self.pages(encounter, after, upto), encounter, system, after, prev, self.broken
         )
+
+    def hash_at(self, encounter: str, seq: int) -> str:
+        """The hash of the event at `seq` (the genesis hash at 0; empty when it is missing)."""
+        if seq <= 0:
+            return chain.GENESIS
+        found = self._fetch(
+            "SELECT hash FROM events WHERE encounter = %s AND seq = %s", (encounter, seq)
+        )
+        return str(found[0][0]) if found else ""
 
     def broken(self, encounter: str, seq: int, problem: str) -> None:
         """A read shows what is stored, and says once that it does not verify."""
@@ -152,7 +156,8 @@ class PgReads(ABC):
             "may not be what was recorded; see `encounter verify`",
         )
 
-    def _pages(self, encounter: str, after: int, upto: int) -> Iterator[tuple[Any, ...]]:
+    def pages(self, encounter: str, after: int, upto: int) -> Iterator[tuple[Any, ...]]:
+        """Stored rows after..upto in seq order, a page per round trip."""
         encounter = text(encounter)
         while after < upto:
             rows = self._fetch(
@@ -177,7 +182,7 @@ class PgReads(ABC):
             "AND type = 'event.corrected' AND seq <= %s ORDER BY seq",
             (text(encounter), top, encounter, top),
         )
-        return [load(row, system) for row in rows]
+        return [from_row(row, system) for row in rows]
 
     def seqs_from_head(self, encounter: str, upto: int) -> Iterator[tuple[int, str]]:
         """(seq, type) of the encounter's events at or below `upto`, newest first (paged)."""
@@ -207,7 +212,7 @@ class PgReads(ABC):
         if not rows:
             return None
         system = (systems or {}).get(rows[0][0])
-        return load(rows[0], system if system is not None else self.require(rows[0][0]).system)
+        return from_row(rows[0], system if system is not None else self.require(rows[0][0]).system)
 
     def stored_ids(self, ids: Iterable[str]) -> set[str]:
         """Which of `ids` are stored, in any encounter."""
@@ -222,7 +227,7 @@ class PgReads(ABC):
 
     def raw_rows(self, encounter: str) -> Iterator[tuple[Any, ...]]:
         """Stored rows as they are, for verification and export."""
-        return self._pages(encounter, 0, 2**62)
+        return self.pages(encounter, 0, 2**62)
 
 
 def text(value: str) -> str:

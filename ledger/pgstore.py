@@ -10,7 +10,7 @@ takes a connection for one page of rows at a time, never between pages.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager, suppress
 from datetime import datetime
 from typing import Any, Final
@@ -20,11 +20,10 @@ import psycopg
 import psycopg.errors
 from psycopg_pool import ConnectionPool, PoolTimeout
 
-from ledger import chain
+from ledger import chain, events
 from ledger.chain import ChainReport
 from ledger.errors import (
     BadInput,
-    BrokenChain,
     Conflict,
     LedgerError,
     StoreError,
@@ -37,10 +36,11 @@ from ledger.stores import (
     against_heads,
     check_expect,
     check_write_args,
+    checked_rows,
     heads_agree,
     heads_disagreement,
 )
-from ledger.writer import Writer
+from ledger.transaction import Transaction
 
 #: The library's default pool: at most this many connections per `Ledger` (one per thread that
 #: reads or writes at the same moment); `Ledger(url, pool_size=N)` changes it.
@@ -212,14 +212,11 @@ class PgStore(WarnsOnce, PgReads):
         except psycopg.Error as exc:
             raise StoreError(f"cannot read the ledger at {self.name}: {one_line(exc)}") from exc
 
-    def insert(self, rows: list[tuple[Any, ...]]) -> None:
-        """Outside a write transaction there is nothing to insert into (see `writing`)."""
-        raise StoreError("rows are inserted inside `writing()` only")
-
     @contextmanager
-    def writing(self, encounter: str, expect: int | None = None) -> Iterator[Writer]:
-        """One atomic append: the encounter's lock is taken, its head read from the events,
-        `expect` checked, and everything the writer appends commits together or not at all."""
+    def begin(self, encounter: str, expect: int | None = None) -> Iterator[Transaction]:
+        """One write transaction: the encounter's advisory lock is taken, its head read from
+        the events, the chain after the verified mark and `expect` checked, and everything
+        appended commits together or not at all (or is rolled back when it was discarded)."""
         check_write_args(encounter, expect)
         text(encounter)
         if self.readonly:
@@ -229,21 +226,17 @@ class PgStore(WarnsOnce, PgReads):
                 conn.execute(
                     "SELECT pg_advisory_xact_lock(%s, hashtext(%s))", (_LOCK_CLASS, encounter)
                 )
-                txn = _Transaction(self, conn)
-                head, verified, repaired = txn.checked_head(encounter)
+                reads = _Reads(self, conn)
+                head, verified, repaired = reads.checked_head(encounter)
                 check_expect(encounter, head.seq if head else 0, expect)
+                txn = PgTransaction(reads, encounter, head, verified, repaired)
                 if head is not None and verified < head.seq:
-                    txn.check_tail(encounter, verified, head.seq)
-                writer = Writer(txn, encounter, head)
-                yield writer
-                writer.flush()
-                h = writer.head
-                if h is not None and (writer.count or repaired or verified < h.seq):
-                    conn.execute(
-                        _PUT_HEAD,
-                        (h.encounter, h.system, h.title, h.seq, h.hash, h.opened_at, h.updated_at,
-                         h.seq),
-                    )  # fmt: skip
+                    prev = reads.hash_at(encounter, verified)
+                    txn.check_tail(reads.pages(encounter, verified, head.seq), prev)
+                yield txn
+                if txn.discarded:
+                    raise psycopg.Rollback()
+                txn.finish()
         except psycopg.errors.LockNotAvailable as exc:
             raise Conflict(
                 f"encounter {encounter!r} stayed locked by another writer for {LOCK_TIMEOUT_S} s "
@@ -266,12 +259,12 @@ class PgStore(WarnsOnce, PgReads):
         return against_heads(report, cached)
 
 
-class _Transaction(PgReads):
-    """One open write transaction: what its `Writer` reads and inserts, on its connection."""
+class _Reads(PgReads):
+    """The reads of one open write transaction, on its connection."""
 
     def __init__(self, store: PgStore, conn: psycopg.Connection[Any]) -> None:
         self._store = store
-        self._conn = conn
+        self.conn = conn
         self.clock = store.clock
 
     @property
@@ -285,7 +278,7 @@ class _Transaction(PgReads):
         self._store.told(encounter)
 
     def _fetch(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-        return self._conn.execute(sql, params).fetchall()
+        return self.conn.execute(sql, params).fetchall()
 
     def checked_head(self, encounter: str) -> tuple[Head | None, int, bool]:
         """The head to extend, the seq the chain is verified through, and whether the heads
@@ -297,37 +290,61 @@ class _Transaction(PgReads):
         # The mark came with the cache: the whole chain is checked again.
         return self.derived_head(encounter, last), 0, True
 
-    def broken(self, encounter: str, seq: int, problem: str) -> None:
-        """A write never goes on from a broken chain."""
-        raise BrokenChain(
-            f"encounter {encounter!r} does not verify at seq {seq} ({problem}): "
-            "nothing was appended to a broken chain; see `encounter verify`"
-        )
 
-    def check_tail(self, encounter: str, verified: int, top: int) -> None:
-        """Check the chain from the verified mark to the head, or refuse to extend it."""
-        prev = chain.GENESIS
-        if verified > 0:
-            rows = self._fetch(
-                "SELECT hash FROM events WHERE encounter = %s AND seq = %s", (encounter, verified)
-            )
-            prev = rows[0][0] if rows else ""
-        expected = verified + 1
-        for row in self._pages(encounter, verified, top):
-            problem = chain.row_problem(expected, prev, *row)
-            if problem is not None:
-                self.broken(encounter, expected, problem)
-            expected, prev = row[1] + 1, row[7]
+class PgTransaction(Transaction):
+    """A write transaction on one pooled connection, holding the encounter's advisory lock."""
 
-    def insert(self, rows: list[tuple[Any, ...]]) -> None:
-        """Insert built rows inside this transaction."""
+    def __init__(
+        self, reads: _Reads, encounter: str, head: Head | None, verified: int, repaired: bool
+    ) -> None:
+        super().__init__(encounter, head, reads.clock, verified=verified, repaired=repaired)
+        self._reads = reads
+
+    @property
+    def cache_db(self) -> None:
+        """No projection cache tables on the server yet: reads fold from the events."""
+        return None
+
+    def _insert(self, rows: list[tuple[Any, ...]]) -> None:
         try:
-            with self._conn.cursor() as cursor:
+            with self._reads.conn.cursor() as cursor:
                 cursor.executemany(_INSERT, rows)
         except psycopg.errors.UniqueViolation as exc:
             raise BadInput(f"an event id in this batch is already stored: {one_line(exc)}") from exc
         except psycopg.DataError as exc:
             raise BadInput(f"PostgreSQL cannot store this event: {one_line(exc)}") from exc
+
+    def _stored_rows(self, system: str, after: int, upto: int) -> Iterator[events.Recorded]:
+        reads, encounter = self._reads, self.encounter
+        prev = reads.hash_at(encounter, after)
+        return checked_rows(
+            reads.pages(encounter, after, upto),
+            encounter,
+            system,
+            after,
+            prev,
+            lambda _, seq, problem: self.broken(seq, problem),
+        )
+
+    def _stored_revisions(self, system: str, upto: int) -> list[events.Recorded]:
+        return self._reads.revisions(self.encounter, system, upto)
+
+    def _stored_by_id(self, id: str, systems: dict[str, str]) -> events.Recorded | None:
+        return self._reads.by_id(id, systems)
+
+    def stored_ids(self, ids: Iterable[str]) -> set[str]:
+        """Which of these ids are stored, in any encounter."""
+        return self._reads.stored_ids(ids)
+
+    def _stored_seqs_from(self, upto: int) -> Iterator[tuple[int, str]]:
+        return self._reads.seqs_from_head(self.encounter, upto)
+
+    def _put_head(self, head: Head) -> None:
+        self._reads.conn.execute(
+            _PUT_HEAD,
+            (head.encounter, head.system, head.title, head.seq, head.hash, head.opened_at,
+             head.updated_at, head.seq),
+        )  # fmt: skip
 
 
 def _configure(conn: psycopg.Connection[Any]) -> None:

@@ -14,7 +14,7 @@ from ledger.chain import ChainReport
 from ledger.errors import BadInput, BrokenChain, UnknownName, did_you_mean
 from ledger.exchange import UNCHAINED_NOTE
 from ledger.rows import Head
-from ledger.session import Folded, fold_forward
+from ledger.session import AtHead, fold_on
 from ledger.stores import EventStore
 from projections import audit as audit_rules
 from projections import core, gametime, steps
@@ -27,7 +27,7 @@ class Queries:
     """What a ledger answers without writing (the base of `ledger.service.Ledger`)."""
 
     store: EventStore
-    _cache: dict[str, Folded]
+    _cache: dict[str, AtHead]
 
     def encounters(self) -> list[Head]:
         """Every encounter in the file."""
@@ -87,7 +87,7 @@ class Queries:
         snapshot = cache.load_snapshot(self.store.cache_db, encounter, now, top)
         start, state = snapshot if snapshot is not None else (0, None)
         rows = self.store.load_rows(encounter, head.system, start, top)
-        state = fold_forward(rows, now, state)
+        state = fold_on(rows, now, state)
         if state is None:
             raise BadInput("the stream has no encounter.opened")
         # The seq the tracks are at (the head, or --at), even when the events left out with
@@ -98,7 +98,7 @@ class Queries:
         """The tracks at the head folded from the stored events alone (no cache of any kind):
         what the audit compares the cache with, and the benchmark's full fold."""
         _, now, rows = self._stream(encounter)
-        state = fold_forward(rows, now, None)
+        state = fold_on(rows, now, None)
         if state is None:
             raise BadInput("the stream has no encounter.opened")
         return state

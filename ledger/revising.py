@@ -38,10 +38,10 @@ def revise(
     every: int,
 ) -> tuple[events.Recorded, list[Finding]]:
     """Check, append and fold one retraction or correction; set `session.downstream`."""
-    target, top = event.target, session.writer.seq
+    target, top = event.target, session.seq
     if target > top:
         raise UnknownName(
-            f"seq {target} is not in encounter {session.writer.encounter!r} (seqs 1-{top})",
+            f"seq {target} is not in encounter {session.encounter!r} (seqs 1-{top})",
             code="unknown-seq",
         )
     if isinstance(event, events.EventRetracted):
@@ -49,15 +49,15 @@ def revise(
         kind = session.stored_event(target).type if audit or strict else None
     else:
         kind = _check_correction(session, event)
-    record = session.writer.append(event, id=id, recorded_at=recorded_at)
+    txn = session.txn
+    record = txn.append(event, id=id, recorded_at=recorded_at)
     revisions = [*session.revisions, record]
     stood, stands = session.standing, standing(revisions)
     fork = stood.first_change(stands) or record.seq
     checkpoints = [c for c in session.checkpoints if c[0] < fork]
     if not checkpoints:
         # A new process holds only the snapshot it started from: the file may keep older.
-        writer = session.writer
-        older = load_snapshot(writer.connection(), writer.encounter, stood, fork - 1)
+        older = load_snapshot(txn.cache_connection(), txn.encounter, stood, fork - 1)
         checkpoints = [older] if older is not None else []
     session.stored = min(session.stored, checkpoints[-1][0] if checkpoints else 0)
     start, state = checkpoints[-1] if checkpoints else (0, None)
@@ -66,7 +66,7 @@ def revise(
     then = Standing(stood.gone | {record.seq}, stood.fixes) if audited else None
     folds = compare(
         RULESETS,
-        session.writer.records(start),
+        txn.records(start),
         then,
         stands,
         state,

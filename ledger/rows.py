@@ -1,6 +1,6 @@
 """Stored rows and the models they become: the head of an encounter, an event as stored.
 
-`ledger.store` reads rows and `ledger.writer` builds them; both turn them into these models here,
+The stores read rows and `ledger.transaction` builds them; both turn them into these models here,
 so nothing above the store sees a raw row.
 """
 
@@ -78,7 +78,8 @@ def recorded(
     return record
 
 
-def load(row: Any, system: str) -> events.Recorded:
+def from_row(row: Any, system: str) -> events.Recorded:
+    """A stored row as the record it holds (a body the models refuse is a broken chain)."""
     encounter, seq, id_, type_, recorded_at, body, prev_hash, hash_ = row
     if not isinstance(body, str) or not isinstance(type_, str):
         raise BrokenChain(f"encounter {encounter!r} seq {seq}: stored row is not text")

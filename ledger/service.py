@@ -12,20 +12,20 @@ from __future__ import annotations
 import functools
 import gc
 import itertools
+import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Any, Final
 
 from pydantic import BaseModel, PrivateAttr
 
-from ledger import cache, events, exchange
+from ledger import events, exchange
 from ledger.errors import BadInput, Conflict
 from ledger.queries import Queries
 from ledger.rows import now_utc
-from ledger.session import Folded, Session
+from ledger.session import AtHead, Session
 from ledger.stores import open_store
-from ledger.writer import Writer
 from projections import core, played, steps, words
 from projections.downstream import Downstream
 from projections.findings import Finding
@@ -34,7 +34,7 @@ from projections.registry import ruleset
 DEFAULT_DB = "encounters.db"
 
 
-class Recorded(BaseModel, frozen=True, defer_build=True):
+class Written(BaseModel, frozen=True, defer_build=True):
     """What a write did: the events appended, the findings they raise, the tracks they changed.
 
     The tracks changed, the state after the write and the events in words are worked out when
@@ -57,7 +57,7 @@ class Recorded(BaseModel, frozen=True, defer_build=True):
         findings: Iterable[Finding],
         downstream: Downstream | None = None,
         dry_run: bool = False,
-    ) -> Recorded:
+    ) -> Written:
         """The result of a write from its folds (values already checked: not validated again)."""
         made = cls.model_construct(
             records=tuple(f[1] for f in folds),
@@ -153,7 +153,7 @@ class Ledger(Queries):
         self.store = open_store(
             path, clock=clock, create=create, readonly=readonly, pool_size=pool_size
         )
-        self._cache: dict[str, Folded] = {}
+        self._cache: dict[str, AtHead] = {}
 
     def close(self) -> None:
         """Close the file."""
@@ -175,7 +175,7 @@ class Ledger(Queries):
         title: str | None = None,
         rules: Mapping[str, Any] | None = None,
         expect: int | None = None,
-    ) -> Recorded:
+    ) -> Written:
         """Open a new encounter of `system`, pinning the house rules (defaults + `rules`)."""
         _check_name(encounter, "encounter")
         ruleset(system)
@@ -209,7 +209,7 @@ class Ledger(Queries):
         *,
         strict: bool = False,
         expect: int | None = None,
-    ) -> Recorded:
+    ) -> Written:
         """Add a combatant with its stat block."""
         fields = {
             "type": "combatant.joined",
@@ -227,7 +227,7 @@ class Ledger(Queries):
         strict: bool = False,
         expect: int | None = None,
         _opening: bool = False,
-    ) -> Recorded:
+    ) -> Written:
         """Append one event (a dict with `type`, or an event model) after validating it."""
         return self._write(
             encounter,
@@ -247,7 +247,7 @@ class Ledger(Queries):
         expect: int | None = None,
         dry_run: bool = False,
         stamp: Mapping[str, Any] | None = None,
-    ) -> Recorded:
+    ) -> Written:
         """Retract `seq` (default: the last effective event that is not a retraction); with
         `dry_run`, say what it would do downstream and append nothing. `stamp` holds the
         optional game time of the ruling (`round`, `scene`, `by`)."""
@@ -277,7 +277,7 @@ class Ledger(Queries):
         expect: int | None = None,
         dry_run: bool = False,
         stamp: Mapping[str, Any] | None = None,
-    ) -> Recorded:
+    ) -> Written:
         """Retract a retraction: `seq` is the retraction or the event it retracted (with
         `dry_run`, append nothing; `stamp` as for `undo`)."""
         _check_seq(seq)
@@ -309,7 +309,7 @@ class Ledger(Queries):
         expect: int | None = None,
         dry_run: bool = False,
         stamp: Mapping[str, Any] | None = None,
-    ) -> Recorded:
+    ) -> Written:
         """Correct the event at `seq`: append one `event.corrected`, which the fold reads at
         `seq` itself, so everything after it is judged against the corrected event (with
         `dry_run`, say what it would do downstream and append nothing; `stamp` as for `undo`)."""
@@ -334,6 +334,29 @@ class Ledger(Queries):
 
         return self._write(encounter, correction, strict=strict, expect=expect, dry_run=dry_run)
 
+    @contextmanager
+    def _transaction(
+        self,
+        encounter: str,
+        expect: int | None,
+        *,
+        opening: bool = False,
+        bulk: bool = False,
+        folds: Mapping[str, AtHead] | None = None,
+    ) -> Iterator[Session]:
+        """The one skeleton of every write: a store transaction (`Store.begin`), the encounter
+        folded over it (from `folds`, by default what this ledger folded last), and, once it
+        commits, what was folded remembered for the next write. A use case builds its events
+        over the session inside the block, and stores what it adds to the projection cache
+        (`Session.keep`) before it ends; a dry run discards the transaction instead."""
+        with _gc_paused() if bulk else nullcontext(), self.store.begin(encounter, expect) as txn:
+            if txn.system is None and not opening:
+                self.store.require(encounter)
+            session = Session(self._cache if folds is None else folds, txn)
+            yield session
+        if not txn.discarded:
+            self._remember(encounter, session)
+
     def _write(
         self,
         encounter: str,
@@ -343,26 +366,20 @@ class Ledger(Queries):
         expect: int | None,
         opening: bool = False,
         dry_run: bool = False,
-    ) -> Recorded:
+    ) -> Written:
         """One event, built from the session at the head, validated and appended atomically
         (with `dry_run`, the transaction is rolled back once the result is known)."""
-        try:
-            with self.store.writing(encounter, expect) as writer:
-                if writer.system is None and not opening:
-                    self.store.require(encounter)
-                session = Session(self._cache, writer).ready()
-                parsed = build(session)
-                before = session.state
-                record, found = session.admit(parsed, strict=strict)
-                after = session.state
-                assert after is not None
-                _keep(writer, session, before, (record.seq - 1, record.prev_hash))
-                result = Recorded.of([(before, record, after)], found, session.downstream, dry_run)
-                if dry_run:
-                    raise _RolledBack(result)
-        except _RolledBack as rolled:
-            return rolled.result
-        self._remember(encounter, session)
+        with self._transaction(encounter, expect, opening=opening) as session:
+            parsed = build(session.ready())
+            before, head = session.state, (session.seq, session.txn.hash)
+            record, found = session.admit(parsed, strict=strict)
+            after = session.state
+            assert after is not None
+            result = Written.of([(before, record, after)], found, session.downstream, dry_run)
+            if dry_run:
+                session.txn.discard()
+            else:
+                session.keep(head, before, final=False)
         return result
 
     def import_lines(
@@ -392,9 +409,8 @@ class Ledger(Queries):
         if into is None:
             into = str(named) if named is not None else Path(source).stem
         _check_name(into, "encounter")
-        with _gc_paused(), self.store.writing(into, expect) as writer:
-            session = Session(self._cache, writer)
-            if new_ids and writer.system is not None:
+        with self._transaction(into, expect, opening=True, bulk=True) as session:
+            if new_ids and session.system() is not None:
                 raise BadInput(
                     f"encounter {into!r} already exists; --new-ids copies into a new name"
                 )
@@ -411,24 +427,20 @@ class Ledger(Queries):
                 importer.admit(number, item)
             importer.finish()
             if importer.appended:
-                _keep(writer, session, None, None, final=True)
-        self._remember(into, session)
+                session.keep(None, None, final=True)
         return Imported(
             encounter=into,
             appended=importer.appended,
             already_stored=importer.already,
-            head=writer.seq,
+            head=session.seq,
         )
 
     def warm_cache(self, encounter: str) -> None:
         """Fold the encounter from its events and store its projection cache (snapshots and
         head view), as its own writes would have: for files written without it."""
-        with self.store.writing(encounter) as writer:
-            self.store.require(encounter)
-            session = Session({}, writer).ready()
-            session.stored = 0
-            _keep(writer, session, None, None, final=True)
-        self._remember(encounter, session)
+        with self._transaction(encounter, None, folds={}) as session:
+            session.ready().stored = 0
+            session.keep(None, None, final=True)
 
     def _parse(
         self, event: Mapping[str, Any] | events.EventBase, system: str | None
@@ -463,44 +475,18 @@ def _gc_paused() -> Iterator[None]:
         gc.enable()
 
 
-def _keep(
-    writer: Writer,
-    session: Session,
-    before: core.State | None,
-    head: tuple[int, str] | None,
-    *,
-    final: bool = False,
-) -> None:
-    """Store what this write adds to the projection cache, in its transaction: the snapshots
-    it folded that the file does not hold yet (all of them, and the head too, when `final`:
-    the end of an import), and the head view (`head` is the head the write started from)."""
-    state = session.state
-    if state is None:
-        return
-    conn = writer.connection()
-    if conn is None:  # a store without cache tables (PostgreSQL)
-        return
-    fresh = [c for c in session.checkpoints if c[0] > session.stored]
-    if final and (not fresh or fresh[-1][0] != writer.seq) and writer.seq > session.stored:
-        fresh.append((writer.seq, state))
-    if fresh:
-        fresh = fresh[-cache.SNAPSHOTS_KEPT :]
-        hashes = {r.seq: r.hash for r in writer.appended}
-        snapshots = [
-            (seq, hashes.get(seq) or cache.event_hash(conn, writer.encounter, seq), s)
-            for seq, s in fresh
-        ]
-        cache.save_snapshots(conn, writer.encounter, snapshots, session.standing)
-        session.stored = fresh[-1][0]
-    cache.save_view(conn, head, before, (writer.seq, writer.hash), state)
-
-
-class _RolledBack(Exception):
-    """Raised inside a dry run's transaction so that it rolls back, carrying the result."""
-
-    def __init__(self, result: Recorded) -> None:
-        super().__init__("dry run")
-        self.result = result
+def __getattr__(name: str) -> Any:
+    # `Recorded` named the write result until 0.2, and `ledger.events.Recorded` the stored
+    # envelope: one name had two meanings.
+    if name == "Recorded":
+        warnings.warn(
+            "ledger.service.Written is deprecated: the result of a write is `Written` "
+            "(`ledger.events.Recorded` is the event as stored)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return Written
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 _GAME_TIME: Final = frozenset({"round", "scene", "by"})

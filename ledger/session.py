@@ -1,9 +1,10 @@
 """A write transaction's view of one encounter: folded to the head, validating what is appended.
 
-Every write runs inside one store transaction: read the head, fold to it (from the ledger's cache
-when it is still the head), validate the new events against that state, compute the findings they
-raise, append. A retraction or correction (`ledger.revising`) refolds only from the last
-checkpoint before what it changes.
+Every write runs inside one store transaction (`ledger.transaction`): read the head, fold to it
+(from the ledger's cache when it is still the head), validate the new events against that state,
+compute the findings they raise, append. A retraction or correction (`ledger.revising`) refolds
+only from the last checkpoint before what it changes. What the write folded is kept in the
+projection cache in the same transaction (`Session.keep`).
 """
 
 from __future__ import annotations
@@ -11,12 +12,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Final
 
-from ledger import events, revising
+from ledger import cache, events, revising
 from ledger.cache import SNAPSHOT_EVERY, load_snapshot
 from ledger.errors import BadInput, RuleRefused, UnknownName
 from ledger.revising import refusal, retracted_by
 from ledger.rows import recorded
-from ledger.writer import Writer
+from ledger.transaction import Transaction
 from projections import audit as audit_rules
 from projections import core
 from projections.downstream import Downstream
@@ -34,7 +35,7 @@ CHECKPOINT_EVERY: Final = SNAPSHOT_EVERY
 Checkpoint = tuple[int, core.State]
 
 
-class Folded:
+class AtHead:
     """An encounter folded to its head: the state, the retractions and corrections and their
     standing, and checkpoints (the state after every CHECKPOINT_EVERY-th seq) to refold from."""
 
@@ -58,7 +59,7 @@ class Folded:
         self.stored = stored
 
 
-def fold_forward(
+def fold_on(
     records: Iterable[events.Recorded],
     standing: Standing,
     state: core.State | None,
@@ -76,15 +77,15 @@ def fold_forward(
 
 
 class Session:
-    """The state of one encounter inside a write transaction, kept at the writer's head.
+    """The state of one encounter inside a write transaction, kept at the transaction's head.
 
     The encounter is folded on first need: re-importing events that are all stored already
     never folds at all.
     """
 
-    def __init__(self, cache: Mapping[str, Folded], writer: Writer) -> None:
-        self.writer = writer
-        self._cache = cache
+    def __init__(self, folds: Mapping[str, AtHead], txn: Transaction) -> None:
+        self.txn = txn
+        self._folds = folds
         self._ready = False
         self.state: core.State | None = None
         #: The encounter's retractions and corrections, in seq order, and what they do.
@@ -96,14 +97,24 @@ class Session:
         self.downstream: Downstream | None = None
 
     @property
+    def encounter(self) -> str:
+        """The encounter written to."""
+        return self.txn.encounter
+
+    @property
+    def seq(self) -> int:
+        """The head's seq, counting what this transaction appended."""
+        return self.txn.seq
+
+    @property
     def gone(self) -> frozenset[int]:
         """The seqs that do not count (retracted)."""
         return self.standing.gone
 
     def ready(self) -> Session:
-        """Fold to the writer's head (once)."""
+        """Fold to the transaction's head (once)."""
         if not self._ready:
-            folded = folded_at_head(self._cache, self.writer)
+            folded = at_head(self._folds, self.txn)
             self.state = folded.state
             # Copies: the cached lists must not see what a transaction that may roll back adds.
             self.revisions = list(folded.revisions)
@@ -114,15 +125,20 @@ class Session:
         return self
 
     def system(self) -> str | None:
-        return self.writer.system
+        """The encounter's system (None: it is not opened yet)."""
+        return self.txn.system
 
-    def folded(self) -> Folded | None:
+    def known_id(self, id: str) -> events.Recorded | None:
+        """The event with this id, in any encounter, appended here or stored before."""
+        return self.txn.known_id(id)
+
+    def folded(self) -> AtHead | None:
         """What the ledger may cache once the transaction commits (None: nothing was folded)."""
         if not self._ready:
             return None
-        return Folded(
-            self.writer.seq,
-            self.writer.hash,
+        return AtHead(
+            self.txn.seq,
+            self.txn.hash,
             self.state,
             self.revisions,
             self.standing,
@@ -132,11 +148,10 @@ class Session:
 
     def stored_event(self, seq: int) -> events.Recorded:
         """The event stored at `seq`, as recorded (unknown name when there is none)."""
-        found = next(iter(self.writer.records(seq - 1)), None) if seq >= 1 else None
+        found = next(iter(self.txn.records(seq - 1)), None) if seq >= 1 else None
         if found is None or found.seq != seq:
             raise UnknownName(
-                f"seq {seq} is not in encounter {self.writer.encounter!r} "
-                f"(seqs 1-{self.writer.seq})",
+                f"seq {seq} is not in encounter {self.encounter!r} (seqs 1-{self.seq})",
                 code="unknown-seq",
             )
         return found
@@ -167,10 +182,10 @@ class Session:
         retraction (nor seq 1); a correction is undone like any other event."""
         if seq is not None:
             return seq
-        for s, kind in self.writer.seqs_from_head():
+        for s, kind in self.txn.seqs_from_head():
             if s > 1 and s not in self.gone and kind != "event.retracted":
                 return s
-        raise BadInput(f"encounter {self.writer.encounter!r} has nothing to undo")
+        raise BadInput(f"encounter {self.encounter!r} has nothing to undo")
 
     def redo_target(self, seq: int | None) -> int:
         """What a redo retracts: the undo in effect that is `seq` or retracted `seq`, else the
@@ -186,7 +201,7 @@ class Session:
         ]
         if seq is None:
             if not undos:
-                raise BadInput(f"encounter {self.writer.encounter!r} has nothing to redo")
+                raise BadInput(f"encounter {self.encounter!r} has nothing to redo")
             return undos[-1].seq
         if any(r.seq == seq for r in undos):
             return seq
@@ -217,18 +232,18 @@ class Session:
     ) -> tuple[events.Recorded, list[Finding]]:
         """Validate one event against the head state, append it, and return its findings."""
         before = self.ready().state
-        seq = self.writer.seq + 1
+        seq = self.seq + 1
         if isinstance(event, events.EncounterOpened):
             if before is not None:
                 raise BadInput(
-                    f"encounter {self.writer.encounter!r} is already open "
+                    f"encounter {self.encounter!r} is already open "
                     f"({before.system}); encounter.opened comes once, at seq 1"
                 )
             rules = core.pinned_rules(ruleset(event.system), event.rules)
             event = event.model_copy(update={"rules": rules})
         elif before is None:
             raise UnknownName(
-                f"encounter {self.writer.encounter!r} does not exist yet", code="unknown-encounter"
+                f"encounter {self.encounter!r} does not exist yet", code="unknown-encounter"
             )
         if isinstance(event, events.EventRetracted | events.EventCorrected):
             assert before is not None
@@ -242,7 +257,7 @@ class Session:
                 recorded_at=recorded_at,
                 every=CHECKPOINT_EVERY,
             )
-        probe = recorded(self.writer.encounter, seq, id or "", "", "", "", event)
+        probe = recorded(self.encounter, seq, id or "", "", "", "", event)
         folder = core.Folder(RULESETS, before)
         after = folder.add(probe, strict=True)
         found: list[Finding] = []
@@ -250,45 +265,70 @@ class Session:
             found = audit_rules.for_event(folder.ruleset, before, probe, after, {})
             if strict and any(f.severity == "error" for f in found):
                 raise RuleRefused(refusal(found))
-        record = self.writer.append(event, id=id, recorded_at=recorded_at)
+        record = self.txn.append(event, id=id, recorded_at=recorded_at)
         self.state = after
         if record.seq % CHECKPOINT_EVERY == 0:
             self.checkpoints.append((record.seq, after))
         return record, found
 
+    def keep(self, before: tuple[int, str] | None, was: core.State | None, *, final: bool) -> None:
+        """Store what this write adds to the projection cache, in its transaction: the snapshots
+        it folded that the file does not hold yet (all of them, and the head too, when `final`:
+        the end of an import), and the head view (`before` is the head the write started from,
+        `was` the state there)."""
+        state, txn = self.state, self.txn
+        if state is None:
+            return
+        conn = txn.cache_connection()
+        if conn is None:  # a store without cache tables
+            return
+        fresh = [c for c in self.checkpoints if c[0] > self.stored]
+        if final and (not fresh or fresh[-1][0] != txn.seq) and txn.seq > self.stored:
+            fresh.append((txn.seq, state))
+        if fresh:
+            fresh = fresh[-cache.SNAPSHOTS_KEPT :]
+            hashes = {r.seq: r.hash for r in txn.appended}
+            snapshots = [
+                (seq, hashes.get(seq) or cache.event_hash(conn, txn.encounter, seq), s)
+                for seq, s in fresh
+            ]
+            cache.save_snapshots(conn, txn.encounter, snapshots, self.standing)
+            self.stored = fresh[-1][0]
+        cache.save_view(conn, before, was, (txn.seq, txn.hash), state)
 
-def folded_at_head(cache: Mapping[str, Folded], writer: Writer) -> Folded:
-    """The encounter folded to the writer's head: from the cache when it is still the head,
-    caught up from it when only new events (no retraction or correction) came since, else
+
+def at_head(folds: Mapping[str, AtHead], txn: Transaction) -> AtHead:
+    """The encounter folded to the transaction's head: from the cache when it is still the
+    head, caught up from it when only new events (no retraction or correction) came since, else
     folded anew."""
-    if writer.system is None:
-        return Folded(0, writer.hash, None, [], Standing(), [])
-    cached = cache.get(writer.encounter)
-    if cached is not None and cached.seq <= writer.seq:
-        if cached.seq == writer.seq and cached.hash == writer.hash:
+    if txn.system is None:
+        return AtHead(0, txn.hash, None, [], Standing(), [])
+    cached = folds.get(txn.encounter)
+    if cached is not None and cached.seq <= txn.seq:
+        if cached.seq == txn.seq and cached.hash == txn.hash:
             return cached
-        newer = list(writer.records(cached.seq))
+        newer = list(txn.records(cached.seq))
         if (
             newer
             and (newer[0].seq, newer[0].prev_hash) == (cached.seq + 1, cached.hash)
             and not any(r.type in REVISIONS for r in newer)
         ):
             checkpoints = list(cached.checkpoints)
-            state = fold_forward(newer, cached.standing, cached.state, checkpoints)
-            return Folded(
-                writer.seq,
-                writer.hash,
+            state = fold_on(newer, cached.standing, cached.state, checkpoints)
+            return AtHead(
+                txn.seq,
+                txn.hash,
                 state,
                 cached.revisions,
                 cached.standing,
                 checkpoints,
                 cached.stored,
             )
-    revisions = writer.revisions()
+    revisions = txn.revisions()
     now = standing(revisions)
     # The file's newest valid snapshot, if any: only the events after it are folded.
-    snapshot = load_snapshot(writer.connection(), writer.encounter, now, writer.seq)
+    snapshot = load_snapshot(txn.cache_connection(), txn.encounter, now, txn.seq)
     start, state = snapshot if snapshot is not None else (0, None)
     checkpoints = [snapshot] if snapshot is not None else []
-    state = fold_forward(writer.records(start), now, state, checkpoints)
-    return Folded(writer.seq, writer.hash, state, revisions, now, checkpoints, start)
+    state = fold_on(txn.records(start), now, state, checkpoints)
+    return AtHead(txn.seq, txn.hash, state, revisions, now, checkpoints, start)

@@ -265,7 +265,7 @@ def emit_json(document: Any) -> None:
     typer.echo(json.dumps(document, ensure_ascii=False))
 
 
-def show_recorded(result: service.Recorded, note: str = "") -> None:
+def show_recorded(result: service.Written, note: str = "") -> None:
     """`Recorded seq N: type`, the event in its ruleset's words, the tracks it changed and the
     findings it raised."""
     for record, words in zip(result.records, result.words, strict=True):
@@ -286,7 +286,7 @@ def show_recorded(result: service.Recorded, note: str = "") -> None:
     show_findings(result)
 
 
-def show_findings(result: service.Recorded, quiet_rulings: bool = False) -> None:
+def show_findings(result: service.Written, quiet_rulings: bool = False) -> None:
     """The findings a write raised; with `quiet_rulings`, not the `ruling-reversed` note that
     every retraction raises (a command that retracts says so in its own words)."""
     for finding in result.findings:
@@ -294,7 +294,7 @@ def show_findings(result: service.Recorded, quiet_rulings: bool = False) -> None
             typer.echo(render.finding_line(finding))
 
 
-def emit_recorded(result: service.Recorded) -> NoReturn:
+def emit_recorded(result: service.Written) -> NoReturn:
     """Print a write's `--json` document and end the command (a verb's own lines for people
     never follow it)."""
     emit_json(result.document())
@@ -309,7 +309,7 @@ def record_command(
     expect: int | None = None,
     json_: bool = False,
     stamp: Mapping[str, Any] | None = None,
-) -> service.Recorded:
+) -> service.Written:
     """Record one event dict (with the game time in `stamp`) and print what it did: the
     building block of friendly verbs. With `json_`, the JSON document is printed instead and
     the command ends here."""

@@ -1,8 +1,8 @@
 """The SQLite event store: append-only, hash-chained per encounter, safe for concurrent writers.
 
 This is the only module that touches SQLite. Rows become models (`ledger.rows`) here; nothing
-above sees a raw row. Appends go through a `Writer` (`ledger.writer`) inside `writing()`. The
-`heads` table is a cache of each encounter's head (rebuilt when missing).
+above sees a raw row. A write is a `SqliteTransaction` (`ledger.transaction`), which `begin()`
+hands out. The `heads` table is a cache of each encounter's head (rebuilt when missing).
 """
 
 from __future__ import annotations
@@ -21,23 +21,23 @@ from ledger import chain, events, storefile
 from ledger.chain import ChainReport
 from ledger.errors import (
     BadInput,
-    BrokenChain,
     Conflict,
     LedgerError,
     StoreError,
     UnknownName,
     did_you_mean,
 )
-from ledger.rows import COLUMNS, Head, head_of, load, now_utc
+from ledger.rows import COLUMNS, Head, from_row, head_of, now_utc
 from ledger.stores import (
     WarnsOnce,
     against_heads,
     check_expect,
+    check_write_args,
     checked_rows,
     heads_agree,
     heads_disagreement,
 )
-from ledger.writer import Writer
+from ledger.transaction import Transaction
 
 _INSERT: Final = f"INSERT INTO events ({COLUMNS}) VALUES (?,?,?,?,?,?,?,?)"
 _HEAD_COLUMNS: Final = "encounter, system, title, seq, hash, opened_at, updated_at"
@@ -78,7 +78,6 @@ class Store(WarnsOnce):
             )
         }
         self._told: set[str] = set()
-        self._writing = False
         self._closed = False
         #: Threads sharing this store share its connection, and so its one transaction: a
         #: write holds the lock from BEGIN to COMMIT, a read snapshot while it reads
@@ -229,8 +228,8 @@ class Store(WarnsOnce):
         self, encounter: str, system: str, after: int, upto: int
     ) -> Iterator[events.Recorded]:
         """Rows after..upto of an encounter of `system`, parsed one at a time (streaming), the
-        chain checked on the way: a write refuses to go on from a broken one (BrokenChain), a
-        read warns once and shows what is stored."""
+        chain checked on the way: a read warns once and shows what is stored (a write's
+        transaction refuses to go on from a broken chain, see `SqliteTransaction`)."""
         prev, cursor = self._rows_after(encounter, after, upto)
         yield from checked_rows(cursor, encounter, system, after, prev, self._broken)
 
@@ -251,14 +250,11 @@ class Store(WarnsOnce):
         return prev, cursor
 
     def _broken(self, encounter: str, seq: int, problem: str) -> None:
-        where = f"encounter {encounter!r} does not verify at seq {seq} ({problem})"
-        if self.conn.in_transaction and self._writing:
-            raise BrokenChain(
-                f"{where}: nothing was appended to a broken chain; see `encounter verify`"
-            )
+        """A read shows what is stored, and says once that it does not verify."""
         self.tell(
             encounter,
-            f"{where}: what is shown may not be what was recorded; see `encounter verify`",
+            f"encounter {encounter!r} does not verify at seq {seq} ({problem}): what is shown "
+            "may not be what was recorded; see `encounter verify`",
         )
 
     def revisions(
@@ -273,7 +269,7 @@ class Store(WarnsOnce):
             "AND type = 'event.corrected' AND seq <= ? ORDER BY seq",
             (encounter, top, encounter, top),
         )
-        return [load(row, system) for row in rows]
+        return [from_row(row, system) for row in rows]
 
     def seqs_from_head(self, encounter: str, upto: int) -> Iterator[tuple[int, str]]:
         """(seq, type) of the encounter's events at or below `upto`, newest first."""
@@ -296,7 +292,7 @@ class Store(WarnsOnce):
         if row is None:
             return None
         system = (systems or {}).get(row[0])
-        return load(row, system if system is not None else self.require(row[0]).system)
+        return from_row(row, system if system is not None else self.require(row[0]).system)
 
     def stored_ids(self, ids: Iterable[str]) -> set[str]:
         """Which of `ids` are stored, in any encounter."""
@@ -320,56 +316,43 @@ class Store(WarnsOnce):
     # Writes.
 
     @contextmanager
-    def writing(self, encounter: str, expect: int | None = None) -> Iterator[Writer]:
-        """One atomic append, holding the store's lock against the other threads that share
-        it (see `_transaction`)."""
-        with self.lock, self._transaction(encounter, expect) as writer:
-            yield writer
-
-    @contextmanager
-    def _transaction(self, encounter: str, expect: int | None) -> Iterator[Writer]:
-        """One atomic append: the head is read under the write lock and checked against the
+    def begin(self, encounter: str, expect: int | None = None) -> Iterator[Transaction]:
+        """One write transaction (BEGIN IMMEDIATE), holding the store's lock against the other
+        threads that share it: the head is read under the write lock and checked against the
         last stored row, the chain after the verified mark is checked, `expect` is checked,
-        and everything the writer appends commits together or not at all."""
-        if expect is not None and (not isinstance(expect, int) or isinstance(expect, bool)):
-            raise BadInput(f"expect must be a seq (a whole number), not {expect!r}")
-        if not isinstance(encounter, str):
-            raise BadInput(f"an encounter is named by text, not {encounter!r}")
-        try:
-            self.conn.execute("BEGIN IMMEDIATE")
-        except sqlite3.OperationalError as exc:
-            raise _write_error(self.path, exc) from exc
-        self._writing = True
-        try:
-            if self._file is not None and _identity(self.path) != self._file:
-                raise Conflict(
-                    f"the ledger {self.path} was removed or replaced while this command waited; "
-                    "try again"
-                )
-            head, verified, repaired = self._checked_head(encounter)
-            seq = head.seq if head else 0
-            check_expect(encounter, seq, expect)
-            if head is not None and verified < seq:
-                self._check_tail(encounter, verified, seq)
-            writer = Writer(self, encounter, head)
-            yield writer
-            writer.flush()
-            h = writer.head
-            if h is not None and (writer.count or repaired or verified < h.seq):
-                self.conn.execute(
-                    "INSERT OR REPLACE INTO heads VALUES (?,?,?,?,?,?,?,?)",
-                    (h.encounter, h.system, h.title, h.seq, h.hash, h.opened_at, h.updated_at,
-                     h.seq),
-                )  # fmt: skip
-            self.conn.execute("COMMIT")
-        except sqlite3.OperationalError as exc:
-            self._rollback()
-            raise _write_error(self.path, exc) from exc
-        except BaseException:
-            self._rollback()
-            raise
-        finally:
-            self._writing = False
+        and everything appended commits together or not at all (or is rolled back when the
+        transaction was discarded)."""
+        check_write_args(encounter, expect)
+        with self.lock:
+            try:
+                self.conn.execute("BEGIN IMMEDIATE")
+            except sqlite3.OperationalError as exc:
+                raise _write_error(self.path, exc) from exc
+            try:
+                if self._file is not None and _identity(self.path) != self._file:
+                    raise Conflict(
+                        f"the ledger {self.path} was removed or replaced while this command "
+                        "waited; try again"
+                    )
+                head, verified, repaired = self._checked_head(encounter)
+                seq = head.seq if head else 0
+                check_expect(encounter, seq, expect)
+                txn = SqliteTransaction(self, encounter, head, verified, repaired)
+                if head is not None and verified < seq:
+                    prev, rows = self._rows_after(encounter, verified, seq)
+                    txn.check_tail(rows, prev)
+                yield txn
+                if txn.discarded:
+                    self._rollback()
+                    return
+                txn.finish()
+                self.conn.execute("COMMIT")
+            except sqlite3.OperationalError as exc:
+                self._rollback()
+                raise _write_error(self.path, exc) from exc
+            except BaseException:
+                self._rollback()
+                raise
 
     def _checked_head(self, encounter: str) -> tuple[Head | None, int, bool]:
         """The head to extend, the seq the chain is verified through, and whether the cache
@@ -385,23 +368,6 @@ class Store(WarnsOnce):
         self.tell(encounter, heads_disagreement(encounter, cached, last, "repaired from the rows"))
         # The mark came with the cache: the whole chain is checked again.
         return self._derived_head(encounter, last), 0, True
-
-    def _check_tail(self, encounter: str, verified: int, top: int) -> None:
-        """Check the chain from the verified mark to the head, or refuse to extend it."""
-        prev, rows = self._rows_after(encounter, verified, top)
-        expected = verified + 1
-        for row in rows:
-            problem = chain.row_problem(expected, prev, *row)
-            if problem is not None:
-                self._broken(encounter, expected, problem)
-            expected, prev = row[1] + 1, row[7]
-
-    def insert(self, rows: list[tuple[Any, ...]]) -> None:
-        """Insert built rows inside the open write transaction (see `Writer.flush`)."""
-        try:
-            self.conn.executemany(_INSERT, rows)
-        except sqlite3.IntegrityError as exc:
-            raise BadInput(f"an event id in this batch is already stored: {exc}") from exc
 
     def _rollback(self) -> None:
         # SQLite may already have rolled back (a full disk, a read-only file).
@@ -448,3 +414,50 @@ def _write_error(path: Path, exc: sqlite3.OperationalError) -> LedgerError:
     if "readonly" in text or "read-only" in text:
         return StoreError(f"the ledger {path} is read-only; nothing was appended")
     return StoreError(f"cannot write to the ledger {path} ({text}); nothing was appended")
+
+
+class SqliteTransaction(Transaction):
+    """A write transaction on the store's connection (BEGIN IMMEDIATE is open)."""
+
+    def __init__(
+        self, store: Store, encounter: str, head: Head | None, verified: int, repaired: bool
+    ) -> None:
+        super().__init__(encounter, head, store.clock, verified=verified, repaired=repaired)
+        self._store = store
+
+    @property
+    def cache_db(self) -> sqlite3.Connection:
+        """The projection cache's tables are in the file itself."""
+        return self._store.conn
+
+    def _insert(self, rows: list[tuple[Any, ...]]) -> None:
+        try:
+            self._store.conn.executemany(_INSERT, rows)
+        except sqlite3.IntegrityError as exc:
+            raise BadInput(f"an event id in this batch is already stored: {exc}") from exc
+
+    def _stored_rows(self, system: str, after: int, upto: int) -> Iterator[events.Recorded]:
+        prev, cursor = self._store._rows_after(self.encounter, after, upto)
+        return checked_rows(
+            cursor, self.encounter, system, after, prev, lambda _, s, p: self.broken(s, p)
+        )
+
+    def _stored_revisions(self, system: str, upto: int) -> list[events.Recorded]:
+        return self._store.revisions(self.encounter, system, upto)
+
+    def _stored_by_id(self, id: str, systems: dict[str, str]) -> events.Recorded | None:
+        return self._store.by_id(id, systems)
+
+    def stored_ids(self, ids: Iterable[str]) -> set[str]:
+        """Which of these ids are stored, in any encounter."""
+        return self._store.stored_ids(ids)
+
+    def _stored_seqs_from(self, upto: int) -> Iterator[tuple[int, str]]:
+        return self._store.seqs_from_head(self.encounter, upto)
+
+    def _put_head(self, head: Head) -> None:
+        self._store.conn.execute(
+            "INSERT OR REPLACE INTO heads VALUES (?,?,?,?,?,?,?,?)",
+            (head.encounter, head.system, head.title, head.seq, head.hash, head.opened_at,
+             head.updated_at, head.seq),
+        )  # fmt: skip

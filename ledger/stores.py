@@ -2,8 +2,9 @@
 
 Two stores implement it: SQLite (`ledger.store`, a file path, the default) and PostgreSQL
 (`ledger.pgstore`, a `postgresql://` URL, for hosted use). Everything above the seam (the
-queries, the service, the writer) sees only these protocols; each store keeps its database's
-specifics to itself, and psycopg is imported only when a PostgreSQL URL is opened.
+queries and the service) sees only `EventStore` and the `ledger.transaction.Transaction` its
+`begin()` hands out; each store keeps its database's specifics to itself, and psycopg is
+imported only when a PostgreSQL URL is opened.
 """
 
 from __future__ import annotations
@@ -18,17 +19,17 @@ from typing import TYPE_CHECKING, Any, Protocol
 from ledger import chain, events
 from ledger.chain import ChainReport
 from ledger.errors import BadInput, Conflict, LedgerWarning, UnknownName, did_you_mean
-from ledger.rows import Head, load, now_utc
+from ledger.rows import Head, from_row, now_utc
 
 if TYPE_CHECKING:
-    from ledger.writer import Writer
+    from ledger.transaction import Transaction
 
 #: The URL schemes that name a PostgreSQL database (libpq accepts both).
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 
 
-class Appending(Protocol):
-    """The reads and the insert a `Writer` makes inside one write transaction."""
+class EventStore(Protocol):
+    """An append-only, hash-chained event store: the contract of DESIGN.md section 3."""
 
     clock: Callable[[], datetime]
 
@@ -36,9 +37,6 @@ class Appending(Protocol):
     def cache_db(self) -> Any:
         """The connection the projection cache (`ledger.cache`) keeps its tables in, or None
         where the store keeps no cache tables (reads then fold from the events)."""
-
-    def insert(self, rows: list[tuple[Any, ...]]) -> None:
-        """Insert built rows inside the open write transaction."""
 
     def load_rows(
         self, encounter: str, system: str, after: int, upto: int
@@ -59,10 +57,6 @@ class Appending(Protocol):
 
     def seqs_from_head(self, encounter: str, upto: int) -> Iterator[tuple[int, str]]:
         """(seq, type) of the encounter's events at or below `upto`, newest first."""
-
-
-class EventStore(Appending, Protocol):
-    """An append-only, hash-chained event store: the contract of DESIGN.md section 3."""
 
     @property
     def name(self) -> str:
@@ -102,8 +96,12 @@ class EventStore(Appending, Protocol):
     def problems(self) -> list[str]:
         """What is wrong with the ledger as a whole (the append-only triggers)."""
 
-    def writing(self, encounter: str, expect: int | None = None) -> AbstractContextManager[Writer]:
-        """One atomic append under the encounter's write lock; `expect` is checked."""
+    def begin(
+        self, encounter: str, expect: int | None = None
+    ) -> AbstractContextManager[Transaction]:
+        """One write transaction of `encounter` under its write lock: the head read and checked
+        against the last row, the chain after the verified mark checked, `expect` checked;
+        what is appended commits together when the block ends, or nothing does."""
 
     def verify(self, encounter: str) -> ChainReport:
         """Recompute one encounter's chain; name the first seq that does not verify."""
@@ -188,7 +186,7 @@ def checked_rows(
                     checking = False
                     broken(encounter, expected, problem)
             expected, prev = seq + 1, digest
-        yield load(row, system)
+        yield from_row(row, system)
 
 
 def check_expect(encounter: str, seq: int, expect: int | None) -> None:

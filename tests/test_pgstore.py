@@ -55,7 +55,7 @@ def test_a_writer_of_another_encounter_does_not_wait_for_a_held_write(pg: PgBack
     release, held = threading.Event(), threading.Event()
 
     def hold() -> None:
-        with holder.store.writing("a"):
+        with holder.store.begin("a"):
             held.set()
             release.wait(30)
 
