@@ -28,6 +28,7 @@ from ledger.errors import (
     RuleRefused,
     StoreError,
     UnknownName,
+    UnknownVersion,
 )
 
 if TYPE_CHECKING:
@@ -61,6 +62,7 @@ __all__ = [
     "RuleRefused",
     "StoreError",
     "UnknownName",
+    "UnknownVersion",
     "Written",
     "__version__",
     "load",

@@ -32,6 +32,7 @@ CODES: Final[dict[str, str]] = {
     "conflict": "another writer appended first, or held the file locked",
     "stale-expect": "--expect named a seq that is no longer the head",
     "broken-chain": "a stored or exported hash chain does not verify",
+    "unknown-event-version": "an event was written by a newer (or unknown) version of its type",
     "store-error": "the file cannot be opened or written, or is not an encounter ledger",
 }
 
@@ -70,6 +71,12 @@ class RuleRefused(BadInput):
     """`--strict` refused an event because it would add an audit error."""
 
     code = "rule-refused"
+
+
+class UnknownVersion(BadInput):
+    """An event of a version of its type that this build does not know (a newer build's)."""
+
+    code = "unknown-event-version"
 
 
 class Conflict(LedgerError):

@@ -14,6 +14,7 @@ from pydantic import TypeAdapter
 
 from ledger import events
 from ledger.errors import BadInput, did_you_mean
+from ledger.events import versions
 from ledger.events.base import SYSTEMS
 from ledger.reference_texts import ENVELOPE, FIELDS, RULES
 
@@ -84,6 +85,15 @@ def _describe(definition: dict[str, Any], kind: str) -> None:
         prop.pop("title", None)
     for name, text in ENVELOPE.items():
         properties.setdefault(name, {"description": text, **_ENVELOPE_TYPES[name]})
+    # Version 1 is implicit (no key); a later one is in the body (`ledger.events.versions`).
+    definition["x-event-version"] = versions.current(kind)
+    if versions.current(kind) > 1:
+        properties[versions.KEY] = {
+            "description": "the version of this event type the body was written at",
+            "type": "integer",
+            "minimum": 2,
+            "maximum": versions.current(kind),
+        }
     required = definition.setdefault("required", [])
     if "type" not in required:
         required.insert(0, "type")
@@ -134,6 +144,19 @@ def _markdown() -> Iterator[str]:
     )
     for key, text in ENVELOPE.items():
         yield f"| `{key}` | {text} |\n"
+    later = versions.known()
+    yield (
+        "\nEach event type has a schema version: "
+        + (", ".join(f"`{k}` is at {v}" for k, v in later.items()) or "every type is at 1")
+        + (", every other at 1" if later else "")
+        + f". Version 1 is implicit (no key in the body), so files written before versions "
+        f"existed keep their bytes and hashes; from version 2 on the body holds "
+        f'`"{versions.KEY}": N`, hashed like any field. An older body is upcast to today\'s '
+        "shape before it is validated; a version this build does not know is refused with "
+        "the error code `unknown-event-version`, never reported as a broken chain. The files "
+        "in `tests/fixtures/v0.2/` (the examples as 0.2 wrote them) fold to the same tracks, "
+        "audit and head forever.\n"
+    )
     for system in SYSTEMS:
         yield f"\n## {system}\n"
         defs = schema(system)["$defs"]
@@ -141,6 +164,8 @@ def _markdown() -> Iterator[str]:
         for kind in sorted(by_type):
             definition = by_type[kind]
             yield f"\n### `{kind}`\n\n{_one_line(definition.get('description', ''))}\n\n"
+            if versions.current(kind) > 1:
+                yield f"Version {versions.current(kind)}.\n\n"
             fields = [n for n in definition["properties"] if n != "type" and n not in ENVELOPE]
             # The event's own fields first, then game time and who recorded it.
             fields.sort(key=lambda n: n in _COMMON)

@@ -12,7 +12,7 @@ from typing import Any, Final
 from pydantic import BaseModel
 
 from ledger import events
-from ledger.errors import BadInput, BrokenChain
+from ledger.errors import BadInput, BrokenChain, UnknownVersion
 
 
 def now_utc() -> datetime:
@@ -85,6 +85,9 @@ def from_row(row: Any, system: str) -> events.Recorded:
         raise BrokenChain(f"encounter {encounter!r} seq {seq}: stored row is not text")
     try:
         event = events.parse_stored(type_, body, system)
+    except UnknownVersion as exc:
+        # Not tampering: a newer build wrote it (the chain still verifies).
+        raise UnknownVersion(f"encounter {encounter!r} seq {seq}: {exc}") from exc
     except BadInput as exc:
         raise BrokenChain(
             f"encounter {encounter!r} seq {seq}: stored event is invalid: {exc}"

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Final, Literal, Union, get_arg
 from pydantic import BaseModel, Field, ValidationError
 
 from ledger.errors import BadInput, did_you_mean
+from ledger.events import versions
 from ledger.events.base import SYSTEMS, EventBase, Name, Side, SystemKey
 from ledger.events.common import (
     CombatantJoined,
@@ -168,6 +169,8 @@ def parse(data: Mapping[str, Any], system: str | None) -> Event:
     kind = data.get("type")
     if not isinstance(kind, str):
         raise BadInput("event has no 'type' (a string such as \"hit.resolved\")")
+    # An older body is read in today's shape; one of an unknown version is refused as such.
+    data = versions.upcast(kind, data)
     if kind == "encounter.opened":
         opened = data.get("system")
         system = opened if isinstance(opened, str) and opened in _MODULES else "ssss"
@@ -205,7 +208,7 @@ def parse_stored(kind: str, body: str, system: str) -> Event:
     dumped again: reads of long encounters spend most of their time here.
     """
     model = _models(system).get(kind)
-    if model is not None:
+    if model is not None and not versions.may_need_upcast(kind):
         try:
             # The model's own validator, on the body as stored (`type` is its default): no
             # union to dispatch, no text to splice, and a read builds only the validators of
@@ -227,7 +230,7 @@ def parse_stored(kind: str, body: str, system: str) -> Event:
 def body_of(event: EventBase) -> dict[str, Any]:
     """The stored `body` of an event: its fields (defaults filled in) without `type` or nulls."""
     dumped = event.model_dump(mode="json", exclude={"type"})
-    return {k: v for k, v in dumped.items() if v is not None}
+    return versions.stamped(type_of(event), {k: v for k, v in dumped.items() if v is not None})
 
 
 @cache
