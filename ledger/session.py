@@ -69,7 +69,7 @@ def fold_on(
     folder = core.Folder(RULESETS, state, standing.fixes)
     for record in records:
         if record.seq not in standing.gone:
-            folder.add(record)
+            folder.feed(record)
         if checkpoints is not None and record.seq % CHECKPOINT_EVERY == 0:
             assert folder.state is not None
             checkpoints.append((record.seq, folder.state))

@@ -12,7 +12,7 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, S
 from typing import Any, Final
 
 from ledger import events
-from projections.core import Folder, Ruleset, State
+from projections.core import AnyRuleset, Folder, State
 from projections.findings import Finding, error, info, warning
 from projections.played import as_played
 from projections.revisions import standing
@@ -151,19 +151,19 @@ def orphaned(seq: int, kind: str, reason: str) -> Finding:
     return error("event-orphaned", (seq,), f"seq {seq} ({kind}) no longer applies: {reason}")
 
 
-def reminders(ruleset: Ruleset, state: State) -> dict[tuple[str, tuple[int, ...]], Finding]:
+def reminders(ruleset: AnyRuleset, state: State) -> dict[tuple[str, tuple[int, ...]], Finding]:
     """The reminders of the obligations open in `state`, by (rule, seqs)."""
     return {(f.rule, f.seq): f for f in ruleset.obligations(state)}
 
 
-def opened(ruleset: Ruleset, before: State, after: State) -> list[Finding]:
+def opened(ruleset: AnyRuleset, before: State, after: State) -> list[Finding]:
     """Reminders of the obligations an event opened (open after it, not before it)."""
     was = reminders(ruleset, before)
     return [f for key, f in reminders(ruleset, after).items() if key not in was]
 
 
 def for_event(
-    ruleset: Ruleset,
+    ruleset: AnyRuleset,
     before: State,
     record: events.Recorded,
     after: State,
@@ -175,7 +175,7 @@ def for_event(
 
 
 def _raised(
-    ruleset: Ruleset,
+    ruleset: AnyRuleset,
     before: State,
     record: events.Recorded,
     after: State,
@@ -191,7 +191,7 @@ def _raised(
 
 
 def raised_and_reminded(
-    ruleset: Ruleset,
+    ruleset: AnyRuleset,
     before: State,
     record: events.Recorded,
     after: State,
@@ -202,7 +202,7 @@ def raised_and_reminded(
     return _raised(ruleset, before, record, after, types)
 
 
-def audit(registry: Mapping[str, Ruleset], records: Sequence[events.Recorded]) -> list[Finding]:
+def audit(registry: Mapping[str, AnyRuleset], records: Sequence[events.Recorded]) -> list[Finding]:
     """All findings of an encounter's stream (as corrected), in seq order."""
     now = standing(records)
     targets = {
@@ -214,7 +214,7 @@ def audit(registry: Mapping[str, Ruleset], records: Sequence[events.Recorded]) -
 
 
 def audit_stream(
-    registry: Mapping[str, Ruleset],
+    registry: Mapping[str, AnyRuleset],
     records: Iterable[events.Recorded],
     gone: frozenset[int],
     targets: Collection[int],

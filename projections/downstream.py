@@ -16,7 +16,7 @@ from pydantic import BaseModel
 
 from ledger import events
 from projections import audit as audit_rules
-from projections.core import Folder, Ruleset, State
+from projections.core import AnyRuleset, Folder, State
 from projections.findings import Finding
 from projections.revisions import Standing
 from projections.steps import Change, changes
@@ -63,7 +63,7 @@ class Compared:
 
 
 def compare(
-    registry: Mapping[str, Ruleset],
+    registry: Mapping[str, AnyRuleset],
     records: Iterable[events.Recorded],
     stood: Standing | None,
     stands: Standing,

@@ -9,8 +9,8 @@ stands: rolling it again changes nothing.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Iterator, Mapping
+from typing import Any, assert_never
 
 from pydantic import ValidationError
 from pydantic_core import to_json
@@ -18,11 +18,12 @@ from pydantic_core import to_json
 from ledger import events
 from ledger.errors import BadInput
 from ledger.events import fates_edge as vocab
+from ledger.events.common import Common
 from projections import core, fates_edge_audit, fates_edge_touches, fates_edge_words
 from projections.fates_edge_model import (
     Adversary,
+    FatesEdgeState,
     FERoll,
-    FeState,
     Hit,
     Player,
     Rules,
@@ -35,12 +36,7 @@ from projections.fates_edge_model import (
     spend_owner,
     stepped,
 )
-
-
-def start(state: core.State) -> core.State:
-    """The initial state, with the pinned rules read once."""
-    base = {**dict(state), "pools": {"sb": 0}}
-    return FeState(**base, table=Rules.model_validate(state.rules))
+from projections.findings import Finding
 
 
 def join(state: core.State, seq: int, event: events.CombatantJoined) -> core.Combatant:
@@ -170,27 +166,29 @@ def hurt(
     return after, hit
 
 
-def _carries(state: FeState, adv: Adversary) -> bool:
+def _carries(state: FatesEdgeState, adv: Adversary) -> bool:
     """Whether excess damage crosses phases: the adversary's own rules, else the encounter's."""
     own = adv.stats.carry_excess
-    return state.table.phase_excess_carries if own is None else own
+    return state.house.phase_excess_carries if own is None else own
 
 
-def _landed(state: FeState, who: core.Combatant, hit: Hit) -> FeState:
+def _landed(state: FatesEdgeState, who: core.Combatant, hit: Hit) -> FatesEdgeState:
     state = state.model_copy(update={"last_hit": hit})
     new = core.replace_combatant(state, who)
-    assert isinstance(new, FeState)
+    assert isinstance(new, FatesEdgeState)
     return new
 
 
-def damage(state: FeState, seq: int, target: core.Combatant, harm: int, ignore: Any) -> FeState:
+def damage(
+    state: FatesEdgeState, seq: int, target: core.Combatant, harm: int, ignore: Any
+) -> FatesEdgeState:
     """Harm through armor onto an adversary (or a player, by the player procedure)."""
     if not isinstance(target, Adversary | Player):
         raise BadInput(f"{target.name!r} has no Fate's Edge tracks")
     armor = lowered(target.armor, ignore)
-    remaining, converted = convert(state.table, armor, harm)
+    remaining, converted = convert(state.house, armor, harm)
     if isinstance(target, Player):
-        after, hit = hurt(target, state.table, seq, harm, armor, remaining, converted)
+        after, hit = hurt(target, state.house, seq, harm, armor, remaining, converted)
         return _landed(state, after, hit)
     wounded, hit = wound(target, seq, harm, armor, remaining, converted, _carries(state, target))
     return _landed(state, wounded, hit)
@@ -202,7 +200,7 @@ def _charge(charges: Mapping[str, int], stake: str | None, seq: int) -> dict[str
     return {**charges, stake: seq}
 
 
-def hit_resolved(state: FeState, seq: int, event: vocab.HitResolved) -> FeState:
+def hit_resolved(state: FatesEdgeState, seq: int, event: vocab.HitResolved) -> FatesEdgeState:
     """A damaging hit on its target (on a puzzle, remembered: it still needs its Resolution)."""
     target = state.combatant(event.target, "target")
     if isinstance(target, Adversary) and target.puzzle and target.active:
@@ -213,7 +211,7 @@ def hit_resolved(state: FeState, seq: int, event: vocab.HitResolved) -> FeState:
     return state.model_copy(update={key: _charge(getattr(state, key), event.stake, seq)})
 
 
-def harm_suffered(state: FeState, seq: int, event: vocab.FEHarmSuffered) -> FeState:
+def harm_suffered(state: FatesEdgeState, seq: int, event: vocab.FEHarmSuffered) -> FatesEdgeState:
     """A player suffers the consequence of a failed response."""
     target = state.combatant(event.target, "target")
     if not isinstance(target, Player):
@@ -229,7 +227,7 @@ def harm_suffered(state: FeState, seq: int, event: vocab.FEHarmSuffered) -> FeSt
     return state.model_copy(update={"harm_charged": charged, "last_hit_by": last})
 
 
-def fatigue_marked(state: FeState, seq: int, event: vocab.FatigueMarked) -> FeState:
+def fatigue_marked(state: FatesEdgeState, seq: int, event: vocab.FatigueMarked) -> FatesEdgeState:
     """Fatigue marked directly: one overflow check for the event."""
     target = state.combatant(event.target, "target")
     if isinstance(target, Adversary):
@@ -237,11 +235,11 @@ def fatigue_marked(state: FeState, seq: int, event: vocab.FatigueMarked) -> FeSt
         return _landed(state, wounded, hit)
     if not isinstance(target, Player) or target.fatigue is None:
         raise BadInput(f"{event.target!r} has no Fatigue track (a player needs 'body' in stats)")
-    after, hit = hurt(target, state.table, seq, 0, "none", 0, event.amount)
+    after, hit = hurt(target, state.house, seq, 0, "none", 0, event.amount)
     return _landed(state, after, hit)
 
 
-def stakes_locked(state: FeState, seq: int, event: vocab.FEStakesLocked) -> FeState:
+def stakes_locked(state: FatesEdgeState, seq: int, event: vocab.FEStakesLocked) -> FatesEdgeState:
     """Snapshot the opposing adversary's Fatigue; claim an SB spent ahead for this attack."""
     if state.stakes[event.stake].seq != seq:
         return state  # a second lock of the id: the first stands
@@ -266,7 +264,7 @@ def successes(dice: tuple[int, ...]) -> int:
     return sum(2 if d == 10 else 1 if d >= 6 else 0 for d in dice)
 
 
-def roll_made(state: FeState, seq: int, event: vocab.FERollMade) -> FeState:
+def roll_made(state: FatesEdgeState, seq: int, event: vocab.FERollMade) -> FatesEdgeState:
     """Count successes against the locked DV; each 1 adds an SB to the GM's pool.
 
     A stake's first effective roll stands: a later roll of it changes nothing (no SB, no entry
@@ -275,12 +273,12 @@ def roll_made(state: FeState, seq: int, event: vocab.FERollMade) -> FeState:
     if event.stake in state.rolled:
         return state
     lock = state.lock(event.stake)
-    dv = lock.dv if lock is not None and lock.dv is not None else state.table.dv_default
+    dv = lock.dv if lock is not None and lock.dv is not None else state.house.dv_default
     hits = successes(event.dice)
     outcome = "success" if hits >= dv else "partial" if hits > 0 else "miss"
     position = None
     if lock is not None:
-        position = stepped(state.table, lock.position, state.lock_fatigue.get(event.stake, 0))
+        position = stepped(state.house, lock.position, state.lock_fatigue.get(event.stake, 0))
     sb = event.dice.count(1)
     roll = FERoll(
         seq=seq,
@@ -297,11 +295,11 @@ def roll_made(state: FeState, seq: int, event: vocab.FERollMade) -> FeState:
     pools = {**state.pools, "sb": state.pools.get("sb", 0) + sb}
     state = owing(state.model_copy(update={"pools": pools, "rolled": rolled}), event.stake)
     added = core.add_roll(state, roll)
-    assert isinstance(added, FeState)
+    assert isinstance(added, FatesEdgeState)
     return added
 
 
-def sb_spent(state: FeState, seq: int, event: vocab.SBSpent) -> FeState:
+def sb_spent(state: FatesEdgeState, seq: int, event: vocab.SBSpent) -> FatesEdgeState:
     """Spend from the pool (never below 0); remember what the spend pays for."""
     update: dict[str, Any] = {
         "pools": {**state.pools, "sb": max(0, state.pools.get("sb", 0) - event.amount)},
@@ -328,7 +326,7 @@ def sb_spent(state: FeState, seq: int, event: vocab.SBSpent) -> FeState:
     return state.model_copy(update=update)
 
 
-def _owed_by(state: FeState, spend: vocab.SBSpent) -> str | None:
+def _owed_by(state: FatesEdgeState, spend: vocab.SBSpent) -> str | None:
     """The oldest locked attack still owing SB that a stakeless spend of this kind pays for."""
     for stake in state.unpaid:
         lock = state.lock(stake)
@@ -338,62 +336,95 @@ def _owed_by(state: FeState, spend: vocab.SBSpent) -> str | None:
     return None
 
 
-def apply(state: core.State, seq: int, event: Any) -> core.State:
-    """Fold a Fate's Edge event."""
-    assert isinstance(state, FeState)
-    match event:
-        case vocab.FEStakesLocked():
-            return stakes_locked(state, seq, event)
-        case vocab.FERollMade():
-            return roll_made(state, seq, event)
-        case vocab.HitResolved():
-            return hit_resolved(state, seq, event)
-        case vocab.FEHarmSuffered():
-            return harm_suffered(state, seq, event)
-        case vocab.FatigueMarked():
-            return fatigue_marked(state, seq, event)
-        case vocab.SBSpent():
-            return sb_spent(state, seq, event)
-        case _:
-            return state
+class FatesEdge(core.Ruleset[FatesEdgeState, vocab.Events]):
+    """Fate's Edge: adversary Resilience, Fatigue and armor, and player-facing tests."""
+
+    key = "fates-edge"
+    rules = Rules
+    state = FatesEdgeState
+
+    def start(self, opened: core.State) -> FatesEdgeState:
+        """The initial state, with the pinned rules read once and the GM's Story Beat pool."""
+        return super().start(opened).model_copy(update={"pools": {"sb": 0}})
+
+    def join(
+        self, state: FatesEdgeState, seq: int, event: events.CombatantJoined
+    ) -> core.Combatant:
+        """Validate a stat block and build the adversary or player."""
+        return join(state, seq, event)
+
+    def apply(self, state: FatesEdgeState, seq: int, event: vocab.Events) -> FatesEdgeState:
+        """Fold a Fate's Edge event."""
+        match event:
+            case vocab.FEStakesLocked():
+                return stakes_locked(state, seq, event)
+            case vocab.FERollMade():
+                return roll_made(state, seq, event)
+            case vocab.HitResolved():
+                return hit_resolved(state, seq, event)
+            case vocab.FEHarmSuffered():
+                return harm_suffered(state, seq, event)
+            case vocab.FatigueMarked():
+                return fatigue_marked(state, seq, event)
+            case vocab.SBSpent():
+                return sb_spent(state, seq, event)
+            case _:
+                assert_never(event)
+
+    def adjust(
+        self, state: FatesEdgeState, seq: int, event: events.TrackAdjusted
+    ) -> FatesEdgeState:
+        """A GM override of one track; Resilience set to 0 ends the phase (or defeats)."""
+        was = state.combatant(event.target, "target")
+        standing = event.track == "status" and event.value == "active"
+        if standing and isinstance(was, Adversary) and was.resilience == 0:
+            # "At zero Resilience the adversary is defeated": it stands up with some.
+            raise BadInput(
+                f"{event.target!r} has Resilience 0 and would be defeated again: set its "
+                "resilience first (track.adjusted track=resilience), then its status"
+            )
+        state = core.adjust_track(state, seq, event)
+        updated = state.combatants[event.target]
+        if isinstance(updated, Adversary) and updated.resilience == 0 and updated.active:
+            updated, _ = wound(updated, seq, 0, "none", 0, 0, False)
+        return core.replace_combatant(state, updated)
+
+    def scene_end(self, state: FatesEdgeState, seq: int) -> FatesEdgeState:
+        """Unspent SB carry over up to the pinned maximum."""
+        most = state.house.sb_carry_over_max
+        held = state.pools.get("sb", 0)
+        kept = held if most is None else min(held, most)
+        return state.model_copy(update={"pools": {**state.pools, "sb": kept}})
+
+    def audit(
+        self, before: FatesEdgeState, seq: int, event: Common | vocab.Events, after: FatesEdgeState
+    ) -> Iterator[Finding]:
+        """The Fate's Edge rules (see `projections.fates_edge_audit`)."""
+        return fates_edge_audit.audit(before, seq, event, after)
+
+    def obligations(self, state: FatesEdgeState) -> Iterator[Finding]:
+        """SB still owed for a locked attack."""
+        return fates_edge_audit.obligations(state)
+
+    def touches(
+        self,
+        before: FatesEdgeState | None,
+        seq: int,
+        event: Common | vocab.Events,
+        after: FatesEdgeState,
+    ) -> Mapping[str, Mapping[str, str]]:
+        """A Fatigue track filled and cleared by one hit, and the like."""
+        return fates_edge_touches.touches(before, seq, event, after)
+
+    def explain(
+        self,
+        before: FatesEdgeState | None,
+        seq: int,
+        event: Common | vocab.Events,
+        after: FatesEdgeState,
+    ) -> str | None:
+        """The event in words (`projections.fates_edge_words`)."""
+        return fates_edge_words.explain(before, seq, event, after)
 
 
-def adjust(state: core.State, seq: int, event: events.TrackAdjusted) -> core.State:
-    """A GM override of one track; Resilience set to 0 ends the phase (or defeats)."""
-    was = state.combatant(event.target, "target")
-    standing = event.track == "status" and event.value == "active"
-    if standing and isinstance(was, Adversary) and was.resilience == 0:
-        # "At zero Resilience the adversary is defeated": it stands up with some.
-        raise BadInput(
-            f"{event.target!r} has Resilience 0 and would be defeated again: set its "
-            "resilience first (track.adjusted track=resilience), then its status"
-        )
-    state = core.adjust_track(state, seq, event)
-    updated = state.combatants[event.target]
-    if isinstance(updated, Adversary) and updated.resilience == 0 and updated.active:
-        updated, _ = wound(updated, seq, 0, "none", 0, 0, False)
-    return core.replace_combatant(state, updated)
-
-
-def scene_end(state: core.State, seq: int) -> core.State:
-    """Unspent SB carry over up to the pinned maximum."""
-    assert isinstance(state, FeState)
-    most = state.table.sb_carry_over_max
-    held = state.pools.get("sb", 0)
-    kept = held if most is None else min(held, most)
-    return state.model_copy(update={"pools": {**state.pools, "sb": kept}})
-
-
-RULESET = core.Ruleset(
-    key="fates-edge",
-    rules=Rules,
-    start=start,
-    join=join,
-    apply=apply,
-    adjust=adjust,
-    scene_end=scene_end,
-    audit=fates_edge_audit.audit,
-    obligations=fates_edge_audit.obligations,
-    touches=fates_edge_touches.touches,
-    explain=fates_edge_words.explain,
-)
+RULESET = FatesEdge()

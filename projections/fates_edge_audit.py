@@ -1,7 +1,7 @@
 """Fate's Edge audit rules: what a hit, harm, roll, lock or SB spend may do (DESIGN.md 6).
 
 Each check reads the states before and after one event; what it must remember (charges, SB
-provenance, payments, Fatigue snapshots) the fold keeps in `FeState`.
+provenance, payments, Fatigue snapshots) the fold keeps in `FatesEdgeState`.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from projections import core
 from projections.fates_edge_harm_audit import harm_on_player, hit_on_adversary, seqs_of, tally
 from projections.fates_edge_model import (
     Adversary,
-    FeState,
+    FatesEdgeState,
     Player,
     after_a_hit,
     attack_cost,
@@ -25,9 +25,9 @@ from projections.fates_edge_model import (
 from projections.findings import Finding, error, info, warning
 
 
-def locked(state: FeState, seq: int, lock: vocab.FEStakesLocked) -> Iterator[Finding]:
+def locked(state: FatesEdgeState, seq: int, lock: vocab.FEStakesLocked) -> Iterator[Finding]:
     """Player-facing framing, DV, what bought the attack, and outgoing Harm."""
-    rules = state.table
+    rules = state.house
     opposing = state.opposing(lock)
     if isinstance(state.combatants[lock.actor], Adversary):
         yield warning(
@@ -84,7 +84,7 @@ def locked(state: FeState, seq: int, lock: vocab.FEStakesLocked) -> Iterator[Fin
         )
 
 
-def rolled(state: FeState, seq: int, event: vocab.FERollMade) -> Iterator[Finding]:
+def rolled(state: FatesEdgeState, seq: int, event: vocab.FERollMade) -> Iterator[Finding]:
     """One roll per stake; no NPC rolls; a new attack was bought with SB before its roll."""
     if isinstance(state.combatants.get(event.actor or ""), Adversary):
         yield warning(
@@ -140,7 +140,7 @@ def rolled(state: FeState, seq: int, event: vocab.FERollMade) -> Iterator[Findin
         )
 
 
-def spent(state: FeState, seq: int, spend: vocab.SBSpent) -> Iterator[Finding]:
+def spent(state: FatesEdgeState, seq: int, spend: vocab.SBSpent) -> Iterator[Finding]:
     """The pool covers it; it changes no framed roll; a move's cost and trigger hold."""
     pool = state.pools.get("sb", 0)
     if spend.amount > pool:
@@ -185,7 +185,7 @@ def _pool(held: int, amount: int) -> str:
 
 
 def _move(
-    state: FeState,
+    state: FatesEdgeState,
     seq: int,
     spend: vocab.SBSpent,
     owner: Adversary | None,
@@ -238,7 +238,7 @@ def _move(
 def obligations(state: core.State) -> Iterator[Finding]:
     """Reminders: an attack still owing its SB before its roll; a puzzle adversary hit but not
     yet resolved (a hit changes no track of it)."""
-    if not isinstance(state, FeState):
+    if not isinstance(state, FatesEdgeState):
         return
     for stake, first in state.unpaid.items():
         lock = state.lock(stake)
@@ -276,7 +276,7 @@ def obligations(state: core.State) -> Iterator[Finding]:
             )
 
 
-def left(state: FeState, seq: int, event: events.CombatantLeft) -> Iterator[Finding]:
+def left(state: FatesEdgeState, seq: int, event: events.CombatantLeft) -> Iterator[Finding]:
     """A puzzle adversary ends by its Resolution, not by being worn down."""
     who = state.combatants[event.name]
     if isinstance(who, Adversary) and who.puzzle and event.manner == "defeated":
@@ -291,7 +291,7 @@ def left(state: FeState, seq: int, event: events.CombatantLeft) -> Iterator[Find
 
 def audit(before: core.State, seq: int, event: Any, after: core.State) -> Iterator[Finding]:
     """The Fate's Edge rules one event raises."""
-    if not isinstance(before, FeState):
+    if not isinstance(before, FatesEdgeState):
         return
     match event:
         case vocab.FEStakesLocked() if event.stake not in before.stakes:

@@ -12,7 +12,7 @@ from typing import Any
 
 from ledger.events import fates_edge as vocab
 from projections import core
-from projections.fates_edge_model import FERoll, FeState, move_of
+from projections.fates_edge_model import FatesEdgeState, FERoll, move_of
 from projections.findings import Finding, error, warning
 from projections.played import as_played, delta
 
@@ -28,7 +28,7 @@ def tally(roll: FERoll) -> str:
 
 
 def instead(
-    before: FeState, seq: int, target: str, harm: int | None, ignore: Any, after: core.State
+    before: FatesEdgeState, seq: int, target: str, harm: int | None, ignore: Any, after: core.State
 ) -> str:
     """`by the rules Harm 1: resilience 8 -> 7; recorded as played: resilience 8 -> 5`."""
     # Imported here: the fold module imports this one.
@@ -43,7 +43,7 @@ def instead(
 
 
 def hit_on_adversary(
-    state: FeState, seq: int, hit: vocab.HitResolved, after: core.State
+    state: FatesEdgeState, seq: int, hit: vocab.HitResolved, after: core.State
 ) -> Iterator[Finding]:
     """A hit needs a success (or its declared Partial) and the Harm declared before the roll."""
 
@@ -128,7 +128,7 @@ def hit_on_adversary(
 
 
 def harm_on_player(
-    state: FeState,
+    state: FatesEdgeState,
     seq: int,
     target: str,
     harm: int,

@@ -184,10 +184,10 @@ class Hit(core.Value, frozen=True):
     defeated: bool = False
 
 
-class FeState(core.State, frozen=True):
+class FatesEdgeState(core.State, frozen=True):
     """The encounter plus what the audit must remember: snapshots, charges, SB provenance."""
 
-    table: Rules = Field(default_factory=Rules, exclude=True)
+    house: Rules = Field(default_factory=Rules, exclude=True)
     #: stake -> Fatigue marked on its opposing adversary when the stakes were locked
     lock_fatigue: Mapping[str, int] = {}
     #: stake -> the roll that resolved it (its first effective one; later ones are not folded),
@@ -251,21 +251,21 @@ def after_a_hit(move: vocab.Move | None) -> bool:
     return "after a hit" in trigger or "on a hit" in trigger
 
 
-def attack_cost(state: FeState, lock: vocab.FEStakesLocked) -> int:
+def attack_cost(state: FatesEdgeState, lock: vocab.FEStakesLocked) -> int:
     """The SB a test's attack must have been bought with: 0 for a consequence or an expressly
     free opportunity attack."""
     if lock.source == "opportunity":
         move = move_of(state.opposing(lock), lock.move)
-        return 0 if move is not None and move.free else state.table.ordinary_attack_sb_cost
+        return 0 if move is not None and move.free else state.house.ordinary_attack_sb_cost
     if lock.source == "sb_move":
         move = move_of(state.opposing(lock), lock.move)
-        return move.cost if move is not None else state.table.ordinary_attack_sb_cost
+        return move.cost if move is not None else state.house.ordinary_attack_sb_cost
     if lock.source == "sb_attack" or (lock.source == "player" and lock.kind == "defense"):
-        return state.table.ordinary_attack_sb_cost
+        return state.house.ordinary_attack_sb_cost
     return 0
 
 
-def owing(state: FeState, stake: str) -> FeState:
+def owing(state: FatesEdgeState, stake: str) -> FatesEdgeState:
     """The state with `stake` in `unpaid` exactly when its attack still owes SB before its roll."""
     lock = state.lock(stake)
     owes = (
@@ -281,7 +281,7 @@ def owing(state: FeState, stake: str) -> FeState:
     return state.model_copy(update={"unpaid": unpaid})
 
 
-def spend_owner(state: FeState, event: vocab.SBSpent) -> Adversary | None:
+def spend_owner(state: FatesEdgeState, event: vocab.SBSpent) -> Adversary | None:
     """The adversary whose move (or attack) an SB spend buys."""
     lock = state.lock(event.stake)
     opposing = state.opposing(lock) if lock is not None else None

@@ -11,14 +11,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from projections import core
-from projections.fates_edge_model import Adversary, FeState, Hit
+from projections.fates_edge_model import Adversary, FatesEdgeState, Hit
 
 
 def touches(
     before: core.State | None, seq: int, event: Any, after: core.State
 ) -> Mapping[str, Mapping[str, str]]:
     """{combatant: {track: what happened to it}} for the hit or Fatigue event at `seq`."""
-    hit = after.last_hit if isinstance(after, FeState) else None
+    hit = after.last_hit if isinstance(after, FatesEdgeState) else None
     if hit is None or hit.seq != seq:
         return {}
     who = after.combatants.get(hit.target)

@@ -7,7 +7,7 @@ from typing import Any, Final
 from ledger import events
 from ledger.events import fates_edge as vocab
 from projections import core
-from projections.fates_edge_model import Adversary, FERoll, FeState, Hit, Player, stepped
+from projections.fates_edge_model import Adversary, FatesEdgeState, FERoll, Hit, Player, stepped
 from projections.words import joined, plural, rolled, stakes, with_changes
 
 #: Track and pool names as the rules text writes them.
@@ -36,7 +36,7 @@ _PURPOSES: Final = {
 
 def explain(before: core.State | None, seq: int, event: Any, after: core.State) -> str | None:
     """A Fate's Edge event in words (None: the common words serve)."""
-    assert isinstance(after, FeState)
+    assert isinstance(after, FatesEdgeState)
     match event:
         case events.CombatantJoined():
             return arrived(after, event.name)
@@ -58,19 +58,19 @@ def explain(before: core.State | None, seq: int, event: Any, after: core.State) 
         case vocab.SBSpent():
             return spent(before, event, after)
         case events.SceneEnded():
-            most = after.table.sb_carry_over_max
+            most = after.house.sb_carry_over_max
             kept = "all unspent SB carry over" if most is None else f"up to {most} SB carry over"
             return with_changes(f"the scene ends: {kept}", before, after, **LABELS)
         case _:
             return None
 
 
-def _actor(state: FeState, stake: str | None) -> str | None:
+def _actor(state: FatesEdgeState, stake: str | None) -> str | None:
     lock = state.lock(stake)
     return lock.actor if lock is not None else None
 
 
-def arrived(after: FeState, name: str) -> str:
+def arrived(after: FatesEdgeState, name: str) -> str:
     """An adversary's Resilience, capacity, armor and phases; a player's armor and Body."""
     found = after.combatants.get(name)
     if isinstance(found, Adversary):
@@ -94,13 +94,13 @@ def _armor(armor: str) -> str:
     return "no armor" if armor == "none" else f"{armor} armor"
 
 
-def locked(seq: int, event: vocab.FEStakesLocked, after: FeState) -> str:
+def locked(seq: int, event: vocab.FEStakesLocked, after: FatesEdgeState) -> str:
     """Position, DV, Effect, Harm and the Partial, fixed before the roll."""
     if after.stakes[event.stake].seq != seq:
         first = after.stakes[event.stake].seq
         return f"{event.actor} locks {event.stake!r} again: the first lock, at seq {first}, stands"
     text = stakes(event.model_copy(update={"target": event.opposing or event.target}))
-    dv = event.dv if event.dv is not None else after.table.dv_default
+    dv = event.dv if event.dv is not None else after.house.dv_default
     kind = "an action" if event.kind == "action" else "a defense"
     terms = [f"{kind} at {event.position} Position", f"DV {dv}", f"{event.effect} Effect"]
     if event.harm is not None:
@@ -121,12 +121,14 @@ def locked(seq: int, event: vocab.FEStakesLocked, after: FeState) -> str:
     marked = after.lock_fatigue.get(event.stake)
     opposing = after.opposing(event)
     if marked and opposing is not None:
-        where = stepped(after.table, event.position, marked)
+        where = stepped(after.house, event.position, marked)
         text += f"; effective Position {where} ({opposing.name} has Fatigue {marked})"
     return text
 
 
-def dice(before: core.State | None, seq: int, event: vocab.FERollMade, after: FeState) -> str:
+def dice(
+    before: core.State | None, seq: int, event: vocab.FERollMade, after: FatesEdgeState
+) -> str:
     """The faces, successes against the DV, the outcome and the SB the 1s give the GM."""
     faces = ", ".join(map(str, event.dice))
     roll = after.roll_at(seq)
@@ -144,7 +146,7 @@ def dice(before: core.State | None, seq: int, event: vocab.FERollMade, after: Fe
     return with_changes(head, before, after, sep="; ", **LABELS)
 
 
-def hit(head: str, before: core.State | None, seq: int, after: FeState, ignore: Any) -> str:
+def hit(head: str, before: core.State | None, seq: int, after: FatesEdgeState, ignore: Any) -> str:
     """Harm through armor (or Fatigue), what it cleared, overflow, phases and defeat."""
     done: Hit | None = after.last_hit if after.last_hit and after.last_hit.seq == seq else None
     if done is None:
@@ -176,7 +178,7 @@ def hit(head: str, before: core.State | None, seq: int, after: FeState, ignore: 
     return with_changes(text, before, after, done.target, "; ", **LABELS)
 
 
-def spent(before: core.State | None, event: vocab.SBSpent, after: FeState) -> str:
+def spent(before: core.State | None, event: vocab.SBSpent, after: FatesEdgeState) -> str:
     """What the SB buy, and the pool after (never below 0)."""
     what = _PURPOSES[event.purpose]
     if event.move:

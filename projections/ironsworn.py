@@ -12,13 +12,14 @@ momentum and reset; the oracle sets tags.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import assert_never
 
 from pydantic import ValidationError
 
 from ledger import events
 from ledger.errors import BadInput
 from ledger.events import ironsworn as vocab
+from ledger.events.common import Common
 from projections import core, ironsworn_audit
 from projections.findings import Finding
 from projections.ironsworn_model import (
@@ -31,18 +32,16 @@ from projections.ironsworn_model import (
     Rules,
     beaten,
     character,
-    house,
     oracle_tag,
     settle,
     shift_meter,
     shift_momentum,
-    start,
 )
 
 
-def join(state: core.State, seq: int, event: events.CombatantJoined) -> core.Combatant:
+def join(state: IronswornState, seq: int, event: events.CombatantJoined) -> core.Combatant:
     """A player is a character; an adversary is a foe with a rank."""
-    rules = house(state)
+    rules = state.house
     try:
         if event.side == "adversary":
             foe = vocab.FoeStats.model_validate(dict(event.stats), strict=False)
@@ -74,9 +73,9 @@ def join(state: core.State, seq: int, event: events.CombatantJoined) -> core.Com
     return settled
 
 
-def harm_amount(state: core.State, event: vocab.IronswornHarmSuffered) -> int:
+def harm_amount(state: IronswornState, event: vocab.IronswornHarmSuffered) -> int:
     """The harm: `amount`, else `rank`'s, else the foe's rank's, else the default."""
-    rules = house(state)
+    rules = state.house
     if event.amount is not None:
         return event.amount
     if event.rank is not None:
@@ -96,13 +95,12 @@ def moved_on(state: IronswornState, name: str) -> IronswornState:
     return state.model_copy(update={"owed": {k: v for k, v in state.owed.items() if k != name}})
 
 
-def scene_end(state: core.State, seq: int) -> core.State:
+def scene_end(state: IronswornState, seq: int) -> IronswornState:
     """No recovery at scene end; owed 0-health miss choices lapse (the audit flags them)."""
-    assert isinstance(state, IronswornState)
     return state.model_copy(update={"owed": {}})
 
 
-def suffer(state: IronswornState, seq: int, event: vocab.IronswornHarmSuffered) -> core.State:
+def suffer(state: IronswornState, seq: int, event: vocab.IronswornHarmSuffered) -> IronswornState:
     """-health, and the rest as -momentum once health is at 0."""
     c = character(state, event.target)
     state = moved_on(state, c.name)
@@ -115,7 +113,7 @@ def suffer(state: IronswornState, seq: int, event: vocab.IronswornHarmSuffered) 
     return core.replace_combatant(state, c)
 
 
-def roll(state: IronswornState, seq: int, event: vocab.IronswornRollMade) -> core.State:
+def roll(state: IronswornState, seq: int, event: vocab.IronswornRollMade) -> IronswornState:
     """Score the roll; an Endure Harm miss costs 1 momentum and may owe a debility or oracle."""
     rules = state.house
     c = character(state, event.actor, "actor")
@@ -157,7 +155,7 @@ def roll(state: IronswornState, seq: int, event: vocab.IronswornRollMade) -> cor
     return core.replace_combatant(core.add_roll(state, made), c)
 
 
-def burn(state: IronswornState, seq: int, event: vocab.MomentumBurned) -> core.State:
+def burn(state: IronswornState, seq: int, event: vocab.MomentumBurned) -> IronswornState:
     """Replace a roll's outcome using the momentum held at it; momentum becomes the reset."""
     c = character(state, event.target)
     made = state.roll_at(event.roll)
@@ -199,7 +197,7 @@ def shake_it_off(c: Character, rules: Rules) -> Character:
     return shift_momentum(c, -1, rules)
 
 
-def choose(state: IronswornState, seq: int, event: vocab.ChoiceMade) -> core.State:
+def choose(state: IronswornState, seq: int, event: vocab.ChoiceMade) -> IronswornState:
     """Shake it off (-1 momentum for +1 health, when allowed) or embrace the pain (+1)."""
     rules = state.house
     c = character(state, event.target)
@@ -229,7 +227,7 @@ def _resolve_owed(state: IronswornState, name: str, seq: int) -> IronswornState:
     )
 
 
-def mark(state: IronswornState, seq: int, event: vocab.DebilityMarked) -> core.State:
+def mark(state: IronswornState, seq: int, event: vocab.DebilityMarked) -> IronswornState:
     """Mark a debility; wounded or maimed newly marked settles a miss at 0 health."""
     c = character(state, event.target)
     if event.debility in c.debilities:
@@ -240,7 +238,7 @@ def mark(state: IronswornState, seq: int, event: vocab.DebilityMarked) -> core.S
     return core.replace_combatant(state, settle(c, state.house))
 
 
-def clear(state: IronswornState, seq: int, event: vocab.DebilityCleared) -> core.State:
+def clear(state: IronswornState, seq: int, event: vocab.DebilityCleared) -> IronswornState:
     """Clear a debility (max momentum and reset rise again)."""
     c = character(state, event.target)
     kept = tuple(d for d in c.debilities if d != event.debility)
@@ -249,7 +247,7 @@ def clear(state: IronswornState, seq: int, event: vocab.DebilityCleared) -> core
     )
 
 
-def consult(state: IronswornState, seq: int, event: vocab.OracleRolled) -> core.State:
+def consult(state: IronswornState, seq: int, event: vocab.OracleRolled) -> IronswornState:
     """The oracle's tag replaces any earlier oracle tag; it settles a miss at 0 health."""
     c = character(state, event.target)
     if c.name in state.owed:
@@ -259,7 +257,7 @@ def consult(state: IronswornState, seq: int, event: vocab.OracleRolled) -> core.
     return core.replace_combatant(state, c)
 
 
-def change(state: IronswornState, seq: int, event: vocab.MeterChanged) -> core.State:
+def change(state: IronswornState, seq: int, event: vocab.MeterChanged) -> IronswornState:
     """Move a meter; momentum keeps its range, wounded/shaken/unprepared stop a meter rising."""
     c = character(state, event.target)
     if event.meter == "momentum":
@@ -269,33 +267,9 @@ def change(state: IronswornState, seq: int, event: vocab.MeterChanged) -> core.S
     return core.replace_combatant(state, c)
 
 
-def apply(state: core.State, seq: int, event: Any) -> core.State:
-    """Fold an Ironsworn event."""
-    assert isinstance(state, IronswornState)
-    match event:
-        case vocab.IronswornHarmSuffered():
-            return suffer(state, seq, event)
-        case vocab.IronswornRollMade():
-            return roll(state, seq, event)
-        case vocab.MomentumBurned():
-            return burn(state, seq, event)
-        case vocab.ChoiceMade():
-            return choose(state, seq, event)
-        case vocab.DebilityMarked():
-            return mark(state, seq, event)
-        case vocab.DebilityCleared():
-            return clear(state, seq, event)
-        case vocab.OracleRolled():
-            return consult(state, seq, event)
-        case vocab.MeterChanged():
-            return change(state, seq, event)
-        case _:
-            return state
-
-
-def adjust(state: core.State, seq: int, event: events.TrackAdjusted) -> core.State:
+def adjust(state: IronswornState, seq: int, event: events.TrackAdjusted) -> IronswornState:
     """A GM override: max momentum and reset become offsets on their formulas; ranges hold."""
-    rules = house(state)
+    rules = state.house
     c = state.combatant(event.target, "target")
     data = {**dict(c), event.track: event.value}
     if isinstance(c, Character) and event.track in ("max_momentum", "momentum_reset"):
@@ -324,28 +298,78 @@ def adjust(state: core.State, seq: int, event: events.TrackAdjusted) -> core.Sta
     return core.replace_combatant(state, updated)
 
 
-def audit(before: core.State, seq: int, event: Any, after: core.State) -> Iterator[Finding]:
-    """The Ironsworn rules (see `projections.ironsworn_audit`)."""
-    return ironsworn_audit.audit(before, seq, event, after)
+class Ironsworn(core.Ruleset[IronswornState, vocab.Events]):
+    """Ironsworn (classic): Endure Harm, action rolls and momentum."""
+
+    key = "ironsworn"
+    rules = Rules
+    state = IronswornState
+
+    def join(
+        self, state: IronswornState, seq: int, event: events.CombatantJoined
+    ) -> core.Combatant:
+        """A player is a character; an adversary is a foe with a rank."""
+        return join(state, seq, event)
+
+    def apply(self, state: IronswornState, seq: int, event: vocab.Events) -> IronswornState:
+        """Fold an Ironsworn event."""
+        match event:
+            case vocab.IronswornHarmSuffered():
+                return suffer(state, seq, event)
+            case vocab.IronswornRollMade():
+                return roll(state, seq, event)
+            case vocab.MomentumBurned():
+                return burn(state, seq, event)
+            case vocab.ChoiceMade():
+                return choose(state, seq, event)
+            case vocab.DebilityMarked():
+                return mark(state, seq, event)
+            case vocab.DebilityCleared():
+                return clear(state, seq, event)
+            case vocab.OracleRolled():
+                return consult(state, seq, event)
+            case vocab.MeterChanged():
+                return change(state, seq, event)
+            case events.StakesLocked():
+                return state  # the core keeps the lock; Ironsworn reads nothing more from it
+            case _:
+                assert_never(event)
+
+    def adjust(
+        self, state: IronswornState, seq: int, event: events.TrackAdjusted
+    ) -> IronswornState:
+        """A GM override: max momentum and reset become offsets on their formulas."""
+        return adjust(state, seq, event)
+
+    def scene_end(self, state: IronswornState, seq: int) -> IronswornState:
+        """No recovery at scene end; owed 0-health miss choices lapse."""
+        return scene_end(state, seq)
+
+    def audit(
+        self, before: IronswornState, seq: int, event: Common | vocab.Events, after: IronswornState
+    ) -> Iterator[Finding]:
+        """The Ironsworn rules (see `projections.ironsworn_audit`)."""
+        return ironsworn_audit.audit(before, seq, event, after)
+
+    def obligations(self, state: IronswornState) -> Iterator[Finding]:
+        """An Endure Harm roll, or a 0-health miss choice, still owed."""
+        return ironsworn_audit.obligations(state)
+
+    def rescores(self, event: Common | vocab.Events) -> int | None:
+        """A momentum burn changes the outcome of the roll it names."""
+        return event.roll if isinstance(event, vocab.MomentumBurned) else None
+
+    def explain(
+        self,
+        before: IronswornState | None,
+        seq: int,
+        event: Common | vocab.Events,
+        after: IronswornState,
+    ) -> str | None:
+        """The event in words (`projections.ironsworn_words`, which reads this module)."""
+        from projections import ironsworn_words
+
+        return ironsworn_words.explain(before, seq, event, after)
 
 
-def explain(before: core.State | None, seq: int, event: Any, after: core.State) -> str | None:
-    """The event in words (`projections.ironsworn_words`, which reads this module)."""
-    from projections import ironsworn_words
-
-    return ironsworn_words.explain(before, seq, event, after)
-
-
-RULESET = core.Ruleset(
-    key="ironsworn",
-    rules=Rules,
-    start=start,
-    join=join,
-    apply=apply,
-    adjust=adjust,
-    scene_end=scene_end,
-    audit=audit,
-    obligations=ironsworn_audit.obligations,
-    rescores=lambda event: event.roll if isinstance(event, vocab.MomentumBurned) else None,
-    explain=explain,
-)
+RULESET = Ironsworn()

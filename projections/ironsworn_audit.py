@@ -15,7 +15,6 @@ from typing import Any
 
 from ledger import events
 from ledger.events import ironsworn as vocab
-from projections import core
 from projections import ironsworn_model as model
 from projections.findings import Finding, error, info, warning
 from projections.played import as_played, delta
@@ -31,10 +30,10 @@ def unchanged(c: model.Character) -> str:
     )
 
 
-def audit(before: core.State, seq: int, event: Any, after: core.State) -> Iterator[Finding]:
+def audit(
+    before: model.IronswornState, seq: int, event: Any, after: model.IronswornState
+) -> Iterator[Finding]:
     """Every Ironsworn finding one event raises."""
-    if not isinstance(before, model.IronswornState) or not isinstance(after, model.IronswornState):
-        return
     yield from harm_before_roll(before, seq, event)
     yield from endure_harm_stat(before, seq, event)
     yield from shake_it_off_allowed(before, seq, event, after)
@@ -235,10 +234,8 @@ def miss_at_zero_health(
             )
 
 
-def obligations(state: core.State) -> Iterator[Finding]:
+def obligations(state: model.IronswornState) -> Iterator[Finding]:
     """A reminder for each Endure Harm miss at 0 health still owing a debility or the oracle."""
-    if not isinstance(state, model.IronswornState):
-        return
     for name, on in state.owed.items():
         c = model.character(state, name)
         yield info(

@@ -129,16 +129,6 @@ class IronswornState(core.State, frozen=True):
     owed: Mapping[str, int] = {}
 
 
-def start(state: core.State) -> core.State:
-    """The initial state, with the pinned house rules parsed once."""
-    return IronswornState(**dict(state), house=Rules.model_validate(state.rules))
-
-
-def house(state: core.State) -> Rules:
-    assert isinstance(state, IronswornState)
-    return state.house
-
-
 def settle(c: Character, rules: Rules) -> Character:
     """Max momentum and reset from the debilities; momentum held within its range."""
     n = len(c.debilities)

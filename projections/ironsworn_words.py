@@ -6,7 +6,6 @@ from typing import Any
 
 from ledger import events
 from ledger.events import ironsworn as vocab
-from projections import core
 from projections.ironsworn import harm_amount
 from projections.ironsworn_model import (
     BLOCKS,
@@ -14,6 +13,7 @@ from projections.ironsworn_model import (
     Character,
     Foe,
     IronswornRoll,
+    IronswornState,
     oracle_tag,
 )
 from projections.words import joined, plain, with_changes
@@ -21,7 +21,9 @@ from projections.words import joined, plain, with_changes
 _LABELS = {"max_momentum": "max momentum", "momentum_reset": "momentum reset"}
 
 
-def explain(before: core.State | None, seq: int, event: Any, after: core.State) -> str | None:
+def explain(
+    before: IronswornState | None, seq: int, event: Any, after: IronswornState
+) -> str | None:
     """An Ironsworn event in words (None: the common words serve)."""
     match event:
         case events.CombatantJoined():
@@ -66,12 +68,14 @@ def explain(before: core.State | None, seq: int, event: Any, after: core.State) 
             return None
 
 
-def _has(state: core.State, name: str, debility: str) -> bool:
+def _has(state: IronswornState, name: str, debility: str) -> bool:
     c = state.combatants.get(name)
     return isinstance(c, Character) and debility in c.debilities
 
 
-def endured(before: core.State, event: vocab.IronswornHarmSuffered, after: core.State) -> str:
+def endured(
+    before: IronswornState, event: vocab.IronswornHarmSuffered, after: IronswornState
+) -> str:
     """`Kai endures 3 harm: health 1 -> 0, momentum 2 -> 0 (2 past zero)`."""
     amount = harm_amount(before, event)
     if event.amount is not None:
@@ -92,7 +96,9 @@ def endured(before: core.State, event: vocab.IronswornHarmSuffered, after: core.
     return text + (f" ({spill} past zero)" if spill else "")
 
 
-def rolled(before: core.State, seq: int, event: vocab.IronswornRollMade, after: core.State) -> str:
+def rolled(
+    before: IronswornState, seq: int, event: vocab.IronswornRollMade, after: IronswornState
+) -> str:
     """The action roll's arithmetic and outcome, and what a miss costs at once."""
     roll = after.roll_at(seq)
     if not isinstance(roll, IronswornRoll):
@@ -114,7 +120,7 @@ def rolled(before: core.State, seq: int, event: vocab.IronswornRollMade, after: 
     return with_changes(head, before, after, event.actor, "; ")
 
 
-def burned(before: core.State, event: vocab.MomentumBurned, after: core.State) -> str:
+def burned(before: IronswornState, event: vocab.MomentumBurned, after: IronswornState) -> str:
     """The outcome the burn gives the roll, and momentum back to its reset."""
     was, now = before.roll_at(event.roll), after.roll_at(event.roll)
     if not isinstance(was, IronswornRoll) or not isinstance(now, IronswornRoll):
@@ -126,7 +132,7 @@ def burned(before: core.State, event: vocab.MomentumBurned, after: core.State) -
     return with_changes(head, before, after, event.target)
 
 
-def chosen(before: core.State, event: vocab.ChoiceMade, after: core.State) -> str:
+def chosen(before: IronswornState, event: vocab.ChoiceMade, after: IronswornState) -> str:
     """Shake it off or embrace the pain, and why nothing changed when nothing did."""
     c = before.combatants[event.target]
     if event.option == "embrace_the_pain":
@@ -146,7 +152,7 @@ def chosen(before: core.State, event: vocab.ChoiceMade, after: core.State) -> st
     return f"{head}: {why}, so momentum is kept"
 
 
-def metered(before: core.State, event: vocab.MeterChanged, after: core.State) -> str:
+def metered(before: IronswornState, event: vocab.MeterChanged, after: IronswornState) -> str:
     """A meter moved by an amount, or held by a debility."""
     cause = f" ({event.cause})" if event.cause else ""
     head = f"{event.target}'s {event.meter} {event.amount:+d}{cause}"

@@ -11,14 +11,17 @@ end, rest and other effects remove fatigue.
 from __future__ import annotations
 
 import math
-from typing import Any
+from collections.abc import Iterator
+from typing import assert_never
 
 from pydantic import ValidationError
 
 from ledger import events
 from ledger.errors import BadInput
 from ledger.events import l5r as vocab
+from ledger.events.common import Common
 from projections import core, l5r_audit, l5r_words
+from projections.findings import Finding
 from projections.l5r_model import (
     Character,
     Critical,
@@ -28,17 +31,11 @@ from projections.l5r_model import (
     incapacitation,
     resolve,
     resolved_by,
-    rules_of,
     with_fatigue,
 )
 
 
-def start(state: core.State) -> core.State:
-    """The initial state, with the pinned house rules parsed once."""
-    return L5rState(**dict(state), house=Rules.model_validate(state.rules))
-
-
-def join(state: core.State, seq: int, event: events.CombatantJoined) -> core.Combatant:
+def join(state: L5rState, seq: int, event: events.CombatantJoined) -> core.Combatant:
     """Validate stats; endurance defaults to (Earth + Fire) x 2, Void points to half the ring."""
     try:
         stats = vocab.CharacterStats.model_validate(dict(event.stats))
@@ -53,7 +50,7 @@ def join(state: core.State, seq: int, event: events.CombatantJoined) -> core.Com
                 f"stats of {event.name!r}: void_points {void} is more than the Void ring "
                 f"{rings.void} allows"
             )
-    elif rules_of(state).void_points_start == "half_rounded_up":
+    elif state.house.void_points_start == "half_rounded_up":
         void = math.ceil(rings.void / 2)
     else:
         void = rings.void // 2
@@ -68,7 +65,7 @@ def join(state: core.State, seq: int, event: events.CombatantJoined) -> core.Com
     )
 
 
-def deal(state: L5rState, seq: int, event: vocab.DamageDealt) -> core.State:
+def deal(state: L5rState, seq: int, event: vocab.DamageDealt) -> L5rState:
     """Fold damage: nothing, fatigue (defended), or a critical strike pending at deadliness."""
     target = character(state, event.target)
     res = resolve(target, event)
@@ -77,7 +74,7 @@ def deal(state: L5rState, seq: int, event: vocab.DamageDealt) -> core.State:
         return state
     if res.outcome == "defended":
         return core.replace_combatant(
-            state, with_fatigue(target, target.fatigue + res.final, rules_of(state))
+            state, with_fatigue(target, target.fatigue + res.final, state.house)
         )
     if event.deadliness is None:
         why = incapacitation(target) if res.cause == "incapacitated" else "a voluntary critical"
@@ -96,7 +93,7 @@ def deal(state: L5rState, seq: int, event: vocab.DamageDealt) -> core.State:
     return core.replace_combatant(state, hurt)
 
 
-def resolve_critical(state: core.State, seq: int, event: vocab.CriticalResolved) -> core.State:
+def resolve_critical(state: L5rState, seq: int, event: vocab.CriticalResolved) -> L5rState:
     """Record the final severity of the named (else the oldest) pending critical strike, or
     of a direct one when none is pending."""
     target = character(state, event.target)
@@ -111,54 +108,32 @@ def resolve_critical(state: core.State, seq: int, event: vocab.CriticalResolved)
     return core.replace_combatant(state, target.model_copy(update={"criticals": crits}))
 
 
-def _remove(state: core.State, name: str, amount: int) -> core.State:
+def _remove(state: L5rState, name: str, amount: int) -> L5rState:
     target = character(state, name)
     return core.replace_combatant(
-        state, with_fatigue(target, max(0, target.fatigue - amount), rules_of(state))
+        state, with_fatigue(target, max(0, target.fatigue - amount), state.house)
     )
 
 
-def _void(state: core.State, name: str, change: int) -> core.State:
+def _void(state: L5rState, name: str, change: int) -> L5rState:
     """Void points move by `change`, within 0 and the Void ring."""
     target = character(state, name)
     void = min(target.rings.void, max(0, target.void_points + change))
     return core.replace_combatant(state, target.model_copy(update={"void_points": void}))
 
 
-def apply(state: core.State, seq: int, event: Any) -> core.State:
-    """Fold an l5r event."""
-    assert isinstance(state, L5rState)
-    match event:
-        case vocab.DamageDealt():
-            return deal(state, seq, event)
-        case vocab.CriticalResolved():
-            return resolve_critical(state, seq, event)
-        case vocab.FatigueRemoved():
-            return _remove(state, event.target, event.amount)
-        case vocab.RestTaken():
-            return _remove(state, event.target, 2 * character(state, event.target).rings.water)
-        case vocab.VoidSpent():
-            return _void(state, event.target, -event.amount)
-        case vocab.VoidGained():
-            return _void(state, event.target, event.amount)
-        case events.RollMade():
-            return core.note_roll(state, seq, event)
-        case _:
-            return state
-
-
-def adjust(state: core.State, seq: int, event: events.TrackAdjusted) -> core.State:
+def adjust(state: L5rState, seq: int, event: events.TrackAdjusted) -> L5rState:
     """A GM override; a new fatigue or endurance re-evaluates Incapacitated."""
     state = core.adjust_track(state, seq, event)
     if event.track not in ("fatigue", "endurance"):
         return state
     target = character(state, event.target)
-    return core.replace_combatant(state, with_fatigue(target, target.fatigue, rules_of(state)))
+    return core.replace_combatant(state, with_fatigue(target, target.fatigue, state.house))
 
 
-def scene_end(state: core.State, seq: int) -> core.State:
+def scene_end(state: L5rState, seq: int) -> L5rState:
     """Each character's fatigue drops to half their endurance (rounded up) if it is over it."""
-    rules = rules_of(state)
+    rules = state.house
     for c in state.combatants.values():
         if isinstance(c, Character):
             half = math.ceil(c.endurance / 2)
@@ -166,14 +141,59 @@ def scene_end(state: core.State, seq: int) -> core.State:
     return state.model_copy(update={"last_damage": {}})
 
 
-RULESET = core.Ruleset(
-    key="l5r",
-    rules=Rules,
-    start=start,
-    join=join,
-    apply=apply,
-    adjust=adjust,
-    scene_end=scene_end,
-    audit=l5r_audit.audit,
-    explain=l5r_words.explain,
-)
+class L5r(core.Ruleset[L5rState, vocab.Events]):
+    """Legend of the Five Rings 5e: damage, fatigue, Incapacitated, critical strikes."""
+
+    key = "l5r"
+    rules = Rules
+    state = L5rState
+
+    def join(self, state: L5rState, seq: int, event: events.CombatantJoined) -> core.Combatant:
+        """Validate stats; endurance and Void points default from the rings."""
+        return join(state, seq, event)
+
+    def apply(self, state: L5rState, seq: int, event: vocab.Events) -> L5rState:
+        """Fold an l5r event."""
+        match event:
+            case vocab.DamageDealt():
+                return deal(state, seq, event)
+            case vocab.CriticalResolved():
+                return resolve_critical(state, seq, event)
+            case vocab.FatigueRemoved():
+                return _remove(state, event.target, event.amount)
+            case vocab.RestTaken():
+                water = character(state, event.target).rings.water
+                return _remove(state, event.target, 2 * water)
+            case vocab.VoidSpent():
+                return _void(state, event.target, -event.amount)
+            case vocab.VoidGained():
+                return _void(state, event.target, event.amount)
+            case events.RollMade():
+                return core.note_roll(state, seq, event)
+            case events.StakesLocked():
+                return state  # the core keeps the lock; l5r reads nothing more from it
+            case _:
+                assert_never(event)
+
+    def adjust(self, state: L5rState, seq: int, event: events.TrackAdjusted) -> L5rState:
+        """A GM override; a new fatigue or endurance re-evaluates Incapacitated."""
+        return adjust(state, seq, event)
+
+    def scene_end(self, state: L5rState, seq: int) -> L5rState:
+        """Fatigue over half endurance drops to it."""
+        return scene_end(state, seq)
+
+    def audit(
+        self, before: L5rState, seq: int, event: Common | vocab.Events, after: L5rState
+    ) -> Iterator[Finding]:
+        """The l5r rules (see `projections.l5r_audit`)."""
+        return l5r_audit.audit(before, seq, event, after)
+
+    def explain(
+        self, before: L5rState | None, seq: int, event: Common | vocab.Events, after: L5rState
+    ) -> str | None:
+        """The event in words (`projections.l5r_words`)."""
+        return l5r_words.explain(before, seq, event, after)
+
+
+RULESET = L5r()

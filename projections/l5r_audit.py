@@ -13,7 +13,6 @@ from typing import Any
 
 from ledger import events
 from ledger.events import l5r as vocab
-from projections import core
 from projections.findings import Finding, error, info, warning
 from projections.l5r_model import (
     Character,
@@ -23,15 +22,13 @@ from projections.l5r_model import (
     incapacitation,
     resolve,
     resolved_by,
-    rules_of,
     with_fatigue,
 )
 
 
-def _undefended(before: core.State, name: str) -> Iterator[Critical]:
+def _undefended(before: L5rState, name: str) -> Iterator[Critical]:
     """Critical strikes from the latest damage to `name` still unresolved: one due because they
     were Incapacitated, or one they chose with a Void point (both are due alike)."""
-    assert isinstance(before, L5rState)
     last = before.last_damage.get(name)
     target = before.combatants.get(name)
     if last is None or not isinstance(target, Character):
@@ -62,7 +59,7 @@ def _unresolved(crit: Critical, name: str, seq: int, what: str) -> Finding:
     )
 
 
-def _refused(before: Character, seq: int, event: vocab.DamageDealt, after: core.State) -> str:
+def _refused(before: Character, seq: int, event: vocab.DamageDealt, after: L5rState) -> str:
     """What the rules give instead of a voluntary critical strike they do not allow."""
     res = resolve(before, event)
     played = f"recorded as played: a critical strike at severity {event.deadliness}"
@@ -75,14 +72,14 @@ def _refused(before: Character, seq: int, event: vocab.DamageDealt, after: core.
             f"by the rules it is a critical strike anyway (an Incapacitated character cannot "
             f"defend) and no Void point is spent: Void points stay {before.void_points}; {played}"
         )
-    defended = with_fatigue(before, before.fatigue + res.final, rules_of(after))
+    defended = with_fatigue(before, before.fatigue + res.final, after.house)
     down = f", and they are {incapacitation(defended)}" if defended.incapacitated else ""
     return (
         f"by the rules they defend: fatigue {before.fatigue} -> {defended.fatigue}{down}; {played}"
     )
 
 
-def audit(before: core.State, seq: int, event: Any, after: core.State) -> Iterator[Finding]:
+def audit(before: L5rState, seq: int, event: Any, after: L5rState) -> Iterator[Finding]:
     """`defend-while-incapacitated`, `void-critical-not-allowed`, `void-overspent`,
     `critical-severity-raised` (a warning) and `critical-without-damage` (informational)."""
     match event:

@@ -86,13 +86,6 @@ class Resolution(NamedTuple):
     refused: str | None
 
 
-def rules_of(state: core.State) -> Rules:
-    """The encounter's pinned house rules."""
-    if isinstance(state, L5rState):
-        return state.house
-    return Rules.model_validate(state.rules)
-
-
 def final_damage(target: Character, event: vocab.DamageDealt) -> int:
     """Increases first, then reductions and resistance to the damage type, floored at 0 once."""
     resistance: int = getattr(target.resistance, event.damage_type)

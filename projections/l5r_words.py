@@ -6,12 +6,11 @@ from typing import Any
 
 from ledger import events
 from ledger.events import l5r as vocab
-from projections import core
-from projections.l5r_model import Character, Critical, resolve, resolved_by
+from projections.l5r_model import Character, Critical, L5rState, resolve, resolved_by
 from projections.words import joined, plural, with_changes
 
 
-def explain(before: core.State | None, seq: int, event: Any, after: core.State) -> str | None:
+def explain(before: L5rState | None, seq: int, event: Any, after: L5rState) -> str | None:
     """An l5r event in words (None: the common words serve)."""
     match event:
         case events.CombatantJoined():
@@ -66,7 +65,7 @@ def explain(before: core.State | None, seq: int, event: Any, after: core.State) 
             return None
 
 
-def dealt(before: core.State, event: vocab.DamageDealt, after: core.State) -> str:
+def dealt(before: L5rState, event: vocab.DamageDealt, after: L5rState) -> str:
     """Damage through increases, reductions and resistance, then fatigue or a critical strike."""
     target = before.combatants[event.target]
     assert isinstance(target, Character)
@@ -115,7 +114,7 @@ def dealt(before: core.State, event: vocab.DamageDealt, after: core.State) -> st
     return f"{text}; {why}: {severity}, to be resolved"
 
 
-def settled(before: core.State, seq: int, event: vocab.CriticalResolved) -> str:
+def settled(before: L5rState, seq: int, event: vocab.CriticalResolved) -> str:
     """Which critical strike ends at what severity (or a direct one)."""
     target = before.combatants[event.target]
     assert isinstance(target, Character)

@@ -7,7 +7,7 @@ from collections.abc import Iterator, Mapping
 from typing import Final
 
 from ledger.errors import BadInput
-from projections.core import Ruleset
+from projections.core import AnyRuleset
 
 #: System key -> the module under `projections` that defines its `RULESET`.
 MODULES: Final[dict[str, str]] = {
@@ -18,14 +18,14 @@ MODULES: Final[dict[str, str]] = {
 }
 
 
-class _Rulesets(Mapping[str, Ruleset]):
+class _Rulesets(Mapping[str, AnyRuleset]):
     """Every ruleset by key; a ruleset's module is imported the first time it is asked for
     (a command on one encounter loads one system, not four)."""
 
     def __init__(self) -> None:
-        self._loaded: dict[str, Ruleset] = {}
+        self._loaded: dict[str, AnyRuleset] = {}
 
-    def __getitem__(self, key: str) -> Ruleset:
+    def __getitem__(self, key: str) -> AnyRuleset:
         # Asked once per folded event: after the first import, a dictionary lookup.
         found = self._loaded.get(key)
         if found is None:
@@ -40,10 +40,10 @@ class _Rulesets(Mapping[str, Ruleset]):
         return len(MODULES)
 
 
-RULESETS: Final[Mapping[str, Ruleset]] = _Rulesets()
+RULESETS: Final[Mapping[str, AnyRuleset]] = _Rulesets()
 
 
-def ruleset(system: str) -> Ruleset:
+def ruleset(system: str) -> AnyRuleset:
     """The ruleset of a system, or bad input naming the known ones."""
     try:
         return RULESETS[system]

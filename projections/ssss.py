@@ -10,13 +10,14 @@ once per tier that holds harm. Throws and Grit are GM-entered facts.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, assert_never
 
 from pydantic import BaseModel, Field, ValidationError, model_validator
 
 from ledger import events
 from ledger.errors import BadInput
 from ledger.events import ssss as vocab
+from ledger.events.common import Common
 from projections import core
 from projections.findings import Finding, error, info
 from projections.played import as_played, delta, shown
@@ -81,17 +82,6 @@ class SsssState(core.State, frozen=True):
     house: Rules = Rules()
 
 
-def _rules(state: core.State) -> Rules:
-    if isinstance(state, SsssState):
-        return state.house
-    return Rules.model_validate(state.rules)
-
-
-def start(state: core.State) -> core.State:
-    """The initial state, with the pinned house rules parsed once."""
-    return SsssState(**dict(state), house=Rules.model_validate(state.rules))
-
-
 def _check_layout(where: str, level: int, layout: Mapping[str, int], rules: Rules) -> None:
     """A slot layout (tier -> slots) within the level's maximum: 3 a tier (or the house
     rule's), up to the enemy's level; at joining and by a GM override alike."""
@@ -106,7 +96,7 @@ def _check_layout(where: str, level: int, layout: Mapping[str, int], rules: Rule
             )
 
 
-def join(state: core.State, seq: int, event: events.CombatantJoined) -> core.Combatant:
+def join(state: SsssState, seq: int, event: events.CombatantJoined) -> core.Combatant:
     """Validate stats and build an enemy (with its slot layout) or a player."""
     try:
         if event.side == "player":
@@ -114,13 +104,13 @@ def join(state: core.State, seq: int, event: events.CombatantJoined) -> core.Com
         stats = vocab.EnemyStats.model_validate_json(_json(event.stats))
     except ValidationError as exc:
         raise BadInput(events.describe(exc, f"stats of {event.name!r}")) from exc
-    most = vocab.max_slots(stats.level, _rules(state).max_per_tier)
+    most = vocab.max_slots(stats.level, state.house.max_per_tier)
     if stats.slots is None:
         layout = {str(t): n for t, n in most.items()}
     else:
         layout = {t: n for t, n in sorted(stats.slots.items()) if n > 0}
         # The stats model checks the text's 3 a tier; a house-rule maximum may be lower.
-        _check_layout(f"stats of {event.name!r}", stats.level, layout, _rules(state))
+        _check_layout(f"stats of {event.name!r}", stats.level, layout, state.house)
     slots = {tier: Slot(filled=0, capacity=n) for tier, n in layout.items()}
     return Enemy(
         name=event.name,
@@ -175,7 +165,7 @@ def _penalties(slots: Mapping[str, Slot], rules: Rules) -> int:
     return len(held)
 
 
-def inflict(state: SsssState, seq: int, event: vocab.HarmInflicted) -> core.State:
+def inflict(state: SsssState, seq: int, event: vocab.HarmInflicted) -> SsssState:
     """Record harm on an enemy (slots) or a player (harm list)."""
     target = state.combatant(event.target, "target")
     if event.throw is not None and state.roll_at(event.throw) is None:
@@ -183,7 +173,7 @@ def inflict(state: SsssState, seq: int, event: vocab.HarmInflicted) -> core.Stat
     if isinstance(target, Player):
         return core.replace_combatant(state, _harmed(target, (*target.harm, event.level), state))
     assert isinstance(target, Enemy)
-    rules = _rules(state)
+    rules = state.house
     tier = place(target, event.level, rules)
     if tier is None:
         # Harm no slot can hold defeats; one who is already gone keeps their manner.
@@ -196,7 +186,7 @@ def inflict(state: SsssState, seq: int, event: vocab.HarmInflicted) -> core.Stat
     return core.replace_combatant(state, hurt)
 
 
-def grit(state: core.State, seq: int, event: vocab.GritUsed) -> core.State:
+def grit(state: SsssState, seq: int, event: vocab.GritUsed) -> SsssState:
     """Lessen (or resist) the latest recorded harm of `from_level` on a player."""
     target = state.combatant(event.target, "target")
     if not isinstance(target, Player):
@@ -215,9 +205,9 @@ def grit(state: core.State, seq: int, event: vocab.GritUsed) -> core.State:
     return core.replace_combatant(state, _harmed(target, tuple(harm), state))
 
 
-def _harmed(player: Player, harm: tuple[int, ...], state: core.State) -> Player:
+def _harmed(player: Player, harm: tuple[int, ...], state: SsssState) -> Player:
     """The player with a new harm record: defeated while it holds lethal harm."""
-    lethal = _rules(state).pc_lethal_harm_level
+    lethal = state.house.pc_lethal_harm_level
     was_lethal = any(h >= lethal for h in player.harm)
     is_lethal = any(h >= lethal for h in harm)
     status = player.status
@@ -228,37 +218,13 @@ def _harmed(player: Player, harm: tuple[int, ...], state: core.State) -> Player:
     return player.model_copy(update={"harm": harm, "status": status})
 
 
-def apply(state: core.State, seq: int, event: Any) -> core.State:
-    """Fold an ssss event."""
-    assert isinstance(state, SsssState)
-    match event:
-        case vocab.HarmInflicted():
-            return inflict(state, seq, event)
-        case vocab.GritUsed():
-            return grit(state, seq, event)
-        case vocab.ThrowMade():
-            roll = ThrowRoll(
-                seq=seq,
-                actor=event.actor,
-                outcome=event.outcome,
-                attribute=event.attribute,
-                harm_level=event.harm_level,
-            )
-            return core.add_roll(state, roll)
-        case events.RollMade():
-            return core.note_roll(state, seq, event)
-        case _:
-            return state
-
-
-def audit(before: core.State, seq: int, event: Any, after: core.State) -> Iterator[Finding]:
+def audit(before: SsssState, seq: int, event: Any, after: SsssState) -> Iterator[Finding]:
     """`slot-placement` and `grit-raises-harm`."""
     if isinstance(event, vocab.HarmInflicted):
         target = before.combatants[event.target]
         if event.throw is not None:
             throw = before.roll_at(event.throw)
             if isinstance(throw, ThrowRoll) and throw.harm_level not in (None, event.level):
-                assert isinstance(before, SsssState)
                 thrown = event.model_copy(update={"level": throw.harm_level})
                 would = inflict(before, seq, thrown)
                 yield error(
@@ -271,7 +237,7 @@ def audit(before: core.State, seq: int, event: Any, after: core.State) -> Iterat
                 )
         if isinstance(target, Enemy) and target.active:
             tier = free_tier(target, event.level)
-            if tier is not None and level_4_exhausted(target, _rules(before)):
+            if tier is not None and level_4_exhausted(target, before.house):
                 top = target.slots[LEVEL_4_TIER]
                 yield info(
                     "slot-placement",
@@ -309,35 +275,71 @@ def audit(before: core.State, seq: int, event: Any, after: core.State) -> Iterat
         )
 
 
-def adjust(state: core.State, seq: int, event: events.TrackAdjusted) -> core.State:
+def adjust(state: SsssState, seq: int, event: events.TrackAdjusted) -> SsssState:
     """A GM override; new slots recount the penalties."""
     state = core.adjust_track(state, seq, event)
     target = state.combatants[event.target]
     if isinstance(target, Enemy) and event.track in ("slots", "level"):
         layout = {tier: slot.capacity for tier, slot in target.slots.items()}
         where = f"track {event.track!r} of {event.target!r}"
-        _check_layout(where, target.level, layout, _rules(state))
+        _check_layout(where, target.level, layout, state.house)
     if isinstance(target, Enemy) and event.track == "slots":
-        penalties = _penalties(target.slots, _rules(state))
+        penalties = _penalties(target.slots, state.house)
         state = core.replace_combatant(state, target.model_copy(update={"penalties": penalties}))
     return state
 
 
-def explain(before: core.State | None, seq: int, event: Any, after: core.State) -> str | None:
-    """The event in words (`projections.ssss_words`, which reads this module's models)."""
-    from projections import ssss_words
+class Ssss(core.Ruleset[SsssState, vocab.Events]):
+    """Stones, Scrolls, Swords and Sorcery: Enemy Levels and Harm slots."""
 
-    return ssss_words.explain(before, seq, event, after)
+    key = "ssss"
+    rules = Rules
+    state = SsssState
+
+    def join(self, state: SsssState, seq: int, event: events.CombatantJoined) -> core.Combatant:
+        """Validate stats and build an enemy (with its slot layout) or a player."""
+        return join(state, seq, event)
+
+    def apply(self, state: SsssState, seq: int, event: vocab.Events) -> SsssState:
+        """Fold an ssss event."""
+        match event:
+            case vocab.HarmInflicted():
+                return inflict(state, seq, event)
+            case vocab.GritUsed():
+                return grit(state, seq, event)
+            case vocab.ThrowMade():
+                roll = ThrowRoll(
+                    seq=seq,
+                    actor=event.actor,
+                    outcome=event.outcome,
+                    attribute=event.attribute,
+                    harm_level=event.harm_level,
+                )
+                return core.add_roll(state, roll)
+            case events.RollMade():
+                return core.note_roll(state, seq, event)
+            case events.StakesLocked():
+                return state  # the core keeps the lock; ssss reads nothing more from it
+            case _:
+                assert_never(event)
+
+    def adjust(self, state: SsssState, seq: int, event: events.TrackAdjusted) -> SsssState:
+        """A GM override; new slots recount the penalties."""
+        return adjust(state, seq, event)
+
+    def audit(
+        self, before: SsssState, seq: int, event: Common | vocab.Events, after: SsssState
+    ) -> Iterator[Finding]:
+        """`slot-placement` and `grit-raises-harm`."""
+        return audit(before, seq, event, after)
+
+    def explain(
+        self, before: SsssState | None, seq: int, event: Common | vocab.Events, after: SsssState
+    ) -> str | None:
+        """The event in words (`projections.ssss_words`, which reads this module's models)."""
+        from projections import ssss_words
+
+        return ssss_words.explain(before, seq, event, after)
 
 
-RULESET = core.Ruleset(
-    key="ssss",
-    rules=Rules,
-    start=start,
-    join=join,
-    apply=apply,
-    adjust=adjust,
-    scene_end=core.unchanged,
-    audit=audit,
-    explain=explain,
-)
+RULESET = Ssss()

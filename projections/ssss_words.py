@@ -6,12 +6,11 @@ from typing import Any
 
 from ledger import events
 from ledger.events import ssss as vocab
-from projections import core
 from projections.ssss import Enemy, Player, SsssState, free_tier, level_4_exhausted
 from projections.words import joined, value, with_changes
 
 
-def explain(before: core.State | None, seq: int, event: Any, after: core.State) -> str | None:
+def explain(before: SsssState | None, seq: int, event: Any, after: SsssState) -> str | None:
     """An ssss event in words (None: the common words serve)."""
     match event:
         case events.CombatantJoined():
@@ -43,7 +42,7 @@ def explain(before: core.State | None, seq: int, event: Any, after: core.State) 
             return None
 
 
-def inflicted(before: core.State, event: vocab.HarmInflicted, after: core.State) -> str:
+def inflicted(before: SsssState, event: vocab.HarmInflicted, after: SsssState) -> str:
     """Where harm lands: its own tier, a higher one (and why), or nowhere (defeat)."""
     head = f"{event.target} takes level-{event.level} harm"
     if event.throw is not None:

@@ -8,7 +8,7 @@ from typing import Any
 from pydantic import BaseModel, JsonValue, SerializeAsAny
 
 from ledger import events
-from projections.core import Combatant, Folder, Ruleset, State
+from projections.core import AnyRuleset, Combatant, Folder, State
 from projections.revisions import standing
 
 
@@ -112,7 +112,7 @@ class Step(BaseModel, frozen=True, defer_build=True):
 
 
 def replay(
-    registry: Mapping[str, Ruleset],
+    registry: Mapping[str, AnyRuleset],
     records: Sequence[events.Recorded],
     start: int | None = None,
     end: int | None = None,
@@ -123,7 +123,7 @@ def replay(
 
 
 def replay_stream(
-    registry: Mapping[str, Ruleset],
+    registry: Mapping[str, AnyRuleset],
     records: Iterable[events.Recorded],
     gone: frozenset[int],
     start: int | None = None,
@@ -154,7 +154,7 @@ def replay_stream(
 
 
 def as_played(
-    registry: Mapping[str, Ruleset],
+    registry: Mapping[str, AnyRuleset],
     records: Iterable[events.Recorded],
     reread: Callable[[int, int], Iterable[events.Recorded]],
     start: int | None = None,
@@ -223,7 +223,7 @@ def _tracks_named(event: Any) -> set[str]:
 
 
 def touched(
-    ruleset: Ruleset, step: Step, combatant: str, track: str | None = None
+    ruleset: AnyRuleset, step: Step, combatant: str, track: str | None = None
 ) -> tuple[Change, ...] | None:
     """What one replay step did to `combatant` (or one of its tracks), or None when it touched
     none of its tracks: the tracks it changed, and those it touched that ended where they

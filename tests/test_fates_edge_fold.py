@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from ledger import events
 from ledger.errors import BadInput
 from projections import core
-from projections.fates_edge_model import FeState
+from projections.fates_edge_model import FatesEdgeState
 from projections.registry import RULESETS
 from tests.streams import fold, stream, tracks
 
@@ -547,7 +547,7 @@ def test_a_second_roll_of_a_rolled_stake_changes_nothing_the_first_roll_fixed() 
     )
     assert tracks(items) == tracks(items, without=[8])
     state = fold(items)
-    assert isinstance(state, FeState)
+    assert isinstance(state, FatesEdgeState)
     first = state.roll_of("a")
     assert first is not None
     assert (first.seq, first.outcome, first.effective_position) == (6, "miss", "controlled")
@@ -661,7 +661,7 @@ def test_folding_a_prefix_then_continuing_equals_folding_at_once(
     for record in records[:cut]:
         folder.add(record)
     middle = folder.state
-    assert isinstance(middle, FeState)
+    assert isinstance(middle, FatesEdgeState)
     rest = core.Folder(RULESETS, middle)
     for record in records[cut:]:
         rest.add(record)

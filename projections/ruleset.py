@@ -1,0 +1,111 @@
+"""The seam between the core and a rule system: a generic ruleset over its state and events.
+
+The core folds the events every system shares and hands a system's own events to its ruleset's
+`apply`, typed by the system's state class and event union, so `mypy --strict` checks each
+ruleset's `match` (ending in `assert_never`) against the events it must handle.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
+
+from pydantic import BaseModel
+
+from ledger import events
+from ledger.errors import BadInput
+from projections.findings import Finding
+from projections.state import Combatant, State
+
+if TYPE_CHECKING:
+    from ledger.events.common import Common
+
+S = TypeVar("S", bound=State)
+E = TypeVar("E")
+
+
+class Ruleset(ABC, Generic[S, E]):
+    """One rule system: its key, its house-rule table, its state, and what its events do.
+
+    `start` builds the system's state from the common one, with the house rules parsed once as
+    `house`; `join` validates stats and builds a combatant; `apply` folds the system's own events
+    (`E`); `adjust` applies a GM override; `scene_end` applies scene-end recovery; `audit` yields
+    the findings one event raises, given the states before and after it. `explain` tells one
+    event in words (None: the common words of `projections.words` serve). `obligations` yields
+    a reminder (an info finding at the seq that opened it) for each obligation still open: the
+    audit shows it while it is open and drops it once met. `rescores` names the earlier roll an
+    event changes the outcome of (a momentum burn). `touches` says, for each combatant, what an
+    event did to each track it touched, even one that ended where it started (`history`).
+    """
+
+    #: The system's key, as `encounter.opened` names it.
+    key: str
+    #: The house-rule table: the defaults where the texts are silent, pinned at opening.
+    rules: type[BaseModel]
+    #: The system's state, which `start` builds and every other method is given.
+    state: type[S]
+
+    def start(self, opened: State) -> S:
+        """The system's initial state: the common one, with the pinned house rules parsed."""
+        return self.state.model_validate(
+            {**dict(opened), "house": self.rules.model_validate(opened.rules)}
+        )
+
+    @abstractmethod
+    def join(self, state: S, seq: int, event: events.CombatantJoined) -> Combatant:
+        """The combatant that `event` adds, its stats validated."""
+
+    @abstractmethod
+    def apply(self, state: S, seq: int, event: E) -> S:
+        """The state after one of the system's own events."""
+
+    @abstractmethod
+    def adjust(self, state: S, seq: int, event: events.TrackAdjusted) -> S:
+        """The state after a GM's override of one track."""
+
+    @abstractmethod
+    def audit(self, before: S, seq: int, event: Common | E, after: S) -> Iterable[Finding]:
+        """The findings one event raises, given the states before and after it."""
+
+    def scene_end(self, state: S, seq: int) -> S:
+        """Scene-end recovery (by default none)."""
+        return state
+
+    def explain(self, before: S | None, seq: int, event: Common | E, after: S) -> str | None:
+        """The event in the system's words, or None for the common words."""
+        return None
+
+    def obligations(self, state: S) -> Iterable[Finding]:
+        """A reminder for each obligation still open in `state`."""
+        return ()
+
+    def rescores(self, event: Common | E) -> int | None:
+        """The seq of the earlier roll whose outcome `event` changes, if any."""
+        return None
+
+    def touches(
+        self, before: S | None, seq: int, event: Common | E, after: S
+    ) -> Mapping[str, Mapping[str, str]]:
+        """Combatant -> track -> what `event` did to it, for tracks it touched."""
+        return {}
+
+
+#: A ruleset of any system, as the core and the registry hold them.
+AnyRuleset = Ruleset[Any, Any]
+
+
+def pinned_rules(ruleset: AnyRuleset, overrides: Mapping[str, Any]) -> dict[str, Any]:
+    """The full house-rule table: the system's defaults with `overrides` applied and checked."""
+    from pydantic import ValidationError
+    from pydantic_core import to_json
+
+    try:
+        # Strict, as JSON: a house rule is data from a file, so "yes" is not a boolean.
+        table = ruleset.rules.model_validate_json(to_json(dict(overrides)), strict=True)
+    except ValidationError as exc:
+        raise BadInput(
+            events.describe(exc, f"{ruleset.key} rules", known=ruleset.rules.model_fields),
+            code=events.code_of(exc, "unknown-rule"),
+        ) from exc
+    return table.model_dump(mode="json")
