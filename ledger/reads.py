@@ -18,6 +18,7 @@ from ledger import (
     conventions,
     events,
     files,
+    plaintext,
     progress,
     render,
     report_cli,
@@ -139,9 +140,10 @@ def register() -> None:
         if json_:
             emit_json(state.view())
             return
-        time = gametime.when(state.round, state.scene)
         typer.echo(
-            f"{state.encounter} ({state.system}) at seq {state.seq}" + (f", {time}" if time else "")
+            plaintext.tracks_header(
+                state.encounter, state.system, state.seq, state.round, state.scene
+            )
         )
         render.show(*render.tracks_tables(state))
         pools = render.pools_line(state)

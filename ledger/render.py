@@ -9,16 +9,14 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Final
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
-from ledger import events
-from projections import played
+from ledger import events, plaintext
+from projections.shown import shown
 
 if TYPE_CHECKING:
-    from rich.console import Console
     from rich.table import Table
-    from rich.text import Text
 
     from ledger.rows import Head
     from projections.core import State
@@ -41,42 +39,9 @@ def plain() -> bool:
     return _plain or not sys.stdout.isatty()
 
 
-_NAMED: Final = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
-#: C0 and C1 controls, DEL, and the marks that reorder or break lines: a terminal would act on
-#: them (set its title, clear the screen, hide text), so people see them as escapes instead.
-_ESCAPES: Final = {
-    code: _NAMED.get(chr(code), f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
-    for code in (
-        *range(0x20),
-        *range(0x7F, 0xA0),
-        0x200E,
-        0x200F,
-        0x2028,
-        0x2029,
-        *range(0x202A, 0x202F),
-        *range(0x2066, 0x206A),
-    )
-}
-
-
-def visible(text: str) -> str:
-    """`text` with its control characters shown as escapes (`\\x1b`), for people to read."""
-    return text.translate(_ESCAPES)
-
-
-def literal(text: str) -> Text:
-    """User text for a rich table: literal (no markup), control characters escaped."""
-    from rich.text import Text
-
-    return Text(visible(text))
-
-
-def console() -> Console:
-    """A console on the current stdout, as wide as the terminal (COLUMNS overrides it); rich
-    drops colour under NO_COLOR and when stdout is not a terminal."""
-    from rich.console import Console
-
-    return Console(file=sys.stdout, highlight=False, emoji=False)
+visible = plaintext.visible
+literal = plaintext.literal
+console = plaintext.console
 
 
 def show(*tables: Table) -> None:
@@ -88,20 +53,15 @@ def show(*tables: Table) -> None:
             out.print(table)
         return
     for table in tables:
-        sys.stdout.write(_tsv([str(c.header) for c in table.columns]))
+        sys.stdout.write(plaintext.tsv([str(c.header) for c in table.columns]))
         cells = [[str(cell) for cell in column.cells] for column in table.columns]
         for row in zip(*cells, strict=True):
-            sys.stdout.write(_tsv(row))
-
-
-def _tsv(cells: Iterable[str]) -> str:
-    # A tab or line break inside a cell would split it; a space keeps the row one line.
-    return "\t".join(" ".join(c.split()) if c else "" for c in cells) + "\n"
+            sys.stdout.write(plaintext.tsv(row))
 
 
 def value(v: Any) -> str:
     """A track value in a table cell (as the audit's messages word it)."""
-    return played.shown(v)
+    return shown(v)
 
 
 def summary(event: events.EventBase) -> str:
@@ -150,34 +110,12 @@ def finding_line(f: Finding) -> str:
 
 def tracks_tables(state: State) -> list[Table]:
     """One table a side (players, then adversaries): a row a combatant, a column a track."""
-    from rich.table import Table
-
-    view = state.view()
-    tables = []
-    for side in ("player", "adversary"):
-        rows = {n: t for n, t in view["combatants"].items() if t["side"] == side}
-        if not rows:
-            continue
-        columns: list[str] = []
-        for tracks in rows.values():
-            for key in tracks:
-                if key not in ("side", "status") and key not in columns:
-                    columns.append(key)
-        table = Table()
-        for name in (side, "status", *columns):
-            table.add_column(name.replace("_", " "))
-        for name, tracks in rows.items():
-            cells = (name, tracks["status"], *(value(tracks.get(c)) for c in columns))
-            table.add_row(*map(literal, cells))
-        tables.append(table)
-    return tables
+    return [plaintext.table(grid) for grid in plaintext.track_grids(state.view())]
 
 
 def pools_line(state: State) -> str | None:
     """`pools: sb 3`, or None when the system has no pools."""
-    if not state.pools:
-        return None
-    return visible("pools: " + ", ".join(f"{k} {v}" for k, v in state.pools.items()))
+    return plaintext.pools_line(state.pools)
 
 
 def log_table(

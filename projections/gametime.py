@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 
 from ledger import events
-
-Scene = int | str | None
+from projections.shown import Scene as Scene
+from projections.shown import when as when
 
 
 def stamps(
@@ -26,16 +26,6 @@ def stamps(
             event.round if event.round is not None else round_,
             event.scene if event.scene is not None else scene,
         )
-
-
-def when(round_: int | None, scene: Scene) -> str:
-    """`round 2`, `round 2, scene the ford`, `scene 3`, or `` when there is no game time."""
-    parts = []
-    if round_ is not None:
-        parts.append(f"round {round_}")
-    if scene is not None:
-        parts.append(f"scene {scene}")
-    return ", ".join(parts)
 
 
 def scene_of(text: str | None) -> Scene:
