@@ -10,13 +10,14 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
 import orjson
 from pydantic import BaseModel
 
-GENESIS: Final = "0" * 64
+from ledger.chainhash import GENESIS as GENESIS
+from ledger.chainhash import hash_text as hash_text
 
 CANONICAL: Final = json.JSONEncoder(
     sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
@@ -44,7 +45,6 @@ def canonical(body: Any, float_free: bool = False) -> str:
 
 #: The body text of rows written by 0.1.0 (fields in event order); later rows store CANONICAL.
 STORED: Final = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan=False)
-_quote: Callable[[str], str] = json.encoder.encode_basestring
 
 
 def chain_hash(
@@ -58,19 +58,6 @@ def chain_hash(
 ) -> str:
     """The contract hash: SHA-256 of the sorted, whitespace-free UTF-8 JSON of the envelope."""
     return hash_text(encounter, seq, id, type, recorded_at, CANONICAL.encode(body), prev_hash)
-
-
-def hash_text(
-    encounter: str, seq: int, id: str, type: str, recorded_at: str, body: str, prev_hash: str
-) -> str:
-    # The same text as json.dumps(document, sort_keys=True, separators=(",", ":"),
-    # ensure_ascii=False), spelled out: hashing is on every append, import and verify.
-    text = (
-        f'{{"body":{body},"encounter":{_quote(encounter)},"id":{_quote(id)},'
-        f'"prev_hash":{_quote(prev_hash)},"recorded_at":{_quote(recorded_at)},'
-        f'"seq":{int(seq)},"type":{_quote(type)}}}'
-    )
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def file_digest(heads: Mapping[str, str | None]) -> str:

@@ -4,7 +4,8 @@ A ledger file says it is one (`PRAGMA application_id`) and which format it holds
 (`PRAGMA user_version`). A file of an earlier version (no identity, the exact schema) is
 recognised and migrated when opened for writing; any other SQLite file is refused and left
 untouched. Reads open the file read-only (on a read-only mount too) and never create or change
-anything. Part of the SQLite store: nothing above `ledger.store` imports this.
+anything. Part of the SQLite store: nothing above `ledger.store` imports this but for
+`DEFAULT_DB`, and the `tracks` fast path (`ledger.fastpath`), which reads the file itself.
 """
 
 from __future__ import annotations
@@ -25,6 +26,9 @@ from ledger.errors import LedgerWarning, StoreError, UnknownName
 APPLICATION_ID: Final = 0x456E4C67
 #: The stored format: 1 is 0.1's (no identity, no verified mark); 2 adds both.
 USER_VERSION: Final = 2
+
+#: The ledger file when neither --db nor ENCOUNTER_DB names one.
+DEFAULT_DB: Final = "encounters.db"
 
 BUSY_TIMEOUT_S: Final = 60.0
 #: A ledger of its own in a temporary file SQLite deletes when it closes (a `.jsonl` read).
@@ -198,6 +202,13 @@ def _identify(conn: sqlite3.Connection, path: Path, readonly: bool) -> str:
     raise StoreError(
         f"{path} is not an encounter ledger (another application's SQLite file: {detail}){advice}"
     )
+
+
+def is_current(conn: sqlite3.Connection) -> bool:
+    """Whether the connection's file holds a ledger of this format (none to migrate)."""
+    app = conn.execute("PRAGMA application_id").fetchone()[0]
+    version = conn.execute("PRAGMA user_version").fetchone()[0]
+    return bool(app == APPLICATION_ID and version == USER_VERSION)
 
 
 def _make_current(conn: sqlite3.Connection, kind: str, path: Path) -> None:
