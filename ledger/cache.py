@@ -4,9 +4,8 @@ A cache only (DESIGN §3): deleting its tables loses nothing, and every answer i
 against the log before it is used. A snapshot is the fold state after a seq, keyed by (encounter,
 seq, hash of the event at that seq) and by the seqs that were retracted up to it: a snapshot whose
 event's hash no longer matches, or whose retracted seqs differ from the stream's now (a retraction
-that reaches behind it), is ignored, and an older one is tried. The head view (combatants and
-pools) is written by each write in its own transaction, keyed by the head's seq and hash; a
-write rewrites only the combatants it changed.
+that reaches behind it), is ignored, and an older one is tried. The head view (combatants,
+pools, game time and rolls) is `ledger.headview`'s; this module owns the tables of both.
 
 States are stored as plain JSON of known classes (`ledger.snapshot_codec`), never pickle:
 loading a snapshot can build only those classes. This module shares the store's connection;
@@ -15,9 +14,8 @@ loading a snapshot can build only those classes. This module shares the store's 
 
 from __future__ import annotations
 
-import json
 import sqlite3
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any, Final
 
 from ledger.snapshot_codec import TEXT, decode, encode
@@ -49,30 +47,41 @@ _TABLES: Final = (
         view TEXT NOT NULL,
         PRIMARY KEY (encounter, name)
     ) WITHOUT ROWID""",
+    # The head's effective rolls in order (n from 0), one row each as `tracks --json` shows
+    # it: a write that adds a roll inserts one row, an undo or an amend rewrites from the first
+    # roll it changed. The head row holds how many there are.
+    """CREATE TABLE IF NOT EXISTS cache_rolls (
+        encounter TEXT NOT NULL,
+        n INTEGER NOT NULL,
+        roll TEXT NOT NULL,
+        PRIMARY KEY (encounter, n)
+    ) WITHOUT ROWID""",
 )
-TABLES: Final = ("cache_snapshots", "cache_views")
+TABLES: Final = ("cache_snapshots", "cache_views", "cache_rolls")
 
 # The tables.
 
 
-def _missing(exc: sqlite3.OperationalError) -> bool:
+def no_table(exc: sqlite3.OperationalError) -> bool:
+    """Whether the error says a cache table is missing (deleted, or never made)."""
     return "no such table" in str(exc)
 
 
-def _ensure(conn: sqlite3.Connection) -> None:
+def create_tables(conn: sqlite3.Connection) -> None:
+    """Create the cache tables that are missing (inside the caller's transaction)."""
     for statement in _TABLES:
         conn.execute(statement)
 
 
-def _write(conn: sqlite3.Connection, sql: str, args: Sequence[Any]) -> sqlite3.Cursor:
+def write(conn: sqlite3.Connection, sql: str, args: Sequence[Any]) -> sqlite3.Cursor:
     """Run a write of the cache (inside the caller's transaction), creating its tables first
     when they are missing (a new file, or one whose cache was deleted)."""
     try:
         return conn.execute(sql, args)
     except sqlite3.OperationalError as exc:
-        if not _missing(exc):
+        if not no_table(exc):
             raise
-        _ensure(conn)
+        create_tables(conn)
         return conn.execute(sql, args)
 
 
@@ -98,7 +107,7 @@ def save_snapshots(
             text = encode(state)
         except (TypeError, ValueError):
             continue  # a cache only: a state it cannot carry is folded instead
-        _write(
+        write(
             conn,
             "INSERT OR REPLACE INTO cache_snapshots VALUES (?,?,?,?,?)",
             (encounter, seq, digest, _gone_upto(gone, seq), text),
@@ -152,7 +161,7 @@ def _valid_seqs(conn: sqlite3.Connection, encounter: str, gone: Standing, upto: 
             (encounter, upto),
         ).fetchall()
     except sqlite3.OperationalError as exc:
-        if _missing(exc):
+        if no_table(exc):
             return []
         raise
     return [
@@ -211,116 +220,12 @@ def snapshot_seqs(conn: sqlite3.Connection | None, encounter: str) -> set[int]:
         rows = conn.execute("SELECT seq FROM cache_snapshots WHERE encounter = ?", (encounter,))
         return {int(r[0]) for r in rows}
     except sqlite3.OperationalError as exc:
-        if _missing(exc):
+        if no_table(exc):
             return set()
         raise
-
-
-def view_of(state: core.State) -> dict[str, Any]:
-    """The head view: the `tracks --json` document without the rolls."""
-    return {
-        "encounter": state.encounter,
-        "system": state.system,
-        "seq": state.seq,
-        "combatants": {name: c.view() for name, c in state.combatants.items()},
-        "pools": dict(state.pools),
-    }
-
-
-def _head_row(state: core.State) -> str:
-    return TEXT.encode(
-        {"system": state.system, "names": list(state.combatants), "pools": dict(state.pools)}
-    )
-
-
-def save_view(
-    conn: sqlite3.Connection,
-    before: tuple[int, str] | None,
-    was: core.State | None,
-    head: tuple[int, str],
-    state: core.State,
-) -> None:
-    """Refresh the encounter's head view after a write from head `before` (state `was`) to
-    `head`: only the combatants the write replaced, when the view was of `before`."""
-    encounter = state.encounter
-    if before is not None and was is not None:
-        try:
-            moved = conn.execute(
-                "UPDATE cache_views SET seq = ?, hash = ?, view = ? "
-                "WHERE encounter = ? AND name = '' AND seq = ? AND hash = ?",
-                (*head, _head_row(state), encounter, *before),
-            )
-        except sqlite3.OperationalError as exc:
-            if not _missing(exc):
-                raise
-        else:
-            if moved.rowcount == 1:
-                if was.combatants is not state.combatants:
-                    _save_combatants(conn, was, head, state)
-                return
-    _write(conn, "DELETE FROM cache_views WHERE encounter = ?", (encounter,))
-    _save_combatants(conn, None, head, state)
-    conn.execute(
-        "INSERT INTO cache_views VALUES (?,?,?,?,?)", (encounter, "", *head, _head_row(state))
-    )
-
-
-def _save_combatants(
-    conn: sqlite3.Connection, was: core.State | None, head: tuple[int, str], state: core.State
-) -> None:
-    old = was.combatants if was is not None else {}
-    rows = [
-        (state.encounter, name, *head, TEXT.encode(c.view()))
-        for name, c in state.combatants.items()
-        if old.get(name) is not c
-    ]
-    conn.executemany("INSERT OR REPLACE INTO cache_views VALUES (?,?,?,?,?)", rows)
-    for name in old:
-        if name not in state.combatants:
-            conn.execute(
-                "DELETE FROM cache_views WHERE encounter = ? AND name = ?", (state.encounter, name)
-            )
-
-
-def load_view(conn: sqlite3.Connection | None, encounter: str, head: tuple[int, str]) -> Any:
-    """The stored head view (`view_of`) when it is of this head (seq, hash), else None."""
-    if conn is None:  # a store without cache tables
-        return None
-    try:
-        rows = dict(
-            conn.execute(
-                "SELECT name, view FROM cache_views WHERE encounter = ? AND "
-                "(name != '' OR (seq = ? AND hash = ?))",
-                (encounter, *head),
-            ).fetchall()
-        )
-    except sqlite3.OperationalError as exc:
-        if _missing(exc):
-            return None
-        raise
-    if "" not in rows:
-        return None
-    try:
-        top = json.loads(rows[""])
-        combatants = {name: json.loads(rows[name]) for name in top["names"]}
-        return {
-            "encounter": encounter,
-            "system": top["system"],
-            "seq": head[0],
-            "combatants": combatants,
-            "pools": top["pools"],
-        }
-    except (ValueError, KeyError, TypeError):
-        return None
 
 
 def drop(conn: sqlite3.Connection) -> None:
     """Delete the cache tables (nothing is lost: they are rebuilt by the next writes)."""
     for table in TABLES:
         conn.execute(f"DROP TABLE IF EXISTS {table}")
-
-
-def diff_view(stored: Mapping[str, Any], state: core.State) -> list[str]:
-    """What in a stored head view differs from the tracks folded from the log."""
-    folded = json.loads(TEXT.encode(view_of(state)))
-    return [key for key in folded if stored.get(key) != folded[key]]

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Iterator, Sequence
 
-from ledger import cache, events
+from ledger import cache, events, headview
 from ledger.chain import ChainReport
 from ledger.errors import BadInput, BrokenChain, UnknownName, did_you_mean
 from ledger.exchange import UNCHAINED_NOTE
@@ -254,7 +254,7 @@ class _CacheCheck:
         # snapshots each hold every roll, and the audit's memory must stay bounded.
         self._db, self._encounter, self._now = store.cache_db, head.encounter, now
         self._seqs = cache.snapshot_seqs(store.cache_db, head.encounter)
-        self._view = cache.load_view(store.cache_db, head.encounter, (head.seq, head.hash))
+        self._view = headview.load_view(store.cache_db, head.encounter, (head.seq, head.hash))
         self._head = head.seq
         self._wrong: list[int] = []
         self._last: core.State | None = None
@@ -278,7 +278,7 @@ class _CacheCheck:
             for seq in self._wrong
         ]
         if self._view is not None and self._last is not None and self._last.seq == self._head:
-            differ = cache.diff_view(self._view, self._last)
+            differ = headview.diff_view(self._db, self._view, self._last)
             if differ:
                 found.append(
                     error(

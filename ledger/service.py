@@ -25,14 +25,12 @@ from ledger.errors import BadInput, Conflict
 from ledger.queries import Queries
 from ledger.rows import now_utc
 from ledger.session import AtHead, Session
+from ledger.storefile import DEFAULT_DB as DEFAULT_DB
 from ledger.stores import open_store
 from projections import core, played, steps, words
 from projections.downstream import Downstream
 from projections.findings import Finding
 from projections.registry import ruleset
-
-DEFAULT_DB = "encounters.db"
-
 
 class Written(BaseModel, frozen=True, defer_build=True):
     """What a write did: the events appended, the findings they raise, the tracks they changed.

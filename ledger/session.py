@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Final
 
-from ledger import cache, events, revising
+from ledger import cache, events, headview, revising
 from ledger.cache import SNAPSHOT_EVERY, load_snapshot
 from ledger.errors import BadInput, RuleRefused, UnknownName
 from ledger.revising import refusal, retracted_by
@@ -294,7 +294,7 @@ class Session:
             ]
             cache.save_snapshots(conn, txn.encounter, snapshots, self.standing)
             self.stored = fresh[-1][0]
-        cache.save_view(conn, before, was, (txn.seq, txn.hash), state)
+        headview.save_view(conn, before, was, (txn.seq, txn.hash), state)
 
 
 def at_head(folds: Mapping[str, AtHead], txn: Transaction) -> AtHead:

@@ -19,7 +19,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ledger import BadInput, Ledger, cache, session, snapshot_codec
+from ledger import BadInput, Ledger, cache, fastpath, headview, session, snapshot_codec
 from projections import core, revisions
 from projections.registry import RULESETS
 from tests.longstreams import lines, skirmish
@@ -102,9 +102,9 @@ def test_each_write_refreshes_the_head_view_in_its_transaction(big: Path) -> Non
         ledger.record("big", {"type": "harm.inflicted", "target": "Sage", "level": 1})
         ledger.record("big", {"type": "note", "text": "a note changes no track"})
         head = ledger.store.require("big")
-        view = cache.load_view(ledger.store.cache_db, "big", (head.seq, head.hash))
+        view = headview.load_view(ledger.store.cache_db, "big", (head.seq, head.hash))
         state = ledger.refold("big")
-    assert view == json.loads(json.dumps(cache.view_of(state)))
+    assert view == {**json.loads(json.dumps(headview.view_of(state))), "rolls": len(state.rolls)}
     assert view["seq"] == 1002
     assert view["combatants"]["Sage"]["harm"] == [1]
 
@@ -192,7 +192,12 @@ def test_a_tampered_snapshot_is_an_audit_finding_at_its_seq(big: Path) -> None:
 
 @pytest.mark.parametrize(
     ("row", "change", "part"),
-    [("", "'$.pools.gm', 9", "pools"), ("Sage", "'$.harm', json('[4]')", "combatants")],
+    [
+        ("", "'$.pools.gm', 9", "pools"),
+        ("Sage", "'$.harm', json('[4]')", "combatants"),
+        ("", "'$.round', 7", "round"),
+        ("", "'$.rolls', 3", "rolls"),
+    ],
 )
 def test_a_tampered_head_view_is_an_audit_finding(
     big: Path, row: str, change: str, part: str
@@ -202,6 +207,27 @@ def test_a_tampered_head_view_is_an_audit_finding(
         findings = [f for f in ledger.audit("big") if f.rule == "cache-disagrees"]
     assert [f.seq for f in findings] == [(1000,)]
     assert f"head view ({part})" in findings[0].message
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        "UPDATE cache_rolls SET roll = json_set(roll, '$.outcome', 'miss') WHERE n = 5",
+        "DELETE FROM cache_rolls WHERE n = 5",
+    ],
+)
+def test_a_tampered_roll_of_the_head_view_is_an_audit_finding(big: Path, damage: str) -> None:
+    sql(big, damage)
+    with Ledger(big) as ledger:
+        findings = [f for f in ledger.audit("big") if f.rule == "cache-disagrees"]
+    assert [f.seq for f in findings] == [(1000,)]
+    assert "head view (rolls)" in findings[0].message
+
+
+def test_a_head_view_without_its_rolls_table_is_no_finding(big: Path) -> None:
+    sql(big, "DROP TABLE cache_rolls")
+    with Ledger(big) as ledger:
+        assert [f for f in ledger.audit("big") if f.rule == "cache-disagrees"] == []
 
 
 #: Each example writes a file event by event, in a new `Ledger` each time: fewer of them.
@@ -241,6 +267,10 @@ def test_random_streams_read_through_the_cache_equal_the_fold(
                 folded = core.fold(RULESETS, records)
                 assert ledger.tracks("fuzz") == folded
                 assert [f for f in ledger.audit("fuzz") if f.rule == "cache-disagrees"] == []
+                # What `encounter tracks --json` prints from the head view, without the fold.
+                with contextlib.closing(sqlite3.connect(db)) as conn:
+                    stored = fastpath.head_view(conn, "fuzz", rolls=True)
+                assert stored == json.loads(json.dumps(folded.view()))
                 now = revisions.standing(records)
                 usable = cache.usable_snapshots(ledger.store.cache_db, "fuzz", now)
                 for seq, state in usable.items():

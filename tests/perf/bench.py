@@ -258,7 +258,8 @@ def _fixture_key() -> str:
     digest = hashlib.sha256()
     for source in (fill, fates_edge_stream):
         digest.update(inspect.getsource(source).encode())
-    for module in ("tests/longstreams.py", "ledger/store.py", "ledger/chain.py", "ledger/cache.py"):
+    modules = ("longstreams", "store", "chain", "cache", "headview")
+    for module in (f"tests/{m}.py" if m == "longstreams" else f"ledger/{m}.py" for m in modules):
         file = ROOT / module
         if file.exists():
             digest.update(file.read_bytes())
