@@ -23,14 +23,20 @@ ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 LONG_NOTE = "the ogre roars and the bridge gives way under the weight of three horses"
 
 
-def on_terminal(args: list[str], columns: int, env: dict[str, str] | None = None) -> str:
-    """What `python -m ledger ARGS` writes to a pseudo-terminal `columns` wide."""
+def on_terminal(
+    args: list[str],
+    columns: int,
+    env: dict[str, str] | None = None,
+    python: list[str] | None = None,
+) -> str:
+    """What `python -m ledger ARGS` (or `python PYTHON... ARGS`) writes to a pseudo-terminal
+    `columns` wide."""
     leader, follower = pty.openpty()
     fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 40, columns, 0, 0))
     environ = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES", "NO_COLOR")}
     environ.update({"TERM": "xterm-256color", "PYTHONPATH": str(ROOT), **(env or {})})
     process = subprocess.Popen(
-        [sys.executable, "-m", "ledger", *args],
+        [sys.executable, *(python or ["-m", "ledger"]), *args],
         stdin=follower,
         stdout=follower,
         stderr=follower,
