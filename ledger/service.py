@@ -32,6 +32,7 @@ from projections.downstream import Downstream
 from projections.findings import Finding
 from projections.registry import ruleset
 
+
 class Written(BaseModel, frozen=True, defer_build=True):
     """What a write did: the events appended, the findings they raise, the tracks they changed.
 
