@@ -27,14 +27,19 @@ def portable_fields(fields: Mapping[str, Any], what: str) -> dict[str, Any]:
 
 
 def _value(value: Any, path: str, what: str) -> Any:
+    # Exact types first: text and whole numbers are nearly every value of every event.
+    kind = type(value)
+    if kind is str:
+        return _text(value, path, what)
+    if kind is int:
+        if -SAFE_INTEGER <= value <= SAFE_INTEGER:
+            return value
+        raise _beyond(value, path, what)
     if isinstance(value, bool) or value is None:
         return value
-    if isinstance(value, int):
+    if isinstance(value, int):  # an int subclass (an IntEnum)
         if abs(value) > SAFE_INTEGER:
-            raise BadInput(
-                f"{what} field {path!r}: {value} is beyond 2^53 - 1, which other languages "
-                "cannot hold exactly (the hash would not be portable); give it as text"
-            )
+            raise _beyond(value, path, what)
         return value
     if isinstance(value, float):
         if not math.isfinite(value):
@@ -46,17 +51,29 @@ def _value(value: Any, path: str, what: str) -> Any:
                 "text, or in smaller units)"
             )
         if abs(value) > SAFE_INTEGER:
-            raise BadInput(
-                f"{what} field {path!r}: {value!r} is beyond 2^53 - 1, which other languages "
-                "cannot hold exactly (the hash would not be portable); give it as text"
-            )
+            raise _beyond(value, path, what)
         return int(value)
     if isinstance(value, str):
-        if any(0xD800 <= ord(c) <= 0xDFFF for c in value):
-            raise BadInput(f"{what} field {path!r}: the text holds a lone surrogate")
-        return value
+        return _text(value, path, what)
     if isinstance(value, Mapping):
         return {_value(k, path, what): _value(v, f"{path}.{k}", what) for k, v in value.items()}
     if isinstance(value, list | tuple):
         return [_value(v, f"{path}[{i}]", what) for i, v in enumerate(value)]
     return value
+
+
+def _text(value: str, path: str, what: str) -> str:
+    # UTF-8 refuses exactly the surrogate code points: one C pass instead of one per character.
+    if not value.isascii():
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise BadInput(f"{what} field {path!r}: the text holds a lone surrogate") from exc
+    return value
+
+
+def _beyond(value: float, path: str, what: str) -> BadInput:
+    return BadInput(
+        f"{what} field {path!r}: {value!r} is beyond 2^53 - 1, which other languages "
+        "cannot hold exactly (the hash would not be portable); give it as text"
+    )

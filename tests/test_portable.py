@@ -14,7 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from ledger import BadInput, Ledger, cli
+from ledger import BadInput, Ledger, cli, events
 
 ROOT = Path(__file__).parent.parent
 EXAMPLES = sorted((ROOT / "examples").glob("*.jsonl"))
@@ -130,3 +130,35 @@ def test_the_node_verifier_reads_log_json_lines_with_their_annotations(tmp_path:
     ours = runner.invoke(cli.app, ["verify", str(export)])
     assert ours.exit_code == 0
     assert node_verify(export) == (0, ours.stdout)
+
+
+@given(st.text(alphabet=st.characters(codec=None, min_codepoint=0, max_codepoint=0x10FFFF)))
+def test_a_text_is_refused_exactly_when_it_holds_a_surrogate_code_point(text: str) -> None:
+    holds = any(0xD800 <= ord(c) <= 0xDFFF for c in text)
+    try:
+        events.parse({"type": "note", "text": text}, "ssss")
+    except BadInput as exc:
+        assert holds, str(exc)
+        assert "lone surrogate" in str(exc)
+    else:
+        assert not holds
+
+
+@given(
+    st.dictionaries(
+        st.text(max_size=5),
+        st.recursive(
+            st.none() | st.booleans() | st.integers(-(2**53) + 1, 2**53 - 1) | st.text(),
+            lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(), inner),
+            max_leaves=8,
+        ),
+        max_size=4,
+    )
+)
+def test_a_stat_block_validates_the_same_by_orjson_as_by_the_stdlib(
+    stats: dict[str, object],
+) -> None:
+    joined = {"type": "combatant.joined", "name": "Wren", "side": "player", "stats": stats}
+    model = type(events.parse({**joined, "stats": {}}, "ssss"))
+    by_stdlib = model.model_validate_json(json.dumps(joined))
+    assert events.parse(joined, "ssss") == by_stdlib

@@ -18,6 +18,7 @@ from functools import cache, reduce
 from types import UnionType
 from typing import TYPE_CHECKING, Annotated, Any, Final, Literal, Union, get_args, get_origin
 
+import orjson
 from pydantic import BaseModel, Field, ValidationError
 
 from ledger.errors import BadInput, did_you_mean
@@ -189,10 +190,25 @@ def parse(data: Mapping[str, Any], system: str | None) -> Event:
     try:
         # JSON, not Python objects: strict JSON validation takes a list for a tuple field and
         # still refuses "3" for a number or "yes" for a boolean.
-        event: Event = model.__pydantic_validator__.validate_json(json.dumps(dict(data)))
+        event: Event = model.__pydantic_validator__.validate_json(_json(data))
     except ValidationError as exc:
         raise BadInput(describe(exc, f"{kind} event"), code=code_of(exc, "unknown-field")) from exc
     return event
+
+
+#: orjson hands these back to the stdlib encoder, so that a value JSON does not know is
+#: refused as before (orjson would write a date or a dataclass as text).
+_PASSTHROUGH: Final = orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_DATETIME
+
+
+def _json(data: Mapping[str, Any]) -> bytes | str:
+    """The fields as JSON text for the validator: by orjson (several times faster, and an
+    import validates every line), else by the stdlib (keys that are not text, values orjson
+    leaves to it), which says what is wrong."""
+    try:
+        return orjson.dumps(data, option=_PASSTHROUGH)
+    except TypeError:
+        return json.dumps(dict(data))
 
 
 @cache
