@@ -152,7 +152,8 @@ def _markdown() -> Iterator[str]:
         + f". Version 1 is implicit (no key in the body), so files written before versions "
         f"existed keep their bytes and hashes; from version 2 on the body holds "
         f'`"{versions.KEY}": N`, hashed like any field. An older body is upcast to today\'s '
-        "shape before it is validated; a version this build does not know is refused with "
+        "shape before it is validated, and its stored bytes are kept (exports carry them); "
+        "a version this build does not know is refused with "
         "the error code `unknown-event-version`, never reported as a broken chain. The files "
         "in `tests/fixtures/v0.2/` (the examples as 0.2 wrote them) fold to the same tracks, "
         "audit and head forever.\n"

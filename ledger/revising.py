@@ -23,6 +23,7 @@ from projections.revisions import UNCORRECTABLE, Standing, merged, reparsed, sta
 
 if TYPE_CHECKING:
     from ledger.session import Session
+    from ledger.transaction import Given
     from projections import core
 
 
@@ -33,8 +34,7 @@ def revise(
     *,
     strict: bool,
     audit: bool,
-    id: str | None,
-    recorded_at: str | None,
+    given: Given,
     every: int,
 ) -> tuple[events.Recorded, list[Finding]]:
     """Check, append and fold one retraction or correction; set `session.downstream`."""
@@ -50,7 +50,7 @@ def revise(
     else:
         kind = _check_correction(session, event)
     txn = session.txn
-    record = txn.append(event, id=id, recorded_at=recorded_at)
+    record = txn.append(event, given)
     revisions = [*session.revisions, record]
     stood, stands = session.standing, standing(revisions)
     fork = stood.first_change(stands) or record.seq

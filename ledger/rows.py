@@ -40,7 +40,16 @@ class Head(BaseModel, frozen=True):
 
 #: The fields set of every `Recorded` built here, shared: the models are frozen, so pydantic
 #: never adds to it (and copies it before an update would).
-_RECORDED_FIELDS: Final = {"encounter", "seq", "id", "recorded_at", "prev_hash", "hash", "event"}
+_RECORDED_FIELDS: Final = {
+    "encounter",
+    "seq",
+    "id",
+    "recorded_at",
+    "prev_hash",
+    "hash",
+    "event",
+    "as_stored",
+}
 _set: Final = object.__setattr__
 
 
@@ -52,6 +61,7 @@ def recorded(
     prev_hash: str,
     hash: str,
     event: events.Event,
+    as_stored: dict[str, Any] | None = None,
 ) -> events.Recorded:
     """A `Recorded` from values already validated (what `model_construct` does, faster).
 
@@ -70,6 +80,7 @@ def recorded(
             "prev_hash": prev_hash,
             "hash": hash,
             "event": event,
+            "as_stored": as_stored,
         },
     )
     _set(record, "__pydantic_fields_set__", _RECORDED_FIELDS)
@@ -84,7 +95,7 @@ def from_row(row: Any, system: str) -> events.Recorded:
     if not isinstance(body, str) or not isinstance(type_, str):
         raise BrokenChain(f"encounter {encounter!r} seq {seq}: stored row is not text")
     try:
-        event = events.parse_stored(type_, body, system)
+        event, as_stored = events.read_stored(type_, body, system)
     except UnknownVersion as exc:
         # Not tampering: a newer build wrote it (the chain still verifies).
         raise UnknownVersion(f"encounter {encounter!r} seq {seq}: {exc}") from exc
@@ -92,7 +103,7 @@ def from_row(row: Any, system: str) -> events.Recorded:
         raise BrokenChain(
             f"encounter {encounter!r} seq {seq}: stored event is invalid: {exc}"
         ) from exc
-    return recorded(encounter, seq, id_, recorded_at, prev_hash, hash_, event)
+    return recorded(encounter, seq, id_, recorded_at, prev_hash, hash_, event, as_stored)
 
 
 COLUMNS: Final = "encounter, seq, id, type, recorded_at, body, prev_hash, hash"

@@ -17,7 +17,7 @@ from ledger.cache import SNAPSHOT_EVERY, load_snapshot
 from ledger.errors import BadInput, RuleRefused, UnknownName
 from ledger.revising import refusal, retracted_by
 from ledger.rows import recorded
-from ledger.transaction import Transaction
+from ledger.transaction import NOTHING_GIVEN, Given, Transaction
 from projections import audit as audit_rules
 from projections import core
 from projections.downstream import Downstream
@@ -227,8 +227,7 @@ class Session:
         *,
         strict: bool,
         audit: bool = True,
-        id: str | None = None,
-        recorded_at: str | None = None,
+        given: Given = NOTHING_GIVEN,
     ) -> tuple[events.Recorded, list[Finding]]:
         """Validate one event against the head state, append it, and return its findings."""
         before = self.ready().state
@@ -253,11 +252,10 @@ class Session:
                 before,
                 strict=strict,
                 audit=audit,
-                id=id,
-                recorded_at=recorded_at,
+                given=given,
                 every=CHECKPOINT_EVERY,
             )
-        probe = recorded(self.encounter, seq, id or "", "", "", "", event)
+        probe = recorded(self.encounter, seq, given.id or "", "", "", "", event)
         folder = core.Folder(RULESETS, before)
         after = folder.add(probe, strict=True)
         found: list[Finding] = []
@@ -265,7 +263,7 @@ class Session:
             found = audit_rules.for_event(folder.ruleset, before, probe, after, {})
             if strict and any(f.severity == "error" for f in found):
                 raise RuleRefused(refusal(found))
-        record = self.txn.append(event, id=id, recorded_at=recorded_at)
+        record = self.txn.append(event, given)
         self.state = after
         if record.seq % CHECKPOINT_EVERY == 0:
             self.checkpoints.append((record.seq, after))

@@ -13,6 +13,7 @@ import itertools
 from abc import ABC, abstractmethod
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Final
 
@@ -24,6 +25,19 @@ from ledger.rows import Head, recorded, timestamp
 _BATCH: Final = 2000
 #: How many of the events appended last a transaction keeps parsed (the rest are read back).
 _WINDOW: Final = 2 * _BATCH
+
+
+@dataclass(frozen=True, slots=True)
+class Given:
+    """What an imported line fixes about its own append: its id, its time, and the body to
+    store as an older version of its type wrote it (its hash covers those bytes)."""
+
+    id: str | None = None
+    recorded_at: str | None = None
+    as_stored: dict[str, Any] | None = None
+
+
+NOTHING_GIVEN: Final = Given()
 
 
 class Transaction(ABC):
@@ -136,16 +150,12 @@ class Transaction(ABC):
 
     # Appending.
 
-    def append(
-        self,
-        event: events.Event,
-        *,
-        id: str | None = None,
-        recorded_at: str | None = None,
-    ) -> events.Recorded:
-        """Append one event at the next seq, chaining its hash to the head."""
+    def append(self, event: events.Event, given: Given = NOTHING_GIVEN) -> events.Recorded:
+        """Append one event at the next seq, chaining its hash to the head (`given`: what an
+        imported line fixes itself)."""
         seq = self.seq + 1
         prev_hash = self.hash
+        id, recorded_at, as_stored = given.id, given.recorded_at, given.as_stored
         if id is None:
             id = chain.new_id()
         elif id in self._pending:
@@ -153,10 +163,10 @@ class Transaction(ABC):
         if recorded_at is None:
             recorded_at = self.now()
         kind = events.type_of(event)
-        body = events.body_of(event)
+        body = events.body_of(event) if as_stored is None else as_stored
         try:
             # The canonical text is both hashed and stored: one encoding per event.
-            body_text = chain.canonical(body, events.float_free(type(event)))
+            body_text = chain.canonical(body, as_stored is None and events.float_free(type(event)))
             digest = chain.hash_text(
                 self.encounter, seq, id, kind, recorded_at, body_text, prev_hash
             )
@@ -175,7 +185,7 @@ class Transaction(ABC):
                 opened_at=recorded_at,
                 updated_at=recorded_at,
             )
-        record = recorded(self.encounter, seq, id, recorded_at, prev_hash, digest, event)
+        record = recorded(self.encounter, seq, id, recorded_at, prev_hash, digest, event, as_stored)
         self.seq, self.hash = seq, digest
         self.appended.append(record)
         self.count += 1

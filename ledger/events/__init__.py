@@ -218,7 +218,13 @@ def _models(system: str) -> dict[str, type[EventBase]]:
 
 
 def parse_stored(kind: str, body: str, system: str) -> Event:
-    """A stored event (its type and JSON body text) validated for `system`, in one pass.
+    """A stored event (its type and JSON body text) validated for `system`."""
+    return read_stored(kind, body, system)[0]
+
+
+def read_stored(kind: str, body: str, system: str) -> tuple[Event, dict[str, Any] | None]:
+    """A stored event validated for `system`, in one pass when it is of its type's current
+    version, and the body as stored when it was of an older one (upcast; else None).
 
     The body text is validated as it is by the model of its type, rather than loaded and
     dumped again: reads of long encounters spend most of their time here.
@@ -233,14 +239,15 @@ def parse_stored(kind: str, body: str, system: str) -> Event:
         except ValidationError:
             pass  # parse again below, for the one-line explanation
         else:
-            return event
+            return event, None
     try:
         data = json.loads(body)
     except json.JSONDecodeError as exc:
         raise BadInput(f"body is not JSON: {exc.msg}") from exc
     if not isinstance(data, dict):
         raise BadInput("body is not a JSON object")
-    return parse({**data, "type": kind}, system)
+    event = parse({**data, "type": kind}, system)
+    return event, data if versions.version_of(kind, data) < versions.current(kind) else None
 
 
 def body_of(event: EventBase) -> dict[str, Any]:
@@ -271,6 +278,16 @@ def _float_free_type(kind: Any) -> bool:
     ):
         return all(a is Ellipsis or _float_free_type(a) for a in get_args(kind))
     return False  # float, Any, JsonValue, anything unknown: the stdlib path
+
+
+def _ordered_like(stored: Any, today: Any) -> Any:
+    """`stored` with the keys it shares with `today` in today's order (nested objects too), and
+    the others after them: the database keeps a body's keys sorted, an export has them in
+    field order."""
+    if not isinstance(stored, dict) or not isinstance(today, dict):
+        return stored
+    shared = {k: _ordered_like(stored[k], v) for k, v in today.items() if k in stored}
+    return {**shared, **{k: v for k, v in stored.items() if k not in shared}}
 
 
 def type_of(event: EventBase) -> str:
@@ -309,17 +326,28 @@ class Recorded(BaseModel, frozen=True, defer_build=True):
     prev_hash: str
     hash: str
     event: _AnyEvent
+    #: The body as stored, when it was written at an older version of its type than `event`
+    #: (upcast) has: the hash covers these bytes, so an export carries them as they are.
+    as_stored: dict[str, Any] | None = None
 
     @property
     def type(self) -> str:
         """The event's type tag."""
         return type_of(self.event)
 
+    def body(self) -> dict[str, Any]:
+        """The stored body: the event's fields, or what an older version wrote (in the order
+        of today's fields, as the exchange form has them)."""
+        if self.as_stored is None:
+            return body_of(self.event)
+        ordered: dict[str, Any] = _ordered_like(self.as_stored, body_of(self.event))
+        return ordered
+
     def exchange(self) -> dict[str, Any]:
         """The JSON Lines form: `type`, the fields, then the envelope keys."""
         return {
             "type": self.type,
-            **body_of(self.event),
+            **self.body(),
             "encounter": self.encounter,
             "seq": self.seq,
             "id": self.id,
@@ -359,6 +387,7 @@ __all__ = [
     "l5r",
     "parse",
     "parse_stored",
+    "read_stored",
     "ssss",
     "type_of",
 ]

@@ -4,8 +4,10 @@ Version 1 is implicit: a body carries `"event_version": N` only from version 2 o
 written before versions existed, every hash over it and every export stays byte-identical. A
 type's version goes up when a field must change (a new meaning is a new type instead), with an
 upcaster from the version before: a body is upcast one version at a time to its type's current
-version before its model validates it, so the fold only ever sees today's shape. A body of a
-version this build does not know (written by a newer build) is `UnknownVersion`, not tampering.
+version before its model validates it, so the fold only ever sees today's shape, while the
+stored bytes stay as written (the hash covers them: exports carry them, and an imported line of
+an older version that carries its hash is stored as it is). A body of a version this build
+does not know (written by a newer build) is `UnknownVersion`, not tampering.
 """
 
 from __future__ import annotations
