@@ -101,7 +101,7 @@ class Written(BaseModel, frozen=True, defer_build=True):
             if roll.seq < min(seqs, default=0):
                 break
             if roll.seq in seqs:
-                rolls.insert(0, roll.model_dump(mode="json"))
+                rolls.insert(0, roll.dump())
         document: dict[str, Any] = {
             "encounter": self.state.encounter,
             "seq": self.seq,

@@ -6,9 +6,10 @@ is `Unknown`. The storage of the text is `ledger.cache`'s.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import KeysView, Mapping, Sequence
 from typing import Any, Final
 
 from pydantic import BaseModel
@@ -52,34 +53,54 @@ def _enc(value: Any) -> Any:
             if columns is not None:
                 return columns
         return [tag, *map(_enc, value)]
-    if isinstance(value, BaseModel) and kind.__module__.startswith(_KNOWN):
-        fields = value.__dict__
-        given = value.__pydantic_fields_set__
-        unset = [name for name in fields if name not in given]
+    if kind.__module__.startswith(_KNOWN) and _is_record(kind):
+        fields, unset = _fields(value)
         name = f"{kind.__module__}:{kind.__qualname__}"
         return ["m", name, {k: _enc(v) for k, v in fields.items()}, unset]
     raise TypeError(f"a snapshot cannot hold a {kind.__name__}")
+
+
+def _is_record(kind: type) -> bool:
+    # A pydantic model or a (frozen) dataclass: the two shapes of the state's values.
+    return issubclass(kind, BaseModel) or dataclasses.is_dataclass(kind)
+
+
+def _fields(value: Any) -> tuple[dict[str, Any], list[str]]:
+    """A model's or dataclass's fields by name, and (a model's) fields left at default."""
+    if isinstance(value, BaseModel):
+        given = value.model_fields_set
+        fields = dict(value)
+        return fields, [name for name in fields if name not in given]
+    return {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}, []
 
 
 def _columns(tag: str, items: Sequence[Any]) -> list[Any] | None:
     """Models of one class as columns: a roll log of a long fight is most of a snapshot, and as
     one object per roll its parsed JSON costs several times the state it rebuilds."""
     cls = type(items[0])
-    if not issubclass(cls, BaseModel) or not cls.__module__.startswith(_KNOWN):
+    if not cls.__module__.startswith(_KNOWN) or not _is_record(cls):
         return None
     if any(type(item) is not cls for item in items):
         return None
-    fields = list(cls.model_fields)
+    fields: list[str] = []
     unsets: dict[tuple[str, ...], int] = {}
     rows: list[list[Any]] = []
     for item in items:
-        given = item.__pydantic_fields_set__
-        unset = tuple(name for name in fields if name not in given)
-        index = unsets.setdefault(unset, len(unsets))
-        values = item.__dict__
+        values, unset = _fields(item)
+        fields = fields or list(values)
+        index = unsets.setdefault(tuple(unset), len(unsets))
         rows.append([index, *(_enc(values[name]) for name in fields)])
     name = f"{cls.__module__}:{cls.__qualname__}"
     return ["C", tag, name, fields, [list(u) for u in unsets], *rows]
+
+
+def _field_names(cls: Any) -> KeysView[str]:
+    names: dict[str, object] = (
+        dict(cls.model_fields)
+        if issubclass(cls, BaseModel)
+        else {f.name: f for f in dataclasses.fields(cls)}
+    )
+    return names.keys()
 
 
 _SEQUENCES: Final[Mapping[type, str]] = {tuple: "t", list: "l", Log: "L"}
@@ -95,9 +116,10 @@ def decode(text: str) -> core.State:
 
 class _Decoder:
     def __init__(self) -> None:
-        self._classes: dict[str, type[BaseModel]] = {}
-        # One fields set per distinct set, shared (as `core.add_roll` does for rolls).
-        self._given: dict[frozenset[str], set[str]] = {}
+        self._classes: dict[str, type] = {}
+        self._names: dict[type, KeysView[str]] = {}
+        # The fields given to a model, by its class and the fields left at default.
+        self._given: dict[tuple[str, ...], set[str]] = {}
         self._texts: dict[str, str] = {}
 
     def value(self, item: Any) -> Any:
@@ -152,22 +174,26 @@ class _Decoder:
             raise Unknown("a snapshot's dict key is a scalar or a tuple")
         return key
 
-    def model(self, name: Any, fields: Any, unset: Any) -> BaseModel:
+    def model(self, name: Any, fields: Any, unset: Any) -> Any:
         cls = self.known(name)
-        if type(fields) is not dict or fields.keys() != cls.model_fields.keys():
+        names = self._names.get(cls)
+        if names is None:
+            names = self._names[cls] = _field_names(cls)
+        if type(fields) is not dict or fields.keys() != names:
             raise Unknown(f"{name}: the fields stored are not the fields of the class")
         if type(unset) is not list or not set(unset) <= fields.keys():
             raise Unknown(f"{name}: unknown fields left at default")
-        model = object.__new__(cls)
-        given = frozenset(fields.keys() - set(unset))
-        shared = self._given.setdefault(given, set(given))
-        object.__setattr__(model, "__dict__", {k: self.value(v) for k, v in fields.items()})
-        object.__setattr__(model, "__pydantic_fields_set__", shared)
-        object.__setattr__(model, "__pydantic_extra__", None)
-        object.__setattr__(model, "__pydantic_private__", None)
-        return model
+        values = {k: self.value(v) for k, v in fields.items()}
+        if not issubclass(cls, BaseModel):
+            return cls(**values)
+        key = (name, *unset)
+        given = self._given.get(key)
+        if given is None:
+            given = self._given[key] = fields.keys() - set(unset)
+        # One set per class and shape, shared: pydantic copies it before a copy changes it.
+        return cls.model_construct(given, **values)
 
-    def known(self, name: Any) -> type[BaseModel]:
+    def known(self, name: Any) -> type:
         cls = self._classes.get(name)
         if cls is not None:
             return cls
@@ -178,7 +204,7 @@ class _Decoder:
             found = getattr(importlib.import_module(module), qualname)
         except (ImportError, AttributeError) as exc:
             raise Unknown(f"{name!r} is not a class a snapshot may hold") from exc
-        if not isinstance(found, type) or not issubclass(found, BaseModel):
+        if not isinstance(found, type) or not _is_record(found):
             raise Unknown(f"{name!r} is not a model")
         self._classes[name] = found
         return found

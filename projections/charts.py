@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any, Final
 
 
@@ -100,12 +101,14 @@ def nothing(view: Mapping[str, Any]) -> tuple[Measure, ...]:
 
 
 #: System key -> what its charts draw.
-CHARTS: Final[Mapping[str, Measures]] = {
-    "fates-edge": fates_edge,
-    "ironsworn": ironsworn,
-    "ssss": ssss,
-    "l5r": l5r,
-}
+CHARTS: Final[Mapping[str, Measures]] = MappingProxyType(
+    {
+        "fates-edge": fates_edge,
+        "ironsworn": ironsworn,
+        "ssss": ssss,
+        "l5r": l5r,
+    }
+)
 
 
 def measures(system: str) -> Measures:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Annotated, Final
 
 from pydantic import AfterValidator, BaseModel, Field, model_validator
@@ -150,7 +151,8 @@ class Player(core.Combatant, frozen=True):
         return self
 
 
-class FERoll(core.Roll, frozen=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FERoll(core.Roll):
     """A roll's computed numbers: successes, SB generated, the DV and effective Position."""
 
     successes: int

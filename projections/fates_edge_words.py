@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from types import MappingProxyType
 from typing import Any, Final
 
 from ledger import events
@@ -11,27 +12,33 @@ from projections.fates_edge_model import Adversary, FatesEdgeState, FERoll, Hit,
 from projections.words import joined, plural, rolled, stakes, with_changes
 
 #: Track and pool names as the rules text writes them.
-LABELS: Final = {
-    "resilience": "Resilience",
-    "fatigue": "Fatigue",
-    "harm": "Harm",
-    "sb": "SB",
-    "fatigue_capacity": "Fatigue capacity",
-}
+LABELS: Final = MappingProxyType(
+    {
+        "resilience": "Resilience",
+        "fatigue": "Fatigue",
+        "harm": "Harm",
+        "sb": "SB",
+        "fatigue_capacity": "Fatigue capacity",
+    }
+)
 
-_SOURCES: Final = {
-    "player": "",
-    "sb_attack": ", an attack bought with SB",
-    "opportunity": ", an opportunity",
-    "consequence": ", a consequence",
-}
+_SOURCES: Final = MappingProxyType(
+    {
+        "player": "",
+        "sb_attack": ", an attack bought with SB",
+        "opportunity": ", an opportunity",
+        "consequence": ", a consequence",
+    }
+)
 
-_PURPOSES: Final = {
-    "attack": "on an attack",
-    "move": "on a move",
-    "complication": "on a complication",
-    "shape": "to shape the scene",
-}
+_PURPOSES: Final = MappingProxyType(
+    {
+        "attack": "on an attack",
+        "move": "on a move",
+        "complication": "on a complication",
+        "shape": "to shape the scene",
+    }
+)
 
 
 def explain(before: core.State | None, seq: int, event: Any, after: core.State) -> str | None:

@@ -12,6 +12,7 @@ momentum and reset; the oracle sets tags.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import assert_never
 
 from pydantic import ValidationError
@@ -166,10 +167,8 @@ def burn(state: IronswornState, seq: int, event: vocab.MomentumBurned) -> Ironsw
             f"momentum.burned: the roll at seq {event.roll} is {made.actor!r}'s, not {c.name!r}'s"
         )
     outcome = beaten(made.score, made.challenge, made.momentum)
-    rolls = tuple(
-        r.model_copy(update={"outcome": outcome, "burned": True}) if r.seq == made.seq else r
-        for r in state.rolls
-    )
+    burnt = replace(made, outcome=outcome, burned=True)
+    rolls = tuple(burnt if r.seq == made.seq else r for r in state.rolls)
     owed = dict(state.owed)
     if owed.get(c.name) is not None and (outcome != "miss" or owed[c.name] != made.seq):
         del owed[c.name]

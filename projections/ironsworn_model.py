@@ -6,6 +6,8 @@ The fold (`projections.ironsworn`) and the audit (`projections.ironsworn_audit`)
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Annotated, Final, Literal
 
 from pydantic import BaseModel, Field, field_validator
@@ -13,6 +15,7 @@ from pydantic import BaseModel, Field, field_validator
 from ledger.errors import BadInput
 from ledger.events import ironsworn as vocab
 from projections import core
+from projections.state import Hidden
 
 Outcome = Literal["strong_hit", "weak_hit", "miss"]
 Condition = Literal["face_death", "dying", "unconscious", "reeling", "battered", "face_a_setback"]
@@ -27,18 +30,22 @@ ORACLE: Final[tuple[tuple[int, Condition], ...]] = (
 )
 ORACLE_TAGS: Final = frozenset(tag for _, tag in ORACLE)
 #: Debilities that stop a meter from rising (Datasworn `prevents_recovery`).
-BLOCKS: Final[Mapping[str, str]] = {"health": "wounded", "spirit": "shaken", "supply": "unprepared"}
+BLOCKS: Final[Mapping[str, str]] = MappingProxyType(
+    {"health": "wounded", "spirit": "shaken", "supply": "unprepared"}
+)
 METER_MAX: Final = 5
 
 
 #: Harm by foe rank (Enter the Fray / Endure Harm guidance).
-RANK_HARM: Final[Mapping[vocab.Rank, int]] = {
-    "troublesome": 1,
-    "dangerous": 2,
-    "formidable": 3,
-    "extreme": 4,
-    "epic": 5,
-}
+RANK_HARM: Final[Mapping[vocab.Rank, int]] = MappingProxyType(
+    {
+        "troublesome": 1,
+        "dangerous": 2,
+        "formidable": 3,
+        "extreme": 4,
+        "epic": 5,
+    }
+)
 
 
 class Rules(BaseModel, frozen=True, extra="forbid"):
@@ -46,7 +53,9 @@ class Rules(BaseModel, frozen=True, extra="forbid"):
 
     edition: Literal["classic"] = "classic"
     harm_default: int = Field(2, ge=0)
-    rank_harm: Mapping[vocab.Rank, Annotated[int, Field(ge=0)]] = RANK_HARM
+    rank_harm: Mapping[vocab.Rank, Annotated[int, Field(ge=0)]] = Field(
+        default_factory=lambda: dict(RANK_HARM)
+    )
     score_cap: int = Field(10, ge=1)
     momentum_min: int = Field(-6, le=0)
     momentum_max: int = Field(10, ge=0)
@@ -96,7 +105,8 @@ class Foe(core.Combatant, frozen=True):
     rank: vocab.Rank
 
 
-class IronswornRoll(core.Roll, frozen=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class IronswornRoll(core.Roll):
     """An action roll with its score, match flag and burn; dice and momentum kept internal."""
 
     move: str
@@ -104,11 +114,11 @@ class IronswornRoll(core.Roll, frozen=True):
     score: int
     match: bool
     burned: bool = False
-    stat_value: int = Field(exclude=True)
-    action_die: int = Field(exclude=True)
-    challenge: tuple[int, int] = Field(exclude=True)
-    momentum: int = Field(exclude=True)
-    health: int = Field(exclude=True)
+    stat_value: Hidden[int]
+    action_die: Hidden[int]
+    challenge: Hidden[tuple[int, int]]
+    momentum: Hidden[int]
+    health: Hidden[int]
 
 
 class IronswornState(core.State, frozen=True):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from types import MappingProxyType
 from typing import Any
 
 from ledger import events
@@ -18,7 +19,7 @@ from projections.ironsworn_model import (
 )
 from projections.words import joined, plain, with_changes
 
-_LABELS = {"max_momentum": "max momentum", "momentum_reset": "momentum reset"}
+_LABELS = MappingProxyType({"max_momentum": "max momentum", "momentum_reset": "momentum reset"})
 
 
 def explain(

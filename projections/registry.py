@@ -4,18 +4,21 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Iterator, Mapping
+from types import MappingProxyType
 from typing import Final
 
 from ledger.errors import BadInput
 from projections.core import AnyRuleset
 
 #: System key -> the module under `projections` that defines its `RULESET`.
-MODULES: Final[dict[str, str]] = {
-    "fates-edge": "fates_edge",
-    "ironsworn": "ironsworn",
-    "ssss": "ssss",
-    "l5r": "l5r",
-}
+MODULES: Final[Mapping[str, str]] = MappingProxyType(
+    {
+        "fates-edge": "fates_edge",
+        "ironsworn": "ironsworn",
+        "ssss": "ssss",
+        "l5r": "l5r",
+    }
+)
 
 
 class _Rulesets(Mapping[str, AnyRuleset]):

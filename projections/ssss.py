@@ -10,6 +10,7 @@ once per tier that holds harm. Throws and Grit are GM-entered facts.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any, Final, Literal, assert_never
 
 from pydantic import BaseModel, Field, ValidationError, model_validator
@@ -69,7 +70,8 @@ class Player(core.Combatant, frozen=True):
     record: Mapping[str, Any] = {}
 
 
-class ThrowRoll(core.Roll, frozen=True):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ThrowRoll(core.Roll):
     """A Throw as entered: the attribute and the harm level it gave."""
 
     attribute: str | None = None

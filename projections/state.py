@@ -7,11 +7,12 @@ building blocks at the end are what rulesets share to change a state.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
+from dataclasses import dataclass
 from functools import cache
-from typing import Any, Self, TypeVar
+from typing import Annotated, Any, Final, Literal, TypeVar, cast
 
-from pydantic import BaseModel, JsonValue, SerializeAsAny
+from pydantic import BaseModel, Field, JsonValue, SerializeAsAny, TypeAdapter
 
 from ledger import events
 from ledger.errors import BadInput, UnknownName, did_you_mean
@@ -19,30 +20,7 @@ from projections.log import Log
 
 
 class Value(BaseModel, frozen=True):
-    """A frozen model of the projections, with a `model_copy` made for folds."""
-
-    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
-        """A shallow copy with `update` applied, without validation (as pydantic's own).
-
-        A fold copies the state, and usually a combatant, for every event; pydantic's generic
-        copy (copying the instance dict, the set of given fields, extras and private attributes
-        one by one) was a quarter of a fold. These models are frozen, closed and have no private
-        attributes, so the set of given fields can be shared until an update adds to it.
-        """
-        if deep:
-            return super().model_copy(update=update, deep=True)
-        copied = object.__new__(type(self))
-        values = self.__dict__.copy()
-        given = self.__pydantic_fields_set__
-        if update:
-            values.update(update)
-            if not given.issuperset(update):
-                given = given | update.keys()
-        object.__setattr__(copied, "__dict__", values)
-        object.__setattr__(copied, "__pydantic_fields_set__", given)
-        object.__setattr__(copied, "__pydantic_extra__", None)
-        object.__setattr__(copied, "__pydantic_private__", None)
-        return copied
+    """A frozen model of the projections (copied with pydantic's own `model_copy`)."""
 
 
 class Combatant(Value, frozen=True):
@@ -70,8 +48,14 @@ def track_names(kind: type[Combatant]) -> tuple[str, ...]:
     return tuple(n for n, f in kind.model_fields.items() if not f.exclude and n not in hidden)
 
 
-class Roll(Value, frozen=True):
-    """An effective roll with its computed outcome; rulesets subclass it with their numbers."""
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Roll:
+    """An effective roll with its computed outcome; rulesets subclass it with their numbers.
+
+    A plain frozen, slotted dataclass: the state holds every roll of the encounter, and a
+    pydantic model would carry its own dict and set of given fields (most of its bytes).
+    Fields annotated `Hidden` are kept out of `dump()`, as the `exclude=True` of a model.
+    """
 
     seq: int
     stake: str | None = None
@@ -79,11 +63,33 @@ class Roll(Value, frozen=True):
     outcome: str | None = None
     claimed: str | None = None
 
+    def dump(self, mode: Literal["json", "python"] = "json") -> dict[str, Any]:
+        """The roll as `tracks --json` shows it (its hidden numbers left out)."""
+        # mypy takes a dataclass's class for unhashable (its instances' __hash__ shadows it).
+        shown: dict[str, Any] = _adapter(cast(Hashable, type(self))).dump_python(self, mode=mode)
+        return shown
+
     def describe(self) -> str:
         """The computed outcome and its numbers, for people: `success (successes 3, sb 1)`."""
-        shown = self.model_dump(exclude={"seq", "stake", "actor", "outcome", "claimed"})
-        details = ", ".join(f"{k} {_plain(v)}" for k, v in shown.items() if v is not None)
+        shown = self.dump("python")
+        details = ", ".join(
+            f"{k} {_plain(v)}" for k, v in shown.items() if v is not None and k not in _OWN
+        )
         return f"{self.outcome}" + (f" ({details})" if details else "")
+
+
+#: The fields every roll has, which `describe` does not list among its numbers.
+_OWN: Final = frozenset(("seq", "stake", "actor", "outcome", "claimed"))
+
+T = TypeVar("T")
+#: A field of a roll kept out of its `dump()` (internal numbers the audit reads).
+Hidden = Annotated[T, Field(exclude=True)]
+
+
+@cache
+def _adapter(kind: Hashable) -> TypeAdapter[Any]:
+    # One adapter per roll class, built on first dump (a fold that dumps nothing builds none).
+    return TypeAdapter(cast(type[Roll], kind))
 
 
 def _plain(value: Any) -> str:
@@ -151,7 +157,7 @@ class State(Value, frozen=True):
             "seq": self.seq,
             "combatants": {name: c.view() for name, c in self.combatants.items()},
             "pools": dict(self.pools),
-            "rolls": [roll.model_dump(mode="json") for roll in self.rolls],
+            "rolls": [roll.dump() for roll in self.rolls],
         }
 
 
@@ -161,7 +167,7 @@ S = TypeVar("S", bound=State)
 
 def _own_dicts(model: V) -> V:
     # A copy of the model with its own (shallow) copies of its dict fields.
-    updates = {k: dict(v) for k, v in model.__dict__.items() if isinstance(v, dict)}
+    updates = {k: dict(v) for k, v in model if isinstance(v, dict)}
     return model.model_copy(update=updates) if updates else model
 
 
@@ -198,18 +204,8 @@ def adjust_track(state: S, seq: int, event: events.TrackAdjusted) -> S:
     return replace_combatant(state, updated)
 
 
-#: One `fields_set` per distinct set of given fields, shared by every roll that has it.
-_FIELDS_SETS: dict[frozenset[str], set[str]] = {}
-
-
 def add_roll(state: S, roll: Roll) -> S:
     """The state with one more effective roll."""
-    # pydantic keeps, on every instance, the set of fields given to its constructor: about 700
-    # of a roll's 1,100 bytes. The state holds every roll of the encounter, so rolls share one
-    # copy of that set (never mutated: pydantic copies it before a `model_copy` updates it).
-    given = roll.__pydantic_fields_set__
-    shared = _FIELDS_SETS.setdefault(frozenset(given), set(given))
-    object.__setattr__(roll, "__pydantic_fields_set__", shared)
     return state.model_copy(update={"rolls": Log.of(state.rolls).appended(roll)})
 
 

@@ -8,6 +8,7 @@ gives every other event plain words built from its fields and the tracks it chan
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from types import MappingProxyType
 from typing import Any, Final
 
 from ledger import events
@@ -16,15 +17,17 @@ from projections.registry import RULESETS
 from projections.steps import Change, changes
 
 #: How `combatant.left` reads, by its manner.
-LEFT: Final[Mapping[str, str]] = {
-    "defeated": "is defeated",
-    "fled": "flees",
-    "surrendered": "surrenders",
-    "bargained": "bargains its way out",
-    "escaped": "escapes",
-    "resolved": "is resolved",
-    "other": "leaves the encounter",
-}
+LEFT: Final[Mapping[str, str]] = MappingProxyType(
+    {
+        "defeated": "is defeated",
+        "fled": "flees",
+        "surrendered": "surrenders",
+        "bargained": "bargains its way out",
+        "escaped": "escapes",
+        "resolved": "is resolved",
+        "other": "leaves the encounter",
+    }
+)
 
 
 def explain(before: State | None, seq: int, event: events.Event, after: State) -> str:

@@ -178,6 +178,35 @@ def test_deleting_the_cache_tables_loses_nothing(big: Path, tmp_path: Path) -> N
     assert cached == folded == before[0].model_copy(update={"seq": 1002})
 
 
+def test_a_snapshot_of_a_state_class_that_is_gone_is_skipped_for_an_older_one(
+    big: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # As a snapshot written before a rename (FeState became FatesEdgeState) reads after it.
+    conn = sqlite3.connect(big)
+    (text,) = conn.execute("SELECT state FROM cache_snapshots WHERE seq = 1000").fetchone()
+    conn.close()
+    old = text.replace('"projections.ssss:SsssState"', '"projections.fates_edge_model:FeState"')
+    assert old != text
+    with pytest.raises(snapshot_codec.Unknown, match="FeState"):
+        snapshot_codec.decode(old)
+    sql(big, "UPDATE cache_snapshots SET state = ? WHERE seq = 1000", old)
+    sql(big, "DELETE FROM cache_views")  # so that the read folds from a snapshot
+    folded: list[int] = []
+    feed = core.Folder.feed
+
+    def counting(self: core.Folder, record: Any, strict: bool = False) -> None:
+        folded.append(record.seq)
+        feed(self, record, strict)
+
+    monkeypatch.setattr(core.Folder, "feed", counting)
+    with Ledger(big) as ledger:
+        cached = ledger.tracks("big")
+    assert (folded[0], folded[-1]) == (769, 1000)  # from the snapshot at 768
+    monkeypatch.undo()
+    with Ledger(big) as ledger:
+        assert cached == ledger.refold("big")
+
+
 def test_a_tampered_snapshot_is_an_audit_finding_at_its_seq(big: Path) -> None:
     with Ledger(big) as ledger:
         state = ledger.refold("big")

@@ -73,3 +73,57 @@ def test_a_projection_module_imports_only_the_vocabulary_from_ledger(path: Path)
 def test_the_purity_check_sees_every_projection_module() -> None:
     names = {p.stem for p in MODULES}
     assert {"core", "audit", "fates_edge", "ironsworn", "ssss", "l5r"} <= names
+
+
+def _tree(path: Path) -> ast.Module:
+    return ast.parse(path.read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: p.name)
+def test_a_projection_module_writes_no_private_attributes(path: Path) -> None:
+    # State is immutable for real: no `object.__setattr__` around a frozen class, and no
+    # reaching into pydantic's private attributes or an instance's `__dict__`.
+    bad = [
+        f"line {node.lineno}: {ast.unparse(node)}"
+        for node in ast.walk(_tree(path))
+        if isinstance(node, ast.Attribute)
+        and (
+            node.attr.startswith("__pydantic_")
+            or node.attr == "__dict__"
+            or (node.attr == "__setattr__" and ast.unparse(node.value) == "object")
+        )
+    ]
+    assert bad == []
+
+
+MUTABLE_CALLS = {"dict", "list", "set", "bytearray", "defaultdict", "OrderedDict", "Counter"}
+
+
+def _mutable(value: ast.expr | None) -> bool:
+    if isinstance(value, ast.Dict | ast.List | ast.Set | ast.DictComp | ast.ListComp | ast.SetComp):
+        return True
+    if isinstance(value, ast.Call):
+        name = ast.unparse(value.func).rsplit(".", 1)[-1]
+        return name in MUTABLE_CALLS
+    return False
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: p.name)
+def test_a_projection_module_holds_no_mutable_container_at_module_level(path: Path) -> None:
+    # A fold must not be able to leave anything behind for the next one (tuples, frozensets
+    # and types.MappingProxyType instead).
+    bad = [
+        f"line {node.lineno}: {ast.unparse(node)[:60]}"
+        for node in _tree(path).body
+        if isinstance(node, ast.Assign | ast.AnnAssign) and _mutable(node.value)
+    ]
+    assert bad == []
+
+
+def test_the_purity_check_sees_a_mutable_global_and_a_private_write() -> None:
+    tree = ast.parse(
+        "CACHE: dict[str, int] = {}\nobject.__setattr__(m, '__pydantic_extra__', None)"
+    )
+    assert _mutable(tree.body[0].value if isinstance(tree.body[0], ast.AnnAssign) else None)
+    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Attribute)]
+    assert any(n.attr == "__setattr__" and ast.unparse(n.value) == "object" for n in calls)
