@@ -47,7 +47,7 @@ def _head_row(state: core.State) -> str:
 
 def roll_text(roll: core.Roll) -> str:
     """A roll as `tracks --json` shows it (`State.view`), as JSON text."""
-    return roll.model_dump_json()
+    return roll.dump_json()
 
 
 def save_view(

@@ -69,6 +69,10 @@ class Roll:
         shown: dict[str, Any] = _adapter(cast(Hashable, type(self))).dump_python(self, mode=mode)
         return shown
 
+    def dump_json(self) -> str:
+        """`dump()` as compact JSON text (as pydantic writes a model's)."""
+        return _adapter(cast(Hashable, type(self))).dump_json(self).decode()
+
     def describe(self) -> str:
         """The computed outcome and its numbers, for people: `success (successes 3, sb 1)`."""
         shown = self.dump("python")
