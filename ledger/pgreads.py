@@ -11,12 +11,15 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import suppress
 from datetime import datetime
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from ledger import chain, events
 from ledger.errors import BadInput
 from ledger.rows import COLUMNS, Head, from_row, head_of
 from ledger.stores import checked_rows, heads_agree, heads_disagreement, unknown_encounter
+
+if TYPE_CHECKING:
+    from ledger.pgcache import PgCache
 
 #: Rows read per round trip by a stream (bounded memory on a long encounter).
 PAGE: Final = 2000
@@ -45,10 +48,9 @@ class PgReads(ABC):
         """The database's name, as messages show it."""
 
     @property
-    def cache_db(self) -> None:
-        """No projection cache tables on the server yet: reads fold from the events (a long-lived
-        `Ledger` keeps its last fold in memory)."""
-        return None
+    @abstractmethod
+    def cache_db(self) -> PgCache:
+        """The projection cache's tables (`ledger.pgcache`), read where this reader reads."""
 
     @abstractmethod
     def tell(self, encounter: str, message: str) -> None:

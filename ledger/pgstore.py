@@ -20,7 +20,7 @@ import psycopg
 import psycopg.errors
 from psycopg_pool import ConnectionPool, PoolTimeout
 
-from ledger import chain, events
+from ledger import cache, chain, events, pgcache
 from ledger.chain import ChainReport
 from ledger.errors import (
     BadInput,
@@ -29,6 +29,7 @@ from ledger.errors import (
     StoreError,
     UnknownName,
 )
+from ledger.pgcache import PgCache
 from ledger.pgreads import HEAD_COLUMNS, PgReads, one_line, text
 from ledger.rows import COLUMNS, Head, now_utc
 from ledger.stores import (
@@ -89,6 +90,7 @@ _SCHEMA: Final = (
         updated_at TEXT NOT NULL,
         verified BIGINT NOT NULL DEFAULT 0
     )""",
+    *pgcache.SCHEMA,
 )
 _TRIGGERS: Final = ("events_no_update", "events_no_delete", "events_no_truncate")
 
@@ -153,16 +155,29 @@ class PgStore(WarnsOnce, PgReads):
         """The URL without its password."""
         return redacted(self.url)
 
+    @property
+    def cache_db(self) -> PgCache:
+        """The projection cache's tables, read a statement at a time from the pool."""
+        return PgCache.pooled(self.pool.connection, self.name)
+
     def _ensure_schema(self, conn: psycopg.Connection[Any], create: bool) -> None:
         present = conn.execute(
-            "SELECT to_regclass('events') IS NOT NULL, to_regclass('heads') IS NOT NULL"
+            "SELECT to_regclass('events') IS NOT NULL, to_regclass('heads') IS NOT NULL, "
+            "to_regclass('cache_snapshots') IS NOT NULL AND to_regclass('cache_views') IS NOT NULL "
+            "AND to_regclass('cache_rolls') IS NOT NULL"
         ).fetchone()
-        if present == (True, True):
+        if present is not None and present[:2] == (True, True):
             if not self.readonly and _missing_triggers(conn):
                 # As a write recreates SQLite's: only a role that may (the owner) does.
                 with suppress(psycopg.errors.InsufficientPrivilege), conn.transaction():
                     for statement in _SCHEMA[1:5]:
                         conn.execute(statement)
+            if not self.readonly and not present[2]:
+                # A ledger made before the projection cache (or part of it), or whose cache was
+                # dropped: the owner's next open makes it anew, empty, so that no table is
+                # missing beside others that count on it; until then reads fold from the events.
+                with suppress(psycopg.errors.InsufficientPrivilege), conn.transaction():
+                    create_cache(conn, anew=True)
             return
         if not create and present is not None and not present[0]:
             raise UnknownName(
@@ -266,6 +281,12 @@ class _Reads(PgReads):
         self._store = store
         self.conn = conn
         self.clock = store.clock
+        self._cache = PgCache.in_transaction(conn, store.name, create_cache)
+
+    @property
+    def cache_db(self) -> PgCache:
+        """The projection cache's tables, written in this transaction (under its lock)."""
+        return self._cache
 
     @property
     def name(self) -> str:
@@ -301,9 +322,9 @@ class PgTransaction(Transaction):
         self._reads = reads
 
     @property
-    def cache_db(self) -> None:
-        """No projection cache tables on the server yet: reads fold from the events."""
-        return None
+    def cache_db(self) -> PgCache:
+        """The projection cache's tables, written in this transaction (under its lock)."""
+        return self._reads.cache_db
 
     def _insert(self, rows: list[tuple[Any, ...]]) -> None:
         try:
@@ -345,6 +366,18 @@ class PgTransaction(Transaction):
             (head.encounter, head.system, head.title, head.seq, head.hash, head.opened_at,
              head.updated_at, head.seq),
         )  # fmt: skip
+
+
+def create_cache(conn: psycopg.Connection[Any], anew: bool = False) -> None:
+    """Create the projection cache's missing tables (`anew`: all of them, empty) inside the
+    caller's transaction, under the schema lock: two writers finding them dropped must not both
+    create them. (A write that creates the rolls table rewrites every roll of its view.)"""
+    conn.execute("SELECT pg_advisory_xact_lock(%s, %s)", (_LOCK_CLASS, _SCHEMA_LOCK))
+    if anew:
+        for table in cache.TABLES:
+            conn.execute(f"DROP TABLE IF EXISTS {table}")
+    for statement in pgcache.SCHEMA:
+        conn.execute(statement)
 
 
 def _configure(conn: psycopg.Connection[Any]) -> None:

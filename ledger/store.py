@@ -28,6 +28,7 @@ from ledger.errors import (
     did_you_mean,
 )
 from ledger.rows import COLUMNS, Head, from_row, head_of, now_utc
+from ledger.sqlitecache import SqliteCache
 from ledger.stores import (
     WarnsOnce,
     against_heads,
@@ -90,9 +91,10 @@ class Store(WarnsOnce):
         return str(self.path)
 
     @property
-    def cache_db(self) -> sqlite3.Connection:
-        """The projection cache's tables are in the file itself."""
-        return self.conn
+    def cache_db(self) -> SqliteCache:
+        """The projection cache's tables, in the file itself (on the store's connection, so
+        inside a write they are the write transaction's)."""
+        return SqliteCache(self.conn)
 
     @property
     def db(self) -> Any:
@@ -426,9 +428,9 @@ class SqliteTransaction(Transaction):
         self._store = store
 
     @property
-    def cache_db(self) -> sqlite3.Connection:
-        """The projection cache's tables are in the file itself."""
-        return self._store.conn
+    def cache_db(self) -> SqliteCache:
+        """The projection cache's tables, in the file itself (on this transaction's connection)."""
+        return self._store.cache_db
 
     def _insert(self, rows: list[tuple[Any, ...]]) -> None:
         try:

@@ -22,6 +22,7 @@ from ledger.errors import BadInput, Conflict, LedgerWarning, UnknownName, did_yo
 from ledger.rows import Head, from_row, now_utc
 
 if TYPE_CHECKING:
+    from ledger.cache import CacheTables
     from ledger.transaction import Transaction
 
 #: The URL schemes that name a PostgreSQL database (libpq accepts both).
@@ -34,9 +35,9 @@ class EventStore(Protocol):
     clock: Callable[[], datetime]
 
     @property
-    def cache_db(self) -> Any:
-        """The connection the projection cache (`ledger.cache`) keeps its tables in, or None
-        where the store keeps no cache tables (reads then fold from the events)."""
+    def cache_db(self) -> CacheTables | None:
+        """The projection cache's tables (`ledger.cache`) as reads see them (a write's are its
+        transaction's); None where the store keeps none (reads then fold from the events)."""
 
     def load_rows(
         self, encounter: str, system: str, after: int, upto: int

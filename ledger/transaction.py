@@ -15,11 +15,14 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from ledger import chain, events
 from ledger.errors import BadInput, BrokenChain
 from ledger.rows import Head, recorded, timestamp
+
+if TYPE_CHECKING:
+    from ledger.cache import CacheTables
 
 #: Rows appended in one transaction are inserted together, at most this many at a time.
 _BATCH: Final = 2000
@@ -109,9 +112,9 @@ class Transaction(ABC):
 
     @property
     @abstractmethod
-    def cache_db(self) -> Any:
-        """The connection the projection cache (`ledger.cache`) keeps its tables in, or None
-        where the store keeps no cache tables."""
+    def cache_db(self) -> CacheTables | None:
+        """The projection cache's tables (`ledger.cache`) inside this transaction, or None
+        where the store keeps none."""
 
     # The head.
 
@@ -239,8 +242,8 @@ class Transaction(ABC):
         self.flush()
         return self._stored_revisions(self.system, self.seq)
 
-    def cache_connection(self) -> Any:
-        """The projection cache's connection inside this transaction, with the buffered rows
+    def cache_connection(self) -> CacheTables | None:
+        """The projection cache's tables inside this transaction, with the buffered rows
         inserted (None: the store keeps no cache tables)."""
         self.flush()
         return self.cache_db

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import contextlib
 import json
+import multiprocessing
 import sqlite3
 import tempfile
 from collections.abc import Iterator
+from multiprocessing.synchronize import Barrier
 from pathlib import Path
 from typing import Any
 
@@ -23,41 +25,54 @@ from ledger import BadInput, Ledger, cache, fastpath, headview, session, snapsho
 from projections import core, revisions
 from projections.registry import RULESETS
 from tests.longstreams import lines, skirmish
+from tests.stores import KINDS, Backend, SqliteBackend, open_backend
 from tests.test_fuzz import CAST, FUZZ, STRATEGIES, Event
 
 EXAMPLES = sorted((Path(__file__).parent.parent / "examples").glob("*.jsonl"))
 
 
-def snapshot_seqs(db: Path, encounter: str = "big") -> list[int]:
-    conn = sqlite3.connect(db)
-    seqs = [
-        r[0]
-        for r in conn.execute(
-            "SELECT seq FROM cache_snapshots WHERE encounter = ? ORDER BY seq", (encounter,)
-        )
-    ]
-    conn.close()
-    return seqs
+def snapshot_seqs(store: Backend, encounter: str = "big") -> list[int]:
+    rows = store.execute(
+        "SELECT seq FROM cache_snapshots WHERE encounter = ? ORDER BY seq", (encounter,)
+    )
+    return [r[0] for r in rows]
 
 
-def sql(db: Path, statement: str, *args: Any) -> None:
-    conn = sqlite3.connect(db, isolation_level=None)
-    conn.execute(statement, args)
-    conn.close()
+def sql(store: Backend, statement: str, *args: Any) -> None:
+    store.execute(statement, args)
 
 
 @pytest.fixture
-def big(db: Path) -> Path:
-    """A file with a 1,000-event skirmish `big`, imported (so cached as the ledger caches)."""
-    with Ledger(db) as ledger:
+def big(backend: Backend) -> Backend:
+    """A store with a 1,000-event skirmish `big`, imported (so cached as the ledger caches)."""
+    with backend.ledger() as ledger:
         ledger.import_lines(lines(skirmish(1000)), into="big")
-    return db
+    return backend
 
 
-def fresh_tracks(db: Path, encounter: str = "big") -> tuple[core.State, core.State]:
-    """The tracks as a new process reads them (through the file's cache), and refolded."""
-    with Ledger(db) as ledger:
+def head_view_of(state: core.State) -> dict[str, Any]:
+    """The head view as `headview.load_view` reads it back: `view_of` and the count of rolls."""
+    return {**json.loads(json.dumps(headview.view_of(state))), "rolls": len(state.rolls)}
+
+
+def fresh_tracks(store: Backend, encounter: str = "big") -> tuple[core.State, core.State]:
+    """The tracks as a new process reads them (through the store's cache), and refolded."""
+    with store.ledger() as ledger:
         return ledger.tracks(encounter), ledger.refold(encounter)
+
+
+@pytest.fixture
+def folded(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The seqs every fold adds from here on, in order (a read through the cache folds few)."""
+    seqs: list[int] = []
+    feed = core.Folder.feed  # every event folded goes through it (`add` too)
+
+    def counting(self: core.Folder, record: Any, strict: bool = False) -> None:
+        seqs.append(record.seq)
+        feed(self, record, strict)
+
+    monkeypatch.setattr(core.Folder, "feed", counting)
+    return seqs
 
 
 @pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: p.stem)
@@ -72,7 +87,7 @@ def test_a_snapshot_decodes_to_the_state_it_was_encoded_from(example: Path) -> N
     assert again.model_dump(mode="json") == state.model_dump(mode="json")
 
 
-def test_an_import_leaves_snapshots_every_256_seqs_and_at_its_end(big: Path) -> None:
+def test_an_import_leaves_snapshots_every_256_seqs_and_at_its_end(big: Backend) -> None:
     assert snapshot_seqs(big) == [256, 512, 768, 1000]
     cached, folded = fresh_tracks(big)
     assert cached == folded
@@ -80,37 +95,67 @@ def test_an_import_leaves_snapshots_every_256_seqs_and_at_its_end(big: Path) -> 
 
 
 def test_tracks_fold_only_the_tail_after_the_newest_snapshot(
-    big: Path, monkeypatch: pytest.MonkeyPatch
+    big: Backend, folded: list[int]
 ) -> None:
-    with Ledger(big) as ledger:
+    with big.ledger() as ledger:
         ledger.record("big", {"type": "note", "text": "one more"})
-    folded: list[int] = []
-    feed = core.Folder.feed  # every event folded goes through it (`add` too)
-
-    def counting(self: core.Folder, record: Any, strict: bool = False) -> None:
-        folded.append(record.seq)
-        feed(self, record, strict)
-
-    monkeypatch.setattr(core.Folder, "feed", counting)
-    with Ledger(big) as ledger:
+    assert folded == [1001]  # the write folded only its own event, on seq 1000's snapshot
+    folded.clear()
+    with big.ledger() as ledger:
         assert ledger.tracks("big").seq == 1001
     assert folded == [1001]
 
 
-def test_each_write_refreshes_the_head_view_in_its_transaction(big: Path) -> None:
-    with Ledger(big) as ledger:
+def test_a_write_in_a_new_process_folds_only_the_tail_after_the_newest_snapshot(
+    big: Backend, folded: list[int]
+) -> None:
+    for n in range(3):
+        with big.ledger() as ledger:
+            ledger.record("big", {"type": "harm.inflicted", "target": "Sage", "level": 1})
+        # The tail after seq 1000 (a write keeps a snapshot every 256 seqs), then its event.
+        assert folded == list(range(1001, 1002 + n))
+        folded.clear()
+
+
+def test_an_undo_in_a_new_process_refolds_from_a_snapshot_before_its_target(
+    big: Backend, folded: list[int]
+) -> None:
+    with big.ledger() as ledger:
+        result = ledger.undo("big", 900, reason="misread")
+    # From the snapshot at 768, never from seq 1: as the stream stood and as it stands.
+    assert folded and min(folded) == 769
+    with big.ledger() as ledger:
+        refolded = ledger.refold("big")
+    assert result.state == refolded
+    cached, fold = fresh_tracks(big)
+    assert cached == fold == refolded
+
+
+def test_each_write_refreshes_the_head_view_in_its_transaction(big: Backend) -> None:
+    with big.ledger() as ledger:
         ledger.record("big", {"type": "harm.inflicted", "target": "Sage", "level": 1})
         ledger.record("big", {"type": "note", "text": "a note changes no track"})
         head = ledger.store.require("big")
         view = headview.load_view(ledger.store.cache_db, "big", (head.seq, head.hash))
         state = ledger.refold("big")
-    assert view == {**json.loads(json.dumps(headview.view_of(state))), "rolls": len(state.rolls)}
+    assert view == head_view_of(state)
     assert view["seq"] == 1002
     assert view["combatants"]["Sage"]["harm"] == [1]
 
 
-def test_a_retraction_behind_snapshots_falls_back_to_an_older_one(big: Path) -> None:
-    with Ledger(big) as ledger:
+def test_a_rolled_back_write_leaves_the_cache_as_it_was(big: Backend) -> None:
+    before = big.execute("SELECT name, seq, hash, view FROM cache_views ORDER BY name")
+    with big.ledger() as ledger:
+        done = ledger.undo("big", 600, reason="only looking", dry_run=True)
+        assert done.downstream is not None
+        with pytest.raises(BadInput):
+            ledger.record("big", {"type": "harm.inflicted", "target": "Nobody", "level": 1})
+    assert big.execute("SELECT name, seq, hash, view FROM cache_views ORDER BY name") == before
+    assert snapshot_seqs(big) == [256, 512, 768, 1000]
+
+
+def test_a_retraction_behind_snapshots_falls_back_to_an_older_one(big: Backend) -> None:
+    with big.ledger() as ledger:
         ledger.undo("big", 600, reason="misread")  # seq 600 is a harm in the skirmish
         usable = cache.usable_snapshots(ledger.store.cache_db, "big", folded_gone(ledger))
     # The undo refolded from 512 and stored 768 anew; 1000 folded seq 600 and stands unused.
@@ -127,23 +172,14 @@ def folded_gone(ledger: Ledger) -> revisions.Standing:
     return revisions.standing(ledger.store.revisions("big", "ssss"))
 
 
-def test_an_undo_in_a_new_process_refolds_from_a_snapshot_before_its_target(big: Path) -> None:
-    with Ledger(big) as ledger:
-        result = ledger.undo("big", 900, reason="misread")
-        refolded = ledger.refold("big")
-    assert result.state == refolded
-    cached, folded = fresh_tracks(big)
-    assert cached == folded == refolded
-
-
-def test_a_snapshot_whose_event_hash_changed_is_ignored(big: Path) -> None:
-    with Ledger(big) as ledger:
+def test_a_snapshot_whose_event_hash_changed_is_ignored(big: Backend) -> None:
+    with big.ledger() as ledger:
         wrong = ledger.refold("big").model_copy(update={"title": "not the log's"})
     sql(big, "UPDATE cache_snapshots SET hash = ?, state = ? WHERE seq = 1000", "0" * 64,
         snapshot_codec.encode(wrong))  # fmt: skip
     cached, folded = fresh_tracks(big)
     assert cached == folded
-    with Ledger(big) as ledger:
+    with big.ledger() as ledger:
         assert [f.rule for f in ledger.audit("big") if f.rule == "cache-disagrees"] == []
 
 
@@ -157,17 +193,17 @@ def test_a_snapshot_whose_event_hash_changed_is_ignored(big: Path) -> None:
         "not json",
     ],
 )
-def test_a_snapshot_of_an_unknown_class_or_shape_is_ignored(big: Path, state: str) -> None:
+def test_a_snapshot_of_an_unknown_class_or_shape_is_ignored(big: Backend, state: str) -> None:
     sql(big, "UPDATE cache_snapshots SET state = ? WHERE seq = 1000", state)
     cached, folded = fresh_tracks(big)
     assert cached == folded
 
 
-def test_deleting_the_cache_tables_loses_nothing(big: Path, tmp_path: Path) -> None:
-    with Ledger(big) as ledger:
+def test_deleting_the_cache_tables_loses_nothing(big: Backend) -> None:
+    with big.ledger() as ledger:
         before = (ledger.refold("big"), ledger.audit("big"), list(ledger.export("big")))
         cache.drop(ledger.store.cache_db)
-    with Ledger(big) as ledger:
+    with big.ledger() as ledger:
         assert ledger.tracks("big") == before[0]
         assert (ledger.refold("big"), ledger.audit("big"), list(ledger.export("big"))) == before
         ledger.record("big", {"type": "note", "text": "the next write rebuilds the cache"})
@@ -179,83 +215,101 @@ def test_deleting_the_cache_tables_loses_nothing(big: Path, tmp_path: Path) -> N
 
 
 def test_a_snapshot_of_a_state_class_that_is_gone_is_skipped_for_an_older_one(
-    big: Path, monkeypatch: pytest.MonkeyPatch
+    big: Backend, folded: list[int]
 ) -> None:
     # As a snapshot written before a rename (FeState became FatesEdgeState) reads after it.
-    conn = sqlite3.connect(big)
-    (text,) = conn.execute("SELECT state FROM cache_snapshots WHERE seq = 1000").fetchone()
-    conn.close()
+    [(text,)] = big.execute("SELECT state FROM cache_snapshots WHERE seq = 1000")
     old = text.replace('"projections.ssss:SsssState"', '"projections.fates_edge_model:FeState"')
     assert old != text
     with pytest.raises(snapshot_codec.Unknown, match="FeState"):
         snapshot_codec.decode(old)
     sql(big, "UPDATE cache_snapshots SET state = ? WHERE seq = 1000", old)
     sql(big, "DELETE FROM cache_views")  # so that the read folds from a snapshot
-    folded: list[int] = []
-    feed = core.Folder.feed
-
-    def counting(self: core.Folder, record: Any, strict: bool = False) -> None:
-        folded.append(record.seq)
-        feed(self, record, strict)
-
-    monkeypatch.setattr(core.Folder, "feed", counting)
-    with Ledger(big) as ledger:
+    folded.clear()
+    with big.ledger() as ledger:
         cached = ledger.tracks("big")
     assert (folded[0], folded[-1]) == (769, 1000)  # from the snapshot at 768
-    monkeypatch.undo()
-    with Ledger(big) as ledger:
+    with big.ledger() as ledger:
         assert cached == ledger.refold("big")
 
 
-def test_a_tampered_snapshot_is_an_audit_finding_at_its_seq(big: Path) -> None:
-    with Ledger(big) as ledger:
+def test_cache_tables_dropped_under_a_running_ledger_lose_nothing(big: Backend) -> None:
+    with big.ledger() as ledger:
+        state = ledger.tracks("big")
+        for table in cache.TABLES:
+            big.execute(f"DROP TABLE {table}")
+        assert ledger.tracks("big") == state
+        ledger.record("big", {"type": "harm.inflicted", "target": "Sage", "level": 1})
+        head = ledger.store.require("big")
+        view = headview.load_view(ledger.store.cache_db, "big", (head.seq, head.hash))
+        assert view == head_view_of(ledger.refold("big"))
+        assert [f for f in ledger.audit("big") if f.rule == "cache-disagrees"] == []
+
+
+def test_a_tampered_snapshot_is_an_audit_finding_at_its_seq(big: Backend) -> None:
+    with big.ledger() as ledger:
         state = ledger.refold("big")
     sage = state.combatants["Sage"].model_copy(update={"harm": (3, 3)})
     wrong = core.replace_combatant(state, sage)
     sql(big, "UPDATE cache_snapshots SET state = ? WHERE seq = 1000", snapshot_codec.encode(wrong))
-    with Ledger(big) as ledger:
+    with big.ledger() as ledger:
         findings = [f for f in ledger.audit("big") if f.rule == "cache-disagrees"]
     assert [(f.severity, f.seq) for f in findings] == [("error", (1000,))]
     assert "drop the tables cache_snapshots and cache_views" in findings[0].message
 
 
-@pytest.mark.parametrize(
-    ("row", "change", "part"),
-    [
-        ("", "'$.pools.gm', 9", "pools"),
-        ("Sage", "'$.harm', json('[4]')", "combatants"),
-        ("", "'$.round', 7", "round"),
-        ("", "'$.rolls', 3", "rolls"),
-    ],
-)
-def test_a_tampered_head_view_is_an_audit_finding(
-    big: Path, row: str, change: str, part: str
-) -> None:
-    sql(big, f"UPDATE cache_views SET view = json_set(view, {change}) WHERE name = ?", row)
-    with Ledger(big) as ledger:
+#: A change to one row of the head view, in each database's JSON functions.
+VIEW_EDITS = {
+    "pools": (
+        "",
+        "json_set(view, '$.pools.gm', 9)",
+        "jsonb_set(view::jsonb, '{pools,gm}', '9')::text",
+    ),
+    "combatants": (
+        "Sage",
+        "json_set(view, '$.harm', json('[4]'))",
+        "jsonb_set(view::jsonb, '{harm}', '[4]')::text",
+    ),
+    "round": ("", "json_set(view, '$.round', 7)", "jsonb_set(view::jsonb, '{round}', '7')::text"),
+    "rolls": ("", "json_set(view, '$.rolls', 3)", "jsonb_set(view::jsonb, '{rolls}', '3')::text"),
+}
+
+
+@pytest.mark.parametrize("part", list(VIEW_EDITS))
+def test_a_tampered_head_view_is_an_audit_finding(big: Backend, part: str) -> None:
+    row, sqlite_edit, pg_edit = VIEW_EDITS[part]
+    edit = sqlite_edit if big.kind == "sqlite" else pg_edit
+    sql(big, f"UPDATE cache_views SET view = {edit} WHERE name = ?", row)
+    with big.ledger() as ledger:
         findings = [f for f in ledger.audit("big") if f.rule == "cache-disagrees"]
     assert [f.seq for f in findings] == [(1000,)]
     assert f"head view ({part})" in findings[0].message
 
 
-@pytest.mark.parametrize(
-    "damage",
-    [
+#: Damage to one stored roll of the head view, in each database's JSON functions.
+ROLL_DAMAGE = {
+    "edited": (
         "UPDATE cache_rolls SET roll = json_set(roll, '$.outcome', 'miss') WHERE n = 5",
-        "DELETE FROM cache_rolls WHERE n = 5",
-    ],
-)
-def test_a_tampered_roll_of_the_head_view_is_an_audit_finding(big: Path, damage: str) -> None:
-    sql(big, damage)
-    with Ledger(big) as ledger:
+        "UPDATE cache_rolls SET roll = jsonb_set(roll::jsonb, '{outcome}', '\"miss\"')::text "
+        "WHERE n = 5",
+    ),
+    "deleted": ("DELETE FROM cache_rolls WHERE n = 5",) * 2,
+}
+
+
+@pytest.mark.parametrize("damage", list(ROLL_DAMAGE))
+def test_a_tampered_roll_of_the_head_view_is_an_audit_finding(big: Backend, damage: str) -> None:
+    sqlite_damage, pg_damage = ROLL_DAMAGE[damage]
+    sql(big, sqlite_damage if big.kind == "sqlite" else pg_damage)
+    with big.ledger() as ledger:
         findings = [f for f in ledger.audit("big") if f.rule == "cache-disagrees"]
     assert [f.seq for f in findings] == [(1000,)]
     assert "head view (rolls)" in findings[0].message
 
 
-def test_a_head_view_without_its_rolls_table_is_no_finding(big: Path) -> None:
+def test_a_head_view_without_its_rolls_table_is_no_finding(big: Backend) -> None:
     sql(big, "DROP TABLE cache_rolls")
-    with Ledger(big) as ledger:
+    with big.ledger() as ledger:
         assert [f for f in ledger.audit("big") if f.rule == "cache-disagrees"] == []
 
 
@@ -270,9 +324,10 @@ def every_four() -> Iterator[None]:
         yield
 
 
+@pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("system", list(STRATEGIES))
 def test_random_streams_read_through_the_cache_equal_the_fold(
-    system: str, every_four: None
+    system: str, kind: str, every_four: None, request: pytest.FixtureRequest
 ) -> None:
     @FEWER
     @given(
@@ -281,30 +336,93 @@ def test_random_streams_read_through_the_cache_equal_the_fold(
     )
     def check(stream: list[Event], undos: list[int]) -> None:
         with tempfile.TemporaryDirectory() as folder:
-            db = Path(folder) / "fuzz.db"
-            with Ledger(db) as ledger:
-                ledger.open("fuzz", system)
-            for item in [*CAST[system], *stream]:
-                # Each write in a new "process".
-                with Ledger(db) as ledger, contextlib.suppress(BadInput):
-                    ledger.record("fuzz", item)
-            for seq in undos:
-                with Ledger(db) as ledger, contextlib.suppress(BadInput):
-                    ledger.undo("fuzz", seq, reason="fuzz")
-            with Ledger(db) as ledger:
-                records = ledger.records("fuzz")
-                folded = core.fold(RULESETS, records)
-                assert ledger.tracks("fuzz") == folded
-                assert [f for f in ledger.audit("fuzz") if f.rule == "cache-disagrees"] == []
-                # What `encounter tracks --json` prints from the head view, without the fold.
-                with contextlib.closing(sqlite3.connect(db)) as conn:
-                    stored = fastpath.head_view(conn, "fuzz", rolls=True)
-                assert stored == json.loads(json.dumps(folded.view()))
-                now = revisions.standing(records)
-                usable = cache.usable_snapshots(ledger.store.cache_db, "fuzz", now)
-                for seq, state in usable.items():
-                    # The stream as it stands now (later retractions and corrections count),
-                    # up to the seq.
-                    assert state == core.fold(RULESETS, records, at=seq, corrected_today=True)
+            store = open_backend(request, kind, Path(folder))
+            try:
+                random_writes(store, system, stream, undos)
+            finally:
+                store.close()
 
     check()
+
+
+def random_writes(store: Backend, system: str, stream: list[Event], undos: list[int]) -> None:
+    with store.ledger() as ledger:
+        ledger.open("fuzz", system)
+    for item in [*CAST[system], *stream]:
+        # Each write in a new "process".
+        with store.ledger() as ledger, contextlib.suppress(BadInput):
+            ledger.record("fuzz", item)
+    for seq in undos:
+        with store.ledger() as ledger, contextlib.suppress(BadInput):
+            ledger.undo("fuzz", seq, reason="fuzz")
+    with store.ledger() as ledger:
+        records = ledger.records("fuzz")
+        folded = core.fold(RULESETS, records)
+        assert ledger.tracks("fuzz") == folded
+        assert [f for f in ledger.audit("fuzz") if f.rule == "cache-disagrees"] == []
+        head = ledger.store.require("fuzz")
+        stored = headview.load_view(ledger.store.cache_db, "fuzz", (head.seq, head.hash))
+        assert stored is not None
+        assert headview.diff_view(ledger.store.cache_db, stored, folded) == []
+        if isinstance(store, SqliteBackend):
+            # What `encounter tracks --json` prints from the head view, without the fold.
+            with contextlib.closing(sqlite3.connect(store.path)) as conn:
+                shown = fastpath.head_view(conn, "fuzz", rolls=True)
+            assert shown == json.loads(json.dumps(folded.view()))
+        now = revisions.standing(records)
+        usable = cache.usable_snapshots(ledger.store.cache_db, "fuzz", now)
+        for seq, state in usable.items():
+            # The stream as it stands now (later retractions and corrections count), up to
+            # the seq.
+            assert state == core.fold(RULESETS, records, at=seq, corrected_today=True)
+
+
+WRITERS, WRITES = 4, 30
+CONTEXT = multiprocessing.get_context("fork")
+
+
+def busy_writer(location: str, writer: int, start: Barrier) -> None:
+    with Ledger(location) as ledger:
+        ledger.tracks("brawl")
+        start.wait()
+        for n in range(WRITES):
+            if n % 7 == 6:
+                with contextlib.suppress(BadInput):  # another writer's undo got there first
+                    ledger.undo("brawl", reason=f"w{writer} takes back")
+            elif n % 3 == 0:
+                ledger.record("brawl", {"type": "harm.inflicted", "target": "Thug", "level": 1})
+            else:
+                ledger.record("brawl", {"type": "note", "text": f"w{writer}.{n}"})
+
+
+@pytest.mark.slow
+def test_concurrent_writers_of_one_encounter_keep_the_cache_equal_to_the_fold(
+    backend: Backend, every_four: None
+) -> None:
+    with backend.ledger() as ledger:
+        ledger.open("brawl", "ssss")
+        ledger.join("brawl", "Thug", "adversary", {"level": 5})
+    start = CONTEXT.Barrier(WRITERS)
+    workers = [
+        CONTEXT.Process(target=busy_writer, args=(backend.location, w, start))
+        for w in range(WRITERS)
+    ]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(timeout=300)
+    assert [w.exitcode for w in workers] == [0] * WRITERS
+    with backend.ledger() as ledger:
+        records = ledger.records("brawl")
+        head = ledger.store.require("brawl")
+        assert head.seq == len(records) == 2 + WRITERS * WRITES
+        folded = core.fold(RULESETS, records)
+        view = headview.load_view(ledger.store.cache_db, "brawl", (head.seq, head.hash))
+        assert view == head_view_of(folded)
+        assert headview.diff_view(ledger.store.cache_db, view, folded) == []  # the rolls too
+        assert ledger.tracks("brawl") == folded
+        assert [f for f in ledger.audit("brawl") if f.rule == "cache-disagrees"] == []
+        usable = cache.usable_snapshots(ledger.store.cache_db, "brawl", revisions.standing(records))
+        assert usable  # every fourth seq was kept: some still hold
+        for seq, state in usable.items():
+            assert state == core.fold(RULESETS, records, at=seq, corrected_today=True)

@@ -182,6 +182,14 @@ def test_the_readme_hosting_roles_append_and_never_rewrite(pg_server: str) -> No
         assert cli("--db", app_role, "undo", "ford", "--reason", "typo")[0] == 0
         assert cli("--db", app_role, "verify", "ford")[1].startswith("ford: 3 events, chain ok")
         with psycopg.connect(app_role, autocommit=True) as conn:
+            # The app role's writes keep the projection cache: the head view is of seq 3.
+            top = conn.execute("SELECT seq FROM cache_views WHERE name = ''").fetchall()
+            assert top == [(3,)]
+            conn.execute("DELETE FROM cache_views")  # a cache: the app role may clear it
+        assert cli("--db", app_role, "record", "ford", "note", "text=again")[0] == 0
+        with psycopg.connect(app_role, autocommit=True) as conn:
+            assert conn.execute("SELECT seq FROM cache_views WHERE name = ''").fetchall() == [(4,)]
+        with psycopg.connect(app_role, autocommit=True) as conn:
             for statement in ("UPDATE events SET body = '{}'", "DELETE FROM events"):
                 with pytest.raises(psycopg.errors.InsufficientPrivilege):
                     conn.execute(statement)
