@@ -10,7 +10,8 @@ of every track change, so that a combatant's health can be charted without any P
   each encounter was folded).
 
 The store creates the views with a new file; `encounter views` creates them in older files.
-sqlite-utils does the tables, views and indexes.
+sqlite-utils does the tables, views and indexes. On PostgreSQL, `encounter views` makes the same
+views and table in the ledger's schema (`ledger.pgviews`).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from ledger.errors import BadInput
 if TYPE_CHECKING:
     import sqlite3
 
+    from ledger.pgstore import PgStore
     from ledger.service import Ledger
 
 #: The retractions and whether each is in force: a retraction is in force unless one in force
@@ -109,21 +111,27 @@ def create_views(conn: sqlite3.Connection) -> None:
 
 
 def _file(ledger: Ledger) -> Any:
-    """The ledger file as a `sqlite_utils.Database`: the views are for SQLite tools."""
+    """The ledger file as a `sqlite_utils.Database`, or None for a PostgreSQL ledger (whose
+    views are `ledger.pgviews`')."""
     from ledger.store import Store
 
-    if not isinstance(ledger.store, Store):
-        raise BadInput(
-            f"SQL views are made in a SQLite ledger file (for Datasette), not in "
-            f"{ledger.store.name}: `encounter copy` the ledger to a file first"
-        )
-    return ledger.store.db
+    if isinstance(ledger.store, Store):
+        return ledger.store.db
+    return None
 
 
 def rebuild(ledger: Ledger) -> dict[str, int]:
     """(Re)create the views and the `track_changes` read model from the stored events; the
     rows of each encounter, by name."""
     db = _file(ledger)
+    if db is None:
+        from ledger import pgviews
+
+        heads = ledger.encounters()
+        found = pgviews.rebuild(
+            _postgres(ledger), (_rows(ledger, h.encounter, h.seq) for h in heads)
+        )
+        return {h.encounter: found.get(h.encounter, 0) for h in heads}
     with db.conn:  # one transaction: a reader sees the old read model or the new one
         for name, sql in VIEWS.items():
             db.create_view(name, sql, replace=True)
@@ -133,7 +141,10 @@ def rebuild(ledger: Ledger) -> dict[str, int]:
         table.create(COLUMNS, pk=("encounter", "seq", "combatant", "track"))
         counts: dict[str, int] = {}
         for head in ledger.encounters():
-            rows = list(_rows(ledger, head.encounter, head.seq))
+            rows = [
+                {**row, "before": _cell(row["before"]), "after": _cell(row["after"])}
+                for row in _rows(ledger, head.encounter, head.seq)
+            ]
             table.insert_all(rows, batch_size=1000)
             counts[head.encounter] = len(rows)
         table.create_index(["encounter", "combatant", "track", "seq"], if_not_exists=True)
@@ -143,6 +154,11 @@ def rebuild(ledger: Ledger) -> dict[str, int]:
 def drop(ledger: Ledger) -> None:
     """Delete the read model and the views (the events lose nothing)."""
     db = _file(ledger)
+    if db is None:
+        from ledger import pgviews
+
+        pgviews.drop(_postgres(ledger))
+        return
     with db.conn:
         for name in VIEWS:
             db.execute(f"DROP VIEW IF EXISTS {name}")
@@ -150,7 +166,16 @@ def drop(ledger: Ledger) -> None:
             db.table(TRACK_CHANGES).drop()
 
 
+def _postgres(ledger: Ledger) -> PgStore:
+    from ledger.pgstore import PgStore
+
+    if not isinstance(ledger.store, PgStore):
+        raise BadInput(f"no SQL views can be made in {ledger.store.name}")
+    return ledger.store
+
+
 def _rows(ledger: Ledger, encounter: str, top: int) -> Iterator[dict[str, Any]]:
+    """One row a changed track (`before` and `after` as the fold has them)."""
     for step in ledger.replay(encounter):
         for change in step.changes:
             yield {
@@ -159,8 +184,8 @@ def _rows(ledger: Ledger, encounter: str, top: int) -> Iterator[dict[str, Any]]:
                 "round": step.round,
                 "combatant": change.combatant,
                 "track": change.track,
-                "before": _cell(change.before),
-                "after": _cell(change.after),
+                "before": change.before,
+                "after": change.after,
                 "built_to": top,
             }
 

@@ -330,16 +330,6 @@ def test_a_schema_in_the_url_keeps_two_ledgers_apart(pg: PgBackend) -> None:
     assert "options=" + quote(f"-csearch_path={pg.schema}") in pg.location
 
 
-def test_sql_views_are_for_a_sqlite_file_and_say_so(pg: PgBackend) -> None:
-    opened(pg, "ford")
-    code, out, err = cli("--db", pg.location, "views")
-    assert (code, out) == (2, "")
-    assert err == (
-        f"Error: SQL views are made in a SQLite ledger file (for Datasette), not in "
-        f"{pg.location}: `encounter copy` the ledger to a file first\n"
-    )
-
-
 def test_a_read_of_a_chain_edited_behind_the_triggers_warns_once_and_shows_it(
     pg: PgBackend,
 ) -> None:
