@@ -1,8 +1,10 @@
 """Benchmark of the two stores: durable appends per second on one encounter, and on four
-encounters written at once by four processes, PostgreSQL against SQLite in the same run.
+encounters written at once by four processes, PostgreSQL against SQLite in the same run; and
+`tracks` of a 10,000-event encounter on PostgreSQL through the projection cache and without it.
 
-Called by `tests/perf/bench.py` (step `stores`, ids `pg_append_1_vs_sqlite` and
-`pg_append_4_vs_sqlite`), or alone: `.venv/bin/python tests/perf/bench_stores.py [--json]`.
+Called by `tests/perf/bench.py` (step `stores`, ids `pg_append_1_vs_sqlite`,
+`pg_append_4_vs_sqlite` and `pg_tracks_10k_cache_vs_fold`), or alone:
+`.venv/bin/python tests/perf/bench_stores.py [--quick] [--json]`.
 The server is `ENCOUNTER_BENCH_PG` when set, else a throwaway cluster started with fsync on
 (as durable as SQLite's synchronous=FULL).
 """
@@ -27,7 +29,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from ledger import Ledger  # noqa: E402
+from ledger import Ledger, cache  # noqa: E402
 from tests import pgcluster  # noqa: E402
 from tests.longstreams import lines, skirmish  # noqa: E402
 
@@ -44,6 +46,16 @@ GOALS: dict[str, tuple[str, str, tuple[str, float]]] = {
         (">=", 1.5),
     ),
 }
+#: `Ledger.tracks` in a new `Ledger` (as a new process reads), seconds: through the cache or not.
+TRACKS_GOALS: dict[str, tuple[str, str, tuple[str, float]]] = {
+    "pg_tracks_10k_cache_vs_fold": (
+        "PostgreSQL `Ledger.tracks` of a 10,000-event encounter, through the projection cache",
+        "the same with the cache tables dropped (every event read and folded)",
+        (">=", 5),
+    ),
+}
+GOALS.update(TRACKS_GOALS)
+TRACKS_EVENTS = 10_000
 WRITERS = 4
 CONTEXT = multiprocessing.get_context("fork")
 
@@ -118,7 +130,8 @@ def per_append(location: str, writers: int, count: int) -> float:
 
 
 def measure(folder: Path, repeats: int, count: int) -> dict[str, tuple[float, float]] | None:
-    """id -> (PostgreSQL, SQLite) seconds per append, medians of interleaved runs."""
+    """id -> (PostgreSQL, SQLite) seconds per append, medians of interleaved runs; and
+    id -> (through the cache, folded) seconds of a read on PostgreSQL."""
     with server(folder) as url:
         if url is None:
             return None
@@ -129,7 +142,31 @@ def measure(folder: Path, repeats: int, count: int) -> dict[str, tuple[float, fl
                 pg.append(per_append(url, writers, count))
                 lite.append(per_append(str(folder / f"bench-{id}-{n}.db"), writers, count))
             figures[id] = (statistics.median(pg), statistics.median(lite))
+        figures["pg_tracks_10k_cache_vs_fold"] = tracks_with_and_without_cache(url, repeats)
         return figures
+
+
+def _fresh_tracks(location: str, name: str) -> float:
+    """Seconds of `tracks` in a new `Ledger` (its pool open already: a new process's read)."""
+    with Ledger(location) as ledger:
+        ledger.store.require(name)
+        began = time.perf_counter()
+        ledger.tracks(name)
+        return time.perf_counter() - began
+
+
+def tracks_with_and_without_cache(location: str, repeats: int) -> tuple[float, float]:
+    """(through the cache, with the cache dropped) seconds of `tracks` on a 10,000-event
+    encounter imported into PostgreSQL (the import leaves its snapshots), medians."""
+    name = f"t{uuid.uuid4().hex[:6]}"
+    with Ledger(location) as ledger:
+        ledger.import_lines(lines(skirmish(TRACKS_EVENTS)), into=name)
+    runs = max(3, 2 * repeats + 1)
+    cached = statistics.median(_fresh_tracks(location, name) for _ in range(runs))
+    with Ledger(location) as ledger:
+        cache.drop(ledger.store.cache_db)
+    folded = statistics.median(_fresh_tracks(location, name) for _ in range(runs))
+    return cached, folded
 
 
 def bench_stores(add: Callable[..., None], skip: Callable[[str, str], None], folder: Path,
@@ -149,7 +186,7 @@ def main() -> None:
     figures = measure(folder, 1 if "--quick" in sys.argv else 3, 200)
     if figures is None:
         raise SystemExit("no PostgreSQL server (install postgresql or set ENCOUNTER_BENCH_PG)")
-    rows = [
+    rows: list[dict[str, Any]] = [
         {
             "id": id,
             "benchmark": GOALS[id][0],
@@ -158,11 +195,29 @@ def main() -> None:
             "ratio": round(lite / pg, 3),
         }
         for id, (pg, lite) in figures.items()
+        if id not in TRACKS_GOALS
+    ]
+    rows += [
+        {
+            "id": id,
+            "benchmark": GOALS[id][0],
+            "cached_s": round(cached, 4),
+            "folded_s": round(folded, 4),
+            "ratio": round(folded / cached, 3),
+        }
+        for id, (cached, folded) in figures.items()
+        if id in TRACKS_GOALS
     ]
     if "--json" in sys.argv:
         print(json.dumps({"results": rows}, indent=2))
         return
     for row in rows:
+        if "cached_s" in row:
+            print(
+                f"{row['id']}: through the cache {row['cached_s'] * 1000:.1f} ms, "
+                f"folded {row['folded_s'] * 1000:.1f} ms, ratio {row['ratio']}"
+            )
+            continue
         print(
             f"{row['id']}: PostgreSQL {row['postgresql_appends_per_s']}/s, "
             f"SQLite {row['sqlite_appends_per_s']}/s, ratio {row['ratio']}"
