@@ -18,6 +18,8 @@ from pydantic import BaseModel
 
 from ledger.chainhash import GENESIS as GENESIS
 from ledger.chainhash import hash_text as hash_text
+from ledger.errors import UnknownVersion
+from ledger.events import versions
 
 CANONICAL: Final = json.JSONEncoder(
     sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
@@ -108,6 +110,8 @@ class ChainReport(BaseModel, frozen=True):
     problem: str | None = None
     #: How the heads cache disagrees with the rows, when it does (the chain may still verify).
     cache: str | None = None
+    #: The first event this build cannot read (a newer version of its type); its hash verifies.
+    unread: str | None = None
 
     @property
     def ok(self) -> bool:
@@ -125,15 +129,22 @@ def verify_rows(
     the exact text the ledger writes for its contents. `acknowledged` is the head the ledger
     last wrote (seq, hash): rows removed from the end show against it.
     """
-    expected_seq, prev, count, last = 1, GENESIS, 0, None
+    expected_seq, prev, count, last, unread = 1, GENESIS, 0, None, None
     for row in rows:
         count += 1
         seq, row_hash = row[1], row[7]
         problem = row_problem(expected_seq, prev, *row)
         if problem:
             return ChainReport(
-                encounter=encounter, events=count, head=last, bad_seq=expected_seq, problem=problem
+                encounter=encounter,
+                events=count,
+                head=last,
+                bad_seq=expected_seq,
+                problem=problem,
+                unread=unread,
             )
+        if unread is None and versions.KEY in row[5]:
+            unread = _unread(seq, row[3], row[5])
         expected_seq, prev, last = seq + 1, row_hash, row_hash
     if acknowledged is not None and acknowledged != (expected_seq - 1, last):
         return ChainReport(
@@ -143,8 +154,21 @@ def verify_rows(
             bad_seq=expected_seq,
             problem=f"the last stored seq is {expected_seq - 1}, but seq {acknowledged[0]} "
             "was acknowledged: events were removed from the end",
+            unread=unread,
         )
-    return ChainReport(encounter=encounter, events=count, head=last)
+    return ChainReport(encounter=encounter, events=count, head=last, unread=unread)
+
+
+def _unread(seq: int, kind: str, body: str) -> str | None:
+    """Why this build cannot read a row whose chain verifies (None: it can): the version its
+    body names is one it does not know."""
+    data = json.loads(body)
+    try:
+        if isinstance(data, dict):
+            versions.version_of(kind, data)
+    except UnknownVersion as exc:
+        return f"seq {seq}: {exc}"
+    return None
 
 
 def row_problem(

@@ -399,6 +399,8 @@ def register() -> None:
                 typer.echo(f"{r.encounter}: BROKEN at seq {r.bad_seq}: {r.problem}")
             if r.cache is not None:
                 typer.echo(f"{r.encounter}: CACHE DISAGREES: {r.cache} (the next write repairs it)")
+            if r.unread is not None:
+                typer.echo(f"{r.encounter}: NOT READABLE BY THIS BUILD: {r.unread}")
         if not reports:
             typer.echo(f"No encounters in {ctx.obj}.")
         elif whole and not broken:
@@ -423,7 +425,7 @@ def _verify_document(
     reports: list[ChainReport], problems: list[str], digest: str | None, matched: bool | None
 ) -> NoReturn:
     """`verify --json`: one document, `{"ok", "problems", "encounters": [{"encounter",
-    "events", "head", "ok", "bad_seq", "problem", "cache"}], "digest", "head_matches"}`
+    "events", "head", "ok", "bad_seq", "problem", "cache", "unread"}], "digest", "head_matches"}`
     (`digest` over every head for a whole file, else null; `head_matches` null without
     --head); exit 1 when anything is broken or the chain does not end at --head."""
     encounters = [{**r.model_dump(mode="json"), "ok": r.ok} for r in reports]

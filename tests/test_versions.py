@@ -98,6 +98,23 @@ def test_a_stored_event_of_a_newer_version_is_refused_as_such_not_as_a_broken_ch
         )
         (report,) = book.verify("crypt")
         assert report.ok  # the chain is intact: a newer build wrote it
+        assert report.unread == (
+            "seq 2: note event is of version 7, written by a newer build: this one knows note "
+            "up to version 1; upgrade encounter-ledger to read it"
+        )
+
+
+def test_verify_passes_a_chain_it_cannot_read_and_says_which_event(db: Path) -> None:
+    opened_with_a_newer_note(db)
+    result = runner.invoke(app, ["--db", str(db), "verify", "crypt"])
+    assert result.exit_code == 0
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("crypt: 2 events, chain ok, head ")
+    assert lines[1] == (
+        "crypt: NOT READABLE BY THIS BUILD: seq 2: note event is of version 7, written by a "
+        "newer build: this one knows note up to version 1; upgrade encounter-ledger to read it"
+    )
+    assert len(lines) == 2
 
 
 def test_the_cli_names_the_newer_version_with_its_own_error_code(db: Path) -> None:
