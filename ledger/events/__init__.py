@@ -252,7 +252,8 @@ def read_stored(kind: str, body: str, system: str) -> tuple[Event, dict[str, Any
 
 def body_of(event: EventBase) -> dict[str, Any]:
     """The stored `body` of an event: its fields (defaults filled in) without `type` or nulls."""
-    dumped = event.model_dump(mode="json", exclude={"type"})
+    # The serializer itself (what model_dump calls): every append and export dumps a body.
+    dumped = event.__pydantic_serializer__.to_python(event, mode="json", exclude={"type"})
     return versions.stamped(type_of(event), {k: v for k, v in dumped.items() if v is not None})
 
 
