@@ -1,13 +1,13 @@
 """The encounter ledger: an append-only, hash-chained record of tabletop encounters.
 
-The library API, which the `encounter` command is built on:
+The library API, which the `encounter` command is built on (the README's "The library" walks
+through one encounter of each system):
 
     from ledger import Ledger
     with Ledger("encounters.db") as ledger:
-        ledger.open("duel", "fates-edge")
-        ledger.join("duel", "Silken Blade", "adversary",
-                    {"resilience": 8, "fatigue_capacity": 3, "armor": "light"})
-        ledger.record("duel", {"type": "hit.resolved", "target": "Silken Blade", "harm": 2})
+        ledger.open("duel", system)       # a key of `ledger.systems.known()`
+        ledger.join("duel", "Silken Blade", "adversary", stats)
+        ledger.record("duel", {"type": ..., "target": "Silken Blade", ...})
         ledger.tracks("duel").view()
 
 The service (and the rulesets behind it) load on first use, so `import ledger.cli` and

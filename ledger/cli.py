@@ -1,8 +1,8 @@
 """The `encounter` command: a thin typer shell over `ledger.service` (parse, call, render).
 
 The commands that write are here; those that only read are in `ledger.reads`, each system's
-verbs in `ledger.verbs`, the shared plumbing (the app, parameter types, errors, KEY=VALUE
-fields) in `ledger.shell`.
+verbs in its own module (`ledger.verbs`, named by its description), the shared plumbing (the
+app, parameter types, errors, KEY=VALUE fields) in `ledger.shell`.
 """
 
 # No `from __future__ import annotations`: typer reads every command's annotations each time the
@@ -24,7 +24,7 @@ from ledger.shell import (
     Scene,
     Side,
     Strict,
-    System,
+    SystemChoice,
     app,
     emit_json,
     emit_recorded,
@@ -58,7 +58,7 @@ __all__ = [
 def new(
     ctx: typer.Context,
     name: Encounter,
-    system: Annotated[System, typer.Option("--system", help="The rule system.")],
+    system: Annotated[SystemChoice, typer.Option("--system", help="The rule system.")],
     title: Annotated[str | None, typer.Option("--title", help="A title for people.")] = None,
     rules: Annotated[
         Path | None, typer.Option("--rules", help="A JSON file of house-rule overrides.")
@@ -378,13 +378,13 @@ def copy_(
 
 
 def _register_commands() -> None:
-    # The read commands, then each system's verbs: help lists them in this order.
-    from ledger import reads, reference_commands, report_cli, verbs
+    # The read commands after these (help lists them in this order); each system's verbs are
+    # added by the app when a command line names one (`shell.OneLineErrors`).
+    from ledger import reads, reference_commands, report_cli
 
     reads.register()
     report_cli.register()
     reference_commands.register()
-    verbs.register_all(app)
 
 
 _register_commands()

@@ -76,6 +76,14 @@ def wants_json(args: Sequence[str]) -> bool:
     return "--json" in words
 
 
+def wants_help(args: Sequence[str]) -> bool:
+    """Whether the command line asks for help (its examples are then wanted)."""
+    words = list(args)
+    if "--" in words:
+        words = words[: words.index("--")]
+    return "--help" in words or not words
+
+
 def tidy(group: typer.core.TyperGroup) -> None:
     """Help as people read it: a flag shows no `<bool>`, a repeated option `SEQ...`, a value
     its kind in capitals (`FILE`, `N`, `TEXT`, a choice's `a|b`)."""

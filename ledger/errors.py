@@ -19,6 +19,7 @@ CODES: Final[dict[str, str]] = {
     "unknown-field": "an event has a field its type does not know",
     "unknown-type": "no event type of that name in the encounter's system",
     "unknown-system": "no rule system of that key",
+    "wrong-system": "a verb or event type of another rule system than the encounter's",
     "unknown-rule": "a house-rule key the system does not have",
     "unknown-name": "a name or seq the ledger does not hold",
     "unknown-encounter": "no encounter of that name in the ledger file",

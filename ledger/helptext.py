@@ -1,14 +1,11 @@
-"""An example or two for every command's `--help` (shown under the options)."""
+"""An example or two for every command's `--help` (shown under the options): these, which
+show no system, then each system's own (`System.examples`: its verbs, and its files)."""
 
 from __future__ import annotations
 
 from typing import Final
 
 EXAMPLES: Final[dict[str, tuple[str, ...]]] = {
-    "new": (
-        'encounter new ford --system ssss --title "Bandits at the ford"',
-        "encounter new duel --system fates-edge --rules house.json",
-    ),
     "add": (
         "encounter add ford Bandit --side adversary --stat level=2",
         "encounter add duel Akodo --side player --stat-file akodo.json",
@@ -36,65 +33,38 @@ EXAMPLES: Final[dict[str, tuple[str, ...]]] = {
         "encounter tracks ford",
         "encounter tracks ford --at 4 --json",
         "encounter tracks ford --round 2",
-        "encounter tracks examples/ssss-bandits.jsonl --without 5",
     ),
     "replay": (
         "encounter replay ford --from-seq 3",
         "encounter replay ford --round 2",
-        "encounter replay examples/ssss-bandits.jsonl --step",
-        "encounter replay examples/fates-edge-ambush.jsonl --json | head",
     ),
     "round": ("encounter round ford 1", 'encounter round ford 3 --scene "the bridge"'),
     "history": ("encounter history ford Bandit --track slots",),
     "audit": (
         "encounter audit ford",
-        "encounter audit examples/l5r-duel.jsonl --json",
         "encounter audit ford --html ford-audit.html",
     ),
     "list": ("encounter list", "encounter list --json"),
     "export": (
         "encounter export ford --out ford.jsonl",
         "encounter export ford --format md --out ford.md",
-        "encounter export examples/l5r-duel.jsonl --format md",
     ),
-    "report": (
-        "encounter report ford --html ford.html",
-        "encounter report examples/fates-edge-ambush.jsonl --html ambush-report.html",
-    ),
+    "report": ("encounter report ford --html ford.html",),
     "verify": (
         "encounter verify",
         "encounter verify ford.jsonl --json",
     ),
-    "schema": ("encounter schema", "encounter schema --system fates-edge > events.schema.json"),
-    "rules": ("encounter rules ssss", "encounter rules fates-edge --json"),
+    "schema": ("encounter schema",),
     "views": ("encounter views", "encounter views --drop"),
-    "lock": (
-        'encounter lock duel cut --actor Ash --against "Silken Blade" --harm 2 --dv 3',
-        "encounter lock duel parry --actor Ash --kind defense --consequence-harm 2",
-    ),
-    "roll": ("encounter roll duel cut --dice 10,7,1", "encounter roll duel cut --pool 5"),
-    "hit": (
-        'encounter hit duel "Silken Blade" 3 --stake cut',
-        'encounter hit duel "Silken Blade" 3 --ignore-armor all',
-    ),
-    "fatigue": ('encounter fatigue duel "Silken Blade" 2 --cause "rooftop chase"',),
-    "spend": (
-        "encounter spend duel 1 --for attack --stake stab",
-        "encounter spend duel 2 --for move --move Pounce",
-    ),
-    "suffer": ("encounter suffer duel Ash 2 --stake stab",),
-    "endure-harm": (
-        "encounter endure-harm ford Kira --foe Chief",
-        "encounter endure-harm ford Kira --rank dangerous",
-    ),
-    "action-roll": (
-        "encounter action-roll ford Kira --using iron --die 1 --challenge 5,9",
-        "encounter action-roll ford Kira --using iron",
-    ),
-    "oracle": ("encounter oracle ford Kira --roll 42", "encounter oracle ford Kira"),
-    "harm": ("encounter harm bandits Bandit 2 --throw 4", "encounter harm bandits Bandit 1"),
-    "damage": (
-        'encounter damage duel "Akodo Toshiro" 4 --increase 2 --deadliness 5 --weapon katana',
-        'encounter damage duel "Akodo Toshiro" 8 --deadliness 5 --void-critical',
-    ),
 }
+
+
+def examples() -> dict[str, tuple[str, ...]]:
+    """Every command's examples: the generic ones, then each system's in key order."""
+    from ledger import systems
+
+    found = {name: list(lines) for name, lines in EXAMPLES.items()}
+    for system in systems.every():
+        for name, lines in system.examples.items():
+            found.setdefault(name, []).extend(lines)
+    return {name: tuple(lines) for name, lines in found.items()}

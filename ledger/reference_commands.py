@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from ledger.shell import Json, System, app, emit_json, guard
+from ledger.shell import Json, SystemChoice, app, emit_json, guard
 
 
 def register() -> None:
@@ -17,7 +17,8 @@ def register() -> None:
     @app.command()
     def schema(
         system: Annotated[
-            System | None, typer.Option("--system", help="One system's events (default: all).")
+            SystemChoice | None,
+            typer.Option("--system", help="One system's events (default: all)."),
         ] = None,
     ) -> None:
         """The JSON Schema (2020-12) of one line of an events file, from the event models."""
@@ -28,7 +29,7 @@ def register() -> None:
 
     @app.command()
     def rules(
-        system: Annotated[System, typer.Argument(help="The rule system.")],
+        system: Annotated[SystemChoice, typer.Argument(help="The rule system.")],
         json_: Json = False,
     ) -> None:
         """A system's house rules: each key, its default, and what it means."""

@@ -131,10 +131,10 @@ class Ledger(Queries):
     """One ledger file: the library API that the CLI is built on (for bots and VTT bridges).
 
     >>> with Ledger("duel.db") as ledger:                                  # doctest: +SKIP
-    ...     ledger.open("duel", "ssss")
+    ...     ledger.open("duel", system)  # a key of `ledger.systems.known()`
     ...     ledger.record("duel", {"type": "combatant.joined", "name": "Guard",
-    ...                            "side": "adversary", "stats": {"level": 1}})
-    ...     ledger.tracks("duel").view()["combatants"]["Guard"]["slots"]
+    ...                            "side": "adversary", "stats": stats})
+    ...     ledger.tracks("duel").view()["combatants"]["Guard"]
     """
 
     def __init__(

@@ -1,7 +1,9 @@
 """The plumbing of the `encounter` command: the typer app and its shared parameters, one-line
 errors, opening the ledger file, KEY=VALUE fields, and printing what a write did.
 
-The commands live in `ledger.cli` (generic) and `ledger.verbs` (one module a system).
+The commands live in `ledger.cli` (generic) and in each rule system's verbs, which the app adds
+when a command line needs them (`OneLineErrors.get_command`): `encounter tracks` loads no verbs,
+`encounter lock` only those of the system whose verb `lock` is, `--help` every system's.
 """
 
 # No `from __future__ import annotations`: typer reads the callback's annotations (and those of
@@ -15,12 +17,12 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn, TypeVar
 
 import typer
 import typer.core
 
-from ledger import conventions, files, helptext, render, service
+from ledger import conventions, files, helptext, render, service, systems
 from ledger.errors import BadInput, LedgerError, LedgerWarning
 from projections import gametime
 
@@ -40,15 +42,67 @@ class OneLineErrors(typer.core.TyperGroup):
         words = conventions.hoist(sys.argv[1:] if args is None else args)
         global _json_errors
         _json_errors = conventions.wants_json(words)
+        self._help = conventions.wants_help(words)
         conventions.tidy(self)
-        conventions.examples(self, helptext.EXAMPLES)
+        if self._help:
+            conventions.examples(self, helptext.examples())
         if not standalone_mode:
             return super().main(words, prog_name, complete_var, standalone_mode, **extra)
         with warnings.catch_warnings():
             # What the ledger noticed and worked around is one line on stderr, as errors are.
             warnings.simplefilter("always", LedgerWarning)
             warnings.showwarning = _warning_line
+            from ledger.systems import discovery
+
+            discovery.report()  # a system that does not load, said once
             self._run(words, prog_name, complete_var, **extra)
+
+    _help = False
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        """A command by name; a rule system's verb is added the first time it is named."""
+        command = super().get_command(ctx, cmd_name)
+        if command is None:
+            owner = systems.verb_owner(cmd_name)
+            if owner is None and systems.cached():
+                # The cache of the systems may be older than an edit of a system's verbs.
+                systems.rescan()
+                owner = systems.verb_owner(cmd_name)
+            if owner is not None:
+                self.add_verbs(systems.get(owner))
+                command = super().get_command(ctx, cmd_name)
+        return command
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        """Every command: the generic ones, then each system's verbs (help groups them)."""
+        for system in systems.every():
+            self.add_verbs(system)
+        names: list[str] = super().list_commands(ctx)
+        return names
+
+    def add_verbs(self, system: systems.System) -> None:
+        """Add a system's verbs (once), under a help panel of its own."""
+        verbs = system.load_verbs()
+        if verbs is None or system.key in self._systems_added:
+            return
+        self._systems_added.add(system.key)
+        group = typer.main.get_group(verbs)
+        panel = f"{system.title} ({system.key})"
+        for name, command in group.commands.items():
+            if name in self.commands:
+                continue  # a verb another system (or the ledger) has already: the first stays
+            setattr(command, "rich_help_panel", panel)  # noqa: B010 - typer reads it for help
+            self.add_command(command, name)
+        conventions.tidy(self)
+        if self._help:
+            conventions.examples(self, helptext.examples())
+
+    @property
+    def _systems_added(self) -> set[str]:
+        added: set[str] | None = self.__dict__.get("_added")
+        if added is None:
+            added = self.__dict__["_added"] = set()
+        return added
 
     def _run(
         self, words: list[str], prog_name: str | None, complete_var: str | None, **extra: Any
@@ -122,13 +176,14 @@ class Side(StrEnum):
     adversary = "adversary"
 
 
-class System(StrEnum):
-    """The rule systems."""
+if TYPE_CHECKING:
 
-    fates_edge = "fates-edge"
-    ironsworn = "ironsworn"
-    ssss = "ssss"
-    l5r = "l5r"
+    class SystemChoice(StrEnum):
+        """The `--system` choice: the key of every rule system found (`ledger.systems`)."""
+
+else:
+    # Built from the systems found (the cache of the entry points: no description is loaded).
+    SystemChoice = StrEnum("SystemChoice", {key: key for key in systems.known()}, module=__name__)
 
 
 DbOption = Annotated[
@@ -317,6 +372,7 @@ def record_command(
         if key in fields and fields[key] != value:
             fail(BadInput(f"--{key} {value!r} and the field {key}={fields[key]!r} disagree"))
     with opened(ctx) as ledger:
+        _check_system(ledger, encounter, ctx.info_name or "", str(fields.get("type")))
         try:
             result = ledger.record(
                 encounter, {**fields, **(stamp or {})}, strict=strict, expect=expect
@@ -327,6 +383,48 @@ def record_command(
         emit_recorded(result)
     show_recorded(result)
     return result
+
+
+def _check_system(ledger: service.Ledger, encounter: str, command: str, kind: str) -> None:
+    """A verb, or an event type, of another system than the encounter's is bad input that
+    says so: "`VERB` is a SYSTEM verb; 'NAME' is an OTHER encounter"."""
+    head = ledger.store.head(encounter)
+    if head is None:
+        return  # the write says the encounter does not exist
+    owner = systems.verb_owner(command)
+    if owner is not None and owner != head.system:
+        fail(
+            BadInput(
+                f"`{command}` is {systems.get(owner).article()} verb; {encounter!r} is "
+                f"{systems.article(head.system)} encounter",
+                code="wrong-system",
+            )
+        )
+    if owner is None and kind not in _types_of(head.system):
+        others = _owners(kind, head.system)
+        if others:
+            fail(
+                BadInput(
+                    f"{kind!r} is {' and '.join(others)} event; {encounter!r} is "
+                    f"{systems.article(head.system)} encounter",
+                    code="wrong-system",
+                )
+            )
+
+
+def _types_of(system: str) -> tuple[str, ...]:
+    from ledger import events
+
+    try:
+        return events.event_types(system)
+    except LedgerError:
+        return ()  # the write says what is wrong with the system
+
+
+def _owners(kind: str, system: str) -> list[str]:
+    from ledger import events
+
+    return events.owners_of(kind, system)
 
 
 def parse_value(text: str) -> Any:

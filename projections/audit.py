@@ -17,19 +17,14 @@ from projections.findings import Finding, error, info, warning
 from projections.played import as_played
 from projections.revisions import standing
 
-#: Event types that hurt, tire or test a combatant: none of them may involve one who is gone.
-ATTRITION: Final = frozenset(
-    {
-        "hit.resolved",
-        "harm.suffered",
-        "harm.inflicted",
-        "damage.dealt",
-        "fatigue.marked",
-        "critical.resolved",
-        "roll.made",
-        "throw.made",
-    }
-)
+#: The common event types that test a combatant: none may involve one who is gone. Each
+#: system's description adds its own (`System.attrition`).
+ATTRITION: Final = frozenset({"roll.made"})
+
+
+def attrition(system: str) -> frozenset[str]:
+    """The event types of `system` that hurt, tire or test a combatant (`event-after-defeat`)."""
+    return ATTRITION | events.system(system).attrition
 
 
 def _involved(before: State, event: Any) -> list[str]:
@@ -83,7 +78,7 @@ def common(
                 f"roll at seq {seq} was recorded as {roll.claimed!r}, "
                 f"but the rules give {roll.outcome!r}",
             )
-    if kind in ATTRITION:
+    if kind in ATTRITION or kind in events.system(after.system).attrition:
         for name in _involved(before, event):
             who = before.combatants.get(name)
             if who is not None and not who.active:

@@ -51,7 +51,7 @@ def test_new_refuses_an_unknown_system_in_one_line(db: Path) -> None:
     assert (code, out) == (2, "")
     assert err == (
         "Error: Invalid value for '--system': Value error, 'gurps' is not one of 'fates-edge', "
-        "'ironsworn', 'ssss', 'l5r'. (see --help)\n"
+        "'ironsworn', 'l5r', 'ssss'. (see --help)\n"
     )
 
 
@@ -162,7 +162,11 @@ def test_record_prints_the_tracks_it_changed_and_the_findings(skirmish: Path) ->
         ),
         (
             ["record", "ford", "hit.resolved", "target=Bandit", "harm=1"],
-            "unknown event type 'hit.resolved' for ssss (known: combatant.joined, combatant.left, "
+            "'hit.resolved' is a fates-edge event; 'ford' is an ssss encounter",
+        ),
+        (
+            ["record", "ford", "blow.landed", "target=Bandit", "harm=1"],
+            "unknown event type 'blow.landed' for ssss (known: combatant.joined, combatant.left, "
             "encounter.opened, event.corrected, event.retracted, grit.used, harm.inflicted, note, "
             "roll.made, round.started, scene.ended, stakes.locked, throw.made, track.adjusted, "
             "tracks.noted)",

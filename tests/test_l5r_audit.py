@@ -10,6 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ledger import events
+from ledger.events import l5r as l5r_events
 from projections import core, steps
 from projections.registry import RULESETS
 from tests.streams import audit, fold, rules_hit, stream, tracks
@@ -334,7 +335,7 @@ def test_each_damage_adds_its_final_damage_as_fatigue_or_one_critical_never_both
         now = step.state.view()["combatants"].get("Akodo")
         if step.record.type == "damage.dealt" and previous is not None and now is not None:
             event = step.record.event
-            assert isinstance(event, events.l5r.DamageDealt)
+            assert isinstance(event, l5r_events.DamageDealt)
             final = max(0, event.amount + sum(event.increases) - sum(event.reductions) - 1)
             took = now["fatigue"] - previous["fatigue"]
             crits = len(now["criticals"]) - len(previous["criticals"])

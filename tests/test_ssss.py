@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from ledger import cli, events
+from ledger.events import ssss as ssss_events
 from projections import steps
 from projections.registry import RULESETS
 from tests import streams
@@ -492,7 +493,7 @@ def test_slots_never_overfill_and_defeat_comes_iff_no_free_slot_at_or_above_the_
             continue
         assert all(0 <= s["filled"] <= s["capacity"] for s in now["slots"].values())
         event = step.record.event
-        if isinstance(event, events.ssss.HarmInflicted) and previous is not None:
+        if isinstance(event, ssss_events.HarmInflicted) and previous is not None:
             slots = previous["slots"]
             free = sorted(int(t) for t, s in slots.items() if s["filled"] < s["capacity"])
             room = [t for t in free if t >= event.level]

@@ -3,14 +3,15 @@
 An event's `type` is its stored contract. Each system reads `roll.made`, `stakes.locked` and
 `harm.suffered` with its own fields, so an event is parsed by the model its type names in its
 encounter's system (`parse`), known from `encounter.opened` at seq 1: the type picks the member
-of the union as a discriminator would, without building validators for the others. A system's
-events are imported the first time they are needed, so reading one system's encounter never
-loads the other three.
+of the union as a discriminator would, without building validators for the others. The systems
+are the descriptions of `ledger.systems`; a system's events are imported the first time they are
+needed, so reading one system's encounter never loads another's.
 """
 
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import json
 import operator
 from collections.abc import Iterable, Mapping, Sequence
@@ -21,9 +22,10 @@ from typing import TYPE_CHECKING, Annotated, Any, Final, Literal, Union, get_arg
 import orjson
 from pydantic import BaseModel, Field, ValidationError
 
+from ledger import systems
 from ledger.errors import BadInput, did_you_mean
 from ledger.events import versions
-from ledger.events.base import SYSTEMS, EventBase, Name, Side, SystemKey
+from ledger.events.base import EventBase, Name, Side, SystemKey
 from ledger.events.common import (
     CombatantJoined,
     CombatantLeft,
@@ -45,14 +47,11 @@ if TYPE_CHECKING:
     from pydantic import GetCoreSchemaHandler
     from pydantic_core import CoreSchema
 
-    from ledger.events import fates_edge, ironsworn, l5r, ssss
-
-    FatesEdgeEvent = Common | fates_edge.Events
-    IronswornEvent = Common | ironsworn.Events
-    SsssEvent = Common | ssss.Events
-    L5rEvent = Common | l5r.Events
-    #: Any event of any system (for type hints; parse with `parse`).
-    Event = FatesEdgeEvent | IronswornEvent | SsssEvent | L5rEvent
+    #: Any event of any system (for type hints; parse with `parse`). Which events a system has
+    #: is known only at run time, from its description: narrow with `isinstance` or `match`.
+    Event = EventBase
+    #: The keys of every rule system found, in declared order (`ledger.systems.known()`).
+    SYSTEMS: tuple[SystemKey, ...]
 
 
 #: Keys of an exchanged (JSON Lines) event that belong to the envelope, not the event.
@@ -60,34 +59,23 @@ ENVELOPE_KEYS: Final = ("encounter", "seq", "id", "recorded_at", "hash", "prev_h
 #: Keys a reader adds to an exchanged line (`log --json`); ignored when the line is read back.
 ANNOTATION_KEYS: Final = ("retracted_by", "corrected_by")
 
-#: System key -> the module of its own events (imported on first use).
-_MODULES: Final[dict[str, str]] = {
-    "fates-edge": "fates_edge",
-    "ironsworn": "ironsworn",
-    "ssss": "ssss",
-    "l5r": "l5r",
-}
 
-#: The names under which this module offers each system's union (built on first use).
-_UNION_NAMES: Final[dict[str, str]] = {
-    "FatesEdgeEvent": "fates-edge",
-    "IronswornEvent": "ironsworn",
-    "SsssEvent": "ssss",
-    "L5rEvent": "l5r",
-}
+def system(key: str) -> systems.System:
+    """The description of the rule system `key` (bad input for a key nobody declares)."""
+    return systems.get(key)
 
 
 @cache
-def _union(system: str) -> Any:
-    """The union of a system's events: the common ones, then its own."""
-    module = importlib.import_module(f"ledger.events.{_MODULES[system]}")
-    return Common | module.Events
+def union_of(system: str) -> Any:
+    """The union of a system's events: the common ones, then its own (bad input for a system
+    nobody declares)."""
+    return Common | systems.get(system).events_module().Events
 
 
 @cache
 def _every_event() -> Any:
-    """`Event`: the union of every system's events (imports all four systems)."""
-    return reduce(operator.or_, map(_union, _MODULES))
+    """`Event`: the union of every system's events (imports every system)."""
+    return reduce(operator.or_, (union_of(s.key) for s in systems.every()), Common)
 
 
 if not TYPE_CHECKING:
@@ -95,20 +83,20 @@ if not TYPE_CHECKING:
     # misspelt attribute of this module.
 
     def __getattr__(name: str) -> Any:
-        # The unions and the system modules are built on first use (PEP 562).
-        if name in _UNION_NAMES:
-            return _union(_UNION_NAMES[name])
+        # The union of every event, and each system's module of events, on first use (PEP 562).
         if name == "Event":
             return _every_event()
-        if name in _MODULES.values():
-            return importlib.import_module(f"ledger.events.{name}")
+        if name == "SYSTEMS":
+            return systems.known()
+        if not name.startswith("_") and importlib.util.find_spec(f"{__name__}.{name}"):
+            return importlib.import_module(f"{__name__}.{name}")
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @cache
 def event_types(system: str) -> tuple[str, ...]:
     """Every event type a system accepts, sorted."""
-    return tuple(sorted(m.model_fields["type"].default for m in get_args(_union(system))))
+    return tuple(sorted(m.model_fields["type"].default for m in get_args(union_of(system))))
 
 
 _MEMBER_TAGS: Final = frozenset({"int", "str", "bool", "float", "none", "dict", "list", "tuple"})
@@ -174,7 +162,13 @@ def parse(data: Mapping[str, Any], system: str | None) -> Event:
     data = versions.upcast(kind, data)
     if kind == "encounter.opened":
         opened = data.get("system")
-        system = opened if isinstance(opened, str) and opened in _MODULES else "ssss"
+        if not isinstance(opened, str):
+            raise BadInput(
+                "encounter.opened needs 'system', the key of a rule system "
+                f"(known: {', '.join(systems.known())})",
+                code="unknown-system",
+            )
+        system = opened
     elif system is None:
         raise BadInput(f"a {kind!r} event needs an encounter opened first")
     model = _models(system).get(kind)
@@ -182,9 +176,14 @@ def parse(data: Mapping[str, Any], system: str | None) -> Event:
         data = portable_fields(data, f"{kind} event")
     if model is None:
         known = ", ".join(event_types(system))
+        others = owners_of(kind, system)
+        where = (
+            f": it is {' and '.join(others)} event"
+            if others
+            else did_you_mean(kind, event_types(system))
+        )
         raise BadInput(
-            f"unknown event type {kind!r} for {system}{did_you_mean(kind, event_types(system))} "
-            f"(known: {known})",
+            f"unknown event type {kind!r} for {system}{where} (known: {known})",
             code="unknown-type",
         )
     try:
@@ -211,10 +210,20 @@ def _json(data: Mapping[str, Any]) -> bytes | str:
         return json.dumps(dict(data))
 
 
+def owners_of(kind: str, system: str | None = None) -> list[str]:
+    """The systems other than `system` that have an event type `kind`, each key with its
+    article (`an oath`); for an error's words only: it loads every system's events."""
+    return [
+        other.article()
+        for other in systems.every()
+        if other.key != system and kind in event_types(other.key)
+    ]
+
+
 @cache
 def _models(system: str) -> dict[str, type[EventBase]]:
     """A system's event models by type."""
-    return {m.model_fields["type"].default: m for m in get_args(_union(system))}
+    return {m.model_fields["type"].default: m for m in get_args(union_of(system))}
 
 
 def parse_stored(kind: str, body: str, system: str) -> Event:
@@ -304,7 +313,7 @@ else:
     class _AnyEvent:
         """`Annotated[Event, Field(union_mode="left_to_right")]`, its schema built on first use.
 
-        `Event` spans all four systems; naming it in a field would import them all when this
+        `Event` spans every system; naming it in a field would import them all when this
         module is imported. pydantic asks for this schema only when it builds a validator.
         """
 
@@ -383,12 +392,11 @@ __all__ = [
     "body_of",
     "describe",
     "event_types",
-    "fates_edge",
-    "ironsworn",
-    "l5r",
+    "owners_of",
     "parse",
     "parse_stored",
     "read_stored",
-    "ssss",
+    "system",
     "type_of",
+    "union_of",
 ]

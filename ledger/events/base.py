@@ -9,8 +9,8 @@ from pydantic import AfterValidator, BaseModel, Field, ValidationError
 
 from ledger.errors import BadInput
 
-SystemKey = Literal["fates-edge", "ironsworn", "ssss", "l5r"]
-SYSTEMS: tuple[SystemKey, ...] = ("fates-edge", "ironsworn", "ssss", "l5r")
+#: A rule system's key (`ledger.systems`: which keys exist is known at run time).
+SystemKey = str
 Side = Literal["player", "adversary"]
 
 #: The largest amount any event may carry; bigger numbers are typos, not table facts.
@@ -37,6 +37,20 @@ Amount = Annotated[int, Field(ge=0, le=MAX_AMOUNT)]
 Positive = Annotated[int, Field(ge=1, le=MAX_AMOUNT)]
 SignedAmount = Annotated[int, Field(ge=-MAX_AMOUNT, le=MAX_AMOUNT)]
 Seq = Annotated[int, Field(ge=1, le=2**62)]
+
+
+if TYPE_CHECKING:
+    #: The keys of every rule system found, in declared order (`ledger.systems.known()`).
+    SYSTEMS: tuple[SystemKey, ...]
+else:
+
+    def __getattr__(name: str) -> Any:
+        # Found on first use (PEP 562): the systems are the entry points, not a list here.
+        if name == "SYSTEMS":
+            from ledger import systems
+
+            return systems.known()
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class EventBase(BaseModel, frozen=True, extra="forbid", strict=True, defer_build=True):

@@ -14,6 +14,10 @@ Armor = Literal["none", "light", "medium", "heavy"]
 Position = Literal["desperate", "controlled", "dominant"]
 Effect = Literal["limited", "standard", "great"]
 StakeSource = Literal["player", "sb_attack", "sb_move", "opportunity", "consequence"]
+#: An action the player takes, or a defense against an adversary's threat.
+StakeKind = Literal["action", "defense"]
+#: What an SB spend buys.
+Purpose = Literal["attack", "move", "complication", "shape"]
 Die = Annotated[int, Field(ge=1, le=10)]
 
 
@@ -83,7 +87,7 @@ class Partial(Model, frozen=True):
 class FEStakesLocked(StakesLocked, frozen=True):
     """Stakes of a Fate's Edge test: Position, DV, Effect, Harm and the Partial, fixed now."""
 
-    kind: Literal["action", "defense"] = "action"
+    kind: StakeKind = "action"
     opposing: Name | None = None
     position: Position = "controlled"
     dv: Annotated[int, Field(ge=1, le=20)] | None = None
@@ -131,7 +135,7 @@ class SBSpent(EventBase, frozen=True):
 
     type: Literal["sb.spent"] = "sb.spent"
     amount: Positive
-    purpose: Literal["attack", "move", "complication", "shape"]
+    purpose: Purpose
     move: Name | None = None
     stake: Name | None = None
 

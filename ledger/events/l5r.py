@@ -12,6 +12,10 @@ from ledger.events.common import RollMade, StakesLocked
 Ring = Annotated[int, Field(ge=1, le=10)]
 
 
+#: The damage types of l5r-damage.txt (which resistance applies).
+DamageType = Literal["physical", "supernatural"]
+
+
 class Rings(Model, frozen=True):
     """The five rings."""
 
@@ -45,7 +49,7 @@ class DamageDealt(EventBase, frozen=True):
     type: Literal["damage.dealt"] = "damage.dealt"
     target: Name
     amount: Amount
-    damage_type: Literal["physical", "supernatural"] = "physical"
+    damage_type: DamageType = "physical"
     source: Text | None = None
     deadliness: Amount | None = None
     increases: tuple[Amount, ...] = ()
