@@ -20,7 +20,7 @@ from typing import Any, Final
 
 from pydantic import BaseModel, PrivateAttr
 
-from ledger import events, exchange
+from ledger import events, exchange, systems
 from ledger.errors import BadInput, Conflict
 from ledger.queries import Queries
 from ledger.rows import now_utc
@@ -225,16 +225,24 @@ class Ledger(Queries):
         *,
         strict: bool = False,
         expect: int | None = None,
+        verb: str | None = None,
         _opening: bool = False,
     ) -> Written:
-        """Append one event (a dict with `type`, or an event model) after validating it."""
-        return self._write(
-            encounter,
-            lambda session: self._parse(event, session.system()),
-            strict=strict,
-            expect=expect,
-            opening=_opening,
-        )
+        """Append one event (a dict with `type`, or an event model) after validating it.
+
+        `verb` names the system verb it comes from (`endure-harm`): a verb, or an event type,
+        of another system than the encounter's is bad input that says whose it is."""
+
+        def build(session: Session) -> events.Event:
+            system = session.system()
+            if system is not None:
+                kind = events.type_of(event) if isinstance(event, events.EventBase) else None
+                if isinstance(event, Mapping):
+                    kind = event.get("type")
+                systems.refuse_other(encounter, system, verb, kind)
+            return self._parse(event, system)
+
+        return self._write(encounter, build, strict=strict, expect=expect, opening=_opening)
 
     def undo(
         self,

@@ -57,7 +57,12 @@ class OneLineErrors(typer.core.TyperGroup):
             discovery.report()  # a system that does not load, said once
             self._run(words, prog_name, complete_var, **extra)
 
-    _help = False
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        #: Whether this command line asks for help (the examples are then put under it).
+        self._help = False
+        #: The systems whose verbs have been added.
+        self._added: set[str] = set()
 
     def get_command(self, ctx: Any, cmd_name: str) -> Any:
         """A command by name; a rule system's verb is added the first time it is named."""
@@ -81,14 +86,25 @@ class OneLineErrors(typer.core.TyperGroup):
         return names
 
     def add_verbs(self, system: systems.System) -> None:
-        """Add a system's verbs (once), under a help panel of its own."""
-        verbs = system.load_verbs()
-        if verbs is None or system.key in self._systems_added:
+        """Add a system's verbs (once), under a help panel of its own; verbs that do not load
+        are a warning, and the other commands work."""
+        if system.key in self._added:
             return
-        self._systems_added.add(system.key)
-        group = typer.main.get_group(verbs)
+        self._added.add(system.key)
+        try:
+            verbs = system.load_verbs()
+        except Exception as exc:  # a third party's module: say so, never a traceback
+            warnings.warn(
+                f"the verbs of {system.key!r} ({system.verbs}) do not load "
+                f"({type(exc).__name__}: {exc})",
+                LedgerWarning,
+                stacklevel=2,
+            )
+            return
+        if verbs is None:
+            return
         panel = f"{system.title} ({system.key})"
-        for name, command in group.commands.items():
+        for name, command in typer.main.get_group(verbs).commands.items():
             if name in self.commands:
                 continue  # a verb another system (or the ledger) has already: the first stays
             setattr(command, "rich_help_panel", panel)  # noqa: B010 - typer reads it for help
@@ -96,13 +112,6 @@ class OneLineErrors(typer.core.TyperGroup):
         conventions.tidy(self)
         if self._help:
             conventions.examples(self, helptext.examples())
-
-    @property
-    def _systems_added(self) -> set[str]:
-        added: set[str] | None = self.__dict__.get("_added")
-        if added is None:
-            added = self.__dict__["_added"] = set()
-        return added
 
     def _run(
         self, words: list[str], prog_name: str | None, complete_var: str | None, **extra: Any
@@ -371,11 +380,12 @@ def record_command(
     for key, value in (stamp or {}).items():
         if key in fields and fields[key] != value:
             fail(BadInput(f"--{key} {value!r} and the field {key}={fields[key]!r} disagree"))
+    # A system's verb says so: its event on another system's encounter is refused as such.
+    verb = ctx.info_name if systems.verb_owner(ctx.info_name or "") else None
     with opened(ctx) as ledger:
-        _check_system(ledger, encounter, ctx.info_name or "", str(fields.get("type")))
         try:
             result = ledger.record(
-                encounter, {**fields, **(stamp or {})}, strict=strict, expect=expect
+                encounter, {**fields, **(stamp or {})}, strict=strict, expect=expect, verb=verb
             )
         except LedgerError as exc:
             fail(exc)
@@ -383,48 +393,6 @@ def record_command(
         emit_recorded(result)
     show_recorded(result)
     return result
-
-
-def _check_system(ledger: service.Ledger, encounter: str, command: str, kind: str) -> None:
-    """A verb, or an event type, of another system than the encounter's is bad input that
-    says so: "`VERB` is a SYSTEM verb; 'NAME' is an OTHER encounter"."""
-    head = ledger.store.head(encounter)
-    if head is None:
-        return  # the write says the encounter does not exist
-    owner = systems.verb_owner(command)
-    if owner is not None and owner != head.system:
-        fail(
-            BadInput(
-                f"`{command}` is {systems.get(owner).article()} verb; {encounter!r} is "
-                f"{systems.article(head.system)} encounter",
-                code="wrong-system",
-            )
-        )
-    if owner is None and kind not in _types_of(head.system):
-        others = _owners(kind, head.system)
-        if others:
-            fail(
-                BadInput(
-                    f"{kind!r} is {' and '.join(others)} event; {encounter!r} is "
-                    f"{systems.article(head.system)} encounter",
-                    code="wrong-system",
-                )
-            )
-
-
-def _types_of(system: str) -> tuple[str, ...]:
-    from ledger import events
-
-    try:
-        return events.event_types(system)
-    except LedgerError:
-        return ()  # the write says what is wrong with the system
-
-
-def _owners(kind: str, system: str) -> list[str]:
-    from ledger import events
-
-    return events.owners_of(kind, system)
 
 
 def parse_value(text: str) -> Any:

@@ -292,16 +292,30 @@ def test_a_broken_system_is_one_warning_and_the_others_still_work(
     assert opened.stderr.startswith("Error: system 'broken' (from encounter-broken) does not load")
 
 
+def _project_files() -> list[Path]:
+    """The files of the project: those git tracks or would (caches and builds are ignored)."""
+    listed = subprocess.run(
+        ["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"],
+        cwd=ROOT,
+        capture_output=True,
+        check=False,
+    )
+    if listed.returncode != 0:  # not a checkout (an unpacked sdist): every file but caches
+        skipped = {".git", ".venv", "__pycache__", ".mypy_cache", ".ruff_cache", ".hypothesis"}
+        return [
+            p
+            for p in ROOT.rglob("*")
+            if p.is_file() and not skipped & set(p.relative_to(ROOT).parts)
+        ]
+    return [ROOT / name for name in listed.stdout.decode().split("\0") if name]
+
+
 def test_no_file_of_the_ledger_names_it() -> None:
     documented = {ROOT / "README.md", ROOT / "CHANGELOG.md", Path(__file__)}
-    skipped = {".git", ".venv", "__pycache__", "build", "dist"}
     naming = [
         path.relative_to(ROOT).as_posix()
-        for path in ROOT.rglob("*")
+        for path in _project_files()
         if path.is_file()
-        and not skipped & set(path.relative_to(ROOT).parts)
-        and not path.name.endswith(".egg-info")
-        and ".egg-info" not in path.as_posix()
         and PACKAGE not in path.parents
         and path not in documented
         and KEY in path.read_bytes().decode("utf-8", "replace").lower()

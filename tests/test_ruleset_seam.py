@@ -12,6 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ledger import events
+from ledger.events import fates_edge as fates_edge_events
+from ledger.events import ssss as ssss_events
 from projections import core
 from projections.registry import RULESETS
 from projections.state import track_names
@@ -69,8 +71,8 @@ def test_an_event_that_changes_nothing_hands_back_the_same_state() -> None:
 
 
 def test_a_systems_own_stakes_lock_is_folded_as_a_stakes_lock() -> None:
-    assert core.handler(events.StakesLocked) is core.handler(events.fates_edge.FEStakesLocked)
-    assert core.handler(events.ssss.HarmInflicted) is not core.handler(events.Note)
+    assert core.handler(events.StakesLocked) is core.handler(fates_edge_events.FEStakesLocked)
+    assert core.handler(ssss_events.HarmInflicted) is not core.handler(events.Note)
 
 
 def test_a_folder_writes_the_seq_when_it_hands_the_state_out() -> None:

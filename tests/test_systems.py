@@ -103,8 +103,7 @@ def test_a_description_loads_nothing_but_itself() -> None:
     import sys
 
     probe = (
-        "import sys, json; import ledger.systems.fates_edge; "
-        "print(json.dumps(sorted(sys.modules)))"
+        "import sys, json; import ledger.systems.fates_edge; print(json.dumps(sorted(sys.modules)))"
     )
     out = subprocess.run(
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=ROOT
@@ -215,7 +214,7 @@ def test_a_broken_entry_point_is_one_warning_and_the_others_work(
         "does not load (ModuleNotFoundError: No module named 'encounter_nowhere'); "
         "the other systems work"
     ]
-    with pytest.raises(BadInput, match="system 'broken' .* does not load"):
+    with pytest.raises(BadInput, match=r"system 'broken' .* does not load"):
         systems.get("broken")
     discovery.forget()
     with warnings.catch_warnings(record=True) as later:

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     import typer
 
     from projections.charts import Measures
-    from projections.core import Ruleset
+    from projections.ruleset import AnyRuleset
 
 
 # Compared and hashed by identity: one description per system, holding mappings.
@@ -36,7 +36,7 @@ class System:
     title: str
     #: The module whose `Events` is the union of the system's own events.
     events: str
-    #: `module:attribute` of its `projections.core.Ruleset`.
+    #: `module:attribute` of its `projections.ruleset.Ruleset`.
     ruleset: str
     #: `module:attribute` of a `typer.Typer` holding its verbs (`lock`, `damage`...).
     verbs: str | None = None
@@ -57,9 +57,9 @@ class System:
         """The module of its events (imported on first use)."""
         return importlib.import_module(self.events)
 
-    def load_ruleset(self) -> Ruleset:
+    def load_ruleset(self) -> AnyRuleset:
         """Its ruleset (imported on first use)."""
-        found: Ruleset = load(self.ruleset)
+        found: AnyRuleset = load(self.ruleset)
         return found
 
     def load_verbs(self) -> typer.Typer | None:
@@ -154,6 +154,37 @@ def rescan() -> None:
     discovery.rescan()
 
 
+def refuse_other(encounter: str, system: str, verb: str | None, kind: object) -> None:
+    """Bad input (`wrong-system`) when the verb `verb`, or the event type `kind`, is another
+    system's than `system`, the encounter's: "`VERB` is a SYSTEM verb; 'NAME' is an OTHER
+    encounter". A type nobody has is left for the parse to refuse."""
+    from ledger import events
+
+    owner = verb_owner(verb) if verb is not None else None
+    if owner is not None and owner != system:
+        raise BadInput(
+            f"`{verb}` is {article(owner)} verb; {encounter!r} is {article(system)} encounter",
+            code="wrong-system",
+        )
+    if owner is None and isinstance(kind, str) and kind not in _types(system):
+        others = events.owners_of(kind, system)
+        if others:
+            raise BadInput(
+                f"{kind!r} is {' and '.join(others)} event; {encounter!r} is "
+                f"{article(system)} encounter",
+                code="wrong-system",
+            )
+
+
+def _types(system: str) -> tuple[str, ...]:
+    from ledger import events
+
+    try:
+        return events.event_types(system)
+    except BadInput:
+        return ()  # the parse says what is wrong with the system
+
+
 def unknown(key: str, known: tuple[str, ...]) -> BadInput:
     """Bad input for a system key nobody declares."""
     return BadInput(
@@ -170,6 +201,7 @@ __all__ = [
     "get",
     "known",
     "load",
+    "refuse_other",
     "rescan",
     "unknown",
     "verb_owner",

@@ -204,14 +204,22 @@ def _stamp() -> list[Any]:
         sys.executable,
         ledger.__version__,
         mtime(_BUILT_IN),
-        [[entry, mtime(entry)] for entry in sys.path],
+        [[entry, mtime(entry)] for entry in _path()],
     ]
+
+
+def _path() -> list[str]:
+    """`sys.path` without the working directory (`python -m ledger` puts it first): the ledger
+    file's writes change its modification time, and a system installed there is found anyway,
+    as a system the cache does not know."""
+    here = os.getcwd()
+    return [entry for entry in sys.path if entry not in ("", here)]
 
 
 def cache_file() -> Path:
     """This environment's cache file: `$XDG_CACHE_HOME/encounter-ledger/` (or `~/.cache`)."""
     root = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    digest = hashlib.sha256(f"{sys.executable}\0{sys.path}".encode()).hexdigest()[:16]
+    digest = hashlib.sha256(f"{sys.executable}\0{_path()}".encode()).hexdigest()[:16]
     return Path(root) / "encounter-ledger" / f"systems-{digest}.json"
 
 

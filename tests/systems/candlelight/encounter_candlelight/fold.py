@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from typing import Any
+from typing import Any, assert_never
 
 from pydantic import BaseModel, ValidationError
 
 from ledger import events
 from ledger.errors import BadInput
+from ledger.events.common import Common
 from projections import core
 from projections.charts import Measure, measure
 from projections.findings import Finding, warning
@@ -29,15 +30,10 @@ class Holder(core.Combatant, frozen=True):
     candles: int
 
 
-def join(state: core.State, seq: int, event: events.CombatantJoined) -> core.Combatant:
-    """Validate the stat block and light every candle."""
-    try:
-        stats = vocab.Stats.model_validate(dict(event.stats))
-    except ValidationError as exc:
-        raise BadInput(events.describe(exc, f"stats of {event.name!r}")) from exc
-    return Holder(
-        name=event.name, side=event.side, joined=seq, lit=stats.candles, candles=stats.candles
-    )
+class CandlelightState(core.State, frozen=True):
+    """The encounter with its house rules read once."""
+
+    house: Rules = Rules()
 
 
 def _holder(state: core.State, name: str) -> Holder:
@@ -46,38 +42,67 @@ def _holder(state: core.State, name: str) -> Holder:
     return found
 
 
-def apply(state: core.State, seq: int, event: Any) -> core.State:
-    """Snuff or light candles; the last one out defeats (unless the house rule says not)."""
-    match event:
-        case vocab.CandleSnuffed():
-            holder = _holder(state, event.target)
-            lit = max(0, holder.lit - event.count)
-            dark = lit == 0 and Rules.model_validate(state.rules).dark_defeats
-            status = "defeated" if dark and holder.active else holder.status
-            return core.replace_combatant(
-                state, holder.model_copy(update={"lit": lit, "status": status})
-            )
-        case vocab.CandleLit():
-            holder = _holder(state, event.target)
-            lit = min(holder.candles, holder.lit + event.count)
-            return core.replace_combatant(state, holder.model_copy(update={"lit": lit}))
-        case events.RollMade():
-            return core.note_roll(state, seq, event)
-        case _:
-            return state
+class Candlelight(core.Ruleset[CandlelightState, vocab.Events]):
+    """Candles snuffed and lit; the last one out defeats."""
 
+    key = "candlelight"
+    rules = Rules
+    state = CandlelightState
 
-def audit(before: core.State, seq: int, event: Any, after: core.State) -> Iterator[Finding]:
-    """`snuffed-in-the-dark`: a blow snuffs more candles than still burn."""
-    if isinstance(event, vocab.CandleSnuffed):
-        holder = _holder(before, event.target)
-        if event.count > holder.lit:
-            yield warning(
-                "snuffed-in-the-dark",
-                (seq,),
-                f"seq {seq} snuffs {event.count} candles of {event.target!r}, who has "
-                f"{holder.lit} lit: {event.count - holder.lit} snuffed in the dark",
-            )
+    def join(self, state: CandlelightState, seq: int, event: events.CombatantJoined) -> Holder:
+        """Validate the stat block and light every candle."""
+        try:
+            stats = vocab.Stats.model_validate(dict(event.stats))
+        except ValidationError as exc:
+            raise BadInput(events.describe(exc, f"stats of {event.name!r}")) from exc
+        return Holder(
+            name=event.name, side=event.side, joined=seq, lit=stats.candles, candles=stats.candles
+        )
+
+    def apply(self, state: CandlelightState, seq: int, event: vocab.Events) -> CandlelightState:
+        """Snuff or light candles; the last one out defeats (unless the house rule says not)."""
+        match event:
+            case vocab.CandleSnuffed():
+                holder = _holder(state, event.target)
+                lit = max(0, holder.lit - event.count)
+                dark = lit == 0 and state.house.dark_defeats
+                status = "defeated" if dark and holder.active else holder.status
+                update = {"lit": lit, "status": status}
+                return core.replace_combatant(state, holder.model_copy(update=update))
+            case vocab.CandleLit():
+                holder = _holder(state, event.target)
+                lit = min(holder.candles, holder.lit + event.count)
+                return core.replace_combatant(state, holder.model_copy(update={"lit": lit}))
+            case events.RollMade():
+                return core.note_roll(state, seq, event)
+            case events.StakesLocked():
+                return state  # the core keeps the lock
+            case _:
+                assert_never(event)
+
+    def adjust(
+        self, state: CandlelightState, seq: int, event: events.TrackAdjusted
+    ) -> CandlelightState:
+        """A GM override of one track."""
+        return core.adjust_track(state, seq, event)
+
+    def audit(
+        self,
+        before: CandlelightState,
+        seq: int,
+        event: Common | vocab.Events,
+        after: CandlelightState,
+    ) -> Iterator[Finding]:
+        """`snuffed-in-the-dark`: a blow snuffs more candles than still burn."""
+        if isinstance(event, vocab.CandleSnuffed):
+            holder = _holder(before, event.target)
+            if event.count > holder.lit:
+                yield warning(
+                    "snuffed-in-the-dark",
+                    (seq,),
+                    f"seq {seq} snuffs {event.count} candles of {event.target!r}, who has "
+                    f"{holder.lit} lit: {event.count - holder.lit} snuffed in the dark",
+                )
 
 
 def measures(view: Mapping[str, Any]) -> tuple[Measure, ...]:
@@ -85,13 +110,4 @@ def measures(view: Mapping[str, Any]) -> tuple[Measure, ...]:
     return tuple(measure("Candles lit", view, "lit", "candles"))
 
 
-RULESET = core.Ruleset(
-    key="candlelight",
-    rules=Rules,
-    start=lambda state: state,
-    join=join,
-    apply=apply,
-    adjust=core.adjust_track,
-    scene_end=core.unchanged,
-    audit=audit,
-)
+RULESET = Candlelight()
