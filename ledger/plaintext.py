@@ -107,7 +107,7 @@ def track_grids(view: Mapping[str, Any]) -> list[Grid]:
 
 
 def tracks_header(encounter: str, system: str, seq: int, round_: int | None, scene: Scene) -> str:
-    """`duel (fates-edge) at seq 9, round 2`: the first line of `tracks`."""
+    """`duel (SYSTEM) at seq 9, round 2`: the first line of `tracks`."""
     time = when(round_, scene)
     return f"{encounter} ({system}) at seq {seq}" + (f", {time}" if time else "")
 
