@@ -20,8 +20,9 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from typer.testing import CliRunner
 
-from ledger import BadInput, Ledger, cache, fastpath, headview, session, snapshot_codec
+from ledger import BadInput, Ledger, cache, cli, fastpath, headview, session, snapshot_codec
 from projections import core, revisions
 from projections.registry import RULESETS
 from tests.longstreams import lines, skirmish
@@ -256,6 +257,32 @@ def test_a_tampered_snapshot_is_an_audit_finding_at_its_seq(big: Backend) -> Non
         findings = [f for f in ledger.audit("big") if f.rule == "cache-disagrees"]
     assert [(f.severity, f.seq) for f in findings] == [("error", (1000,))]
     assert "drop the tables cache_snapshots and cache_views" in findings[0].message
+
+
+def test_verify_vouches_for_the_log_and_the_heads_cache_and_audit_for_the_projection_cache(
+    big: Backend,
+) -> None:
+    with big.ledger() as ledger:
+        state = ledger.refold("big")
+        head = ledger.store.require("big").hash
+    wrong = core.replace_combatant(
+        state, state.combatants["Sage"].model_copy(update={"harm": (3,)})
+    )
+    sql(big, "UPDATE cache_snapshots SET state = ? WHERE seq = 1000", snapshot_codec.encode(wrong))
+    # The events are intact: the chain verifies; the fold from the log shows the snapshot wrong.
+    verified = CliRunner().invoke(cli.app, ["--db", big.location, "verify", "big"])
+    assert (verified.exit_code, verified.stdout) == (
+        0,
+        f"big: 1000 events, chain ok, head {head}\n",
+    )
+    audited = CliRunner().invoke(cli.app, ["--db", big.location, "audit", "big", "--json"])
+    assert audited.exit_code == 1
+    assert [(f["rule"], f["seq"]) for f in json.loads(audited.stdout)["findings"]
+            if f["rule"] == "cache-disagrees"] == [("cache-disagrees", [1000])]  # fmt: skip
+    sql(big, "UPDATE heads SET seq = 999")
+    verified = CliRunner().invoke(cli.app, ["--db", big.location, "verify", "big"])
+    assert verified.exit_code == 1
+    assert verified.stdout.splitlines()[1].startswith("big: CACHE DISAGREES: the heads cache says ")
 
 
 #: A change to one row of the head view, in each database's JSON functions.
