@@ -83,8 +83,8 @@ class PgCache:
         self._name = name
         self._transaction = transaction
         self._usable: bool | None = None if transaction else True
-        #: Called once the tables were found missing inside a transaction, to create them
-        #: under the schema lock (the store's; None: this role cannot create them).
+        #: Called when the tables are found missing inside a transaction, to create them under
+        #: the schema lock (the store's `create_cache`; None outside a transaction).
         self.create: Callable[[psycopg.Connection[Any]], None] | None = None
 
     @classmethod
