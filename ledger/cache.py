@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any, Final, Protocol
 
-from ledger.snapshot_codec import TEXT, decode, encode
+from ledger.snapshot_codec import TEXT, decode, encode, matches
 from projections import core
 from projections.revisions import Standing
 
@@ -169,7 +169,8 @@ def snapshot_text(tables: CacheTables | None, encounter: str, seq: int) -> str |
 
 def agrees(tables: CacheTables | None, encounter: str, gone: Standing, state: core.State) -> bool:
     """Whether the valid snapshot at the state's seq (if any) holds this state. The texts are
-    compared first, so an intact cache is checked without building a second state."""
+    compared first, a piece at a time, so an intact cache is checked without building a second
+    state or a second whole text."""
     if tables is None:
         return True
     newest = _valid_seqs(tables, encounter, gone, state.seq)[:1]
@@ -179,7 +180,7 @@ def agrees(tables: CacheTables | None, encounter: str, gone: Standing, state: co
     if text is None:
         return True
     try:
-        if encode(state) == text:
+        if matches(state, text):
             return True
         stored = decode(text)
     except (ValueError, TypeError, RecursionError):

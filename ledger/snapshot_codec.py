@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import json
-from collections.abc import KeysView, Mapping, Sequence
+from collections.abc import Iterator, KeysView, Mapping, Sequence
 from typing import Any, Final
 
 from pydantic import BaseModel
@@ -58,6 +58,83 @@ def _enc(value: Any) -> Any:
         name = f"{kind.__module__}:{kind.__qualname__}"
         return ["m", name, {k: _enc(v) for k, v in fields.items()}, unset]
     raise TypeError(f"a snapshot cannot hold a {kind.__name__}")
+
+
+def matches(state: core.State, text: str) -> bool:
+    """Whether `text` is `encode(state)`, compared a piece at a time: the audit checks each
+    snapshot so, without building a second whole encoding beside the state (a long fight's
+    rolls are most of both)."""
+    at = 0
+    try:
+        for piece in pieces(state):
+            if not text.startswith(piece, at):
+                return False
+            at += len(piece)
+    except (TypeError, ValueError):
+        return False
+    return at == len(text)
+
+
+def pieces(value: Any) -> Iterator[str]:
+    """`encode`'s text of `value` in pieces (their concatenation is the whole text): a
+    sequence stored as columns one row at a time, dicts and models one field at a time."""
+    kind = type(value)
+    if kind is tuple or kind is list or kind is Log:
+        tag = _SEQUENCES[kind]
+        if len(value) > 1 and _columnar(value):
+            yield from _column_pieces(tag, value)
+            return
+        yield "[" + TEXT.encode(tag)
+        for item in value:
+            yield ","
+            yield from pieces(item)
+        yield "]"
+    elif kind is dict and all(type(k) is str for k in value):
+        yield from _object_pieces(value)
+    elif kind.__module__.startswith(_KNOWN) and _is_record(kind):
+        fields, unset = _fields(value)
+        name = f"{kind.__module__}:{kind.__qualname__}"
+        yield '["m",' + TEXT.encode(name) + ","
+        yield from _object_pieces(fields)
+        yield "," + TEXT.encode(unset) + "]"
+    else:
+        yield TEXT.encode(_enc(value))
+
+
+def _object_pieces(fields: Mapping[str, Any]) -> Iterator[str]:
+    yield "{"
+    for n, (key, item) in enumerate(fields.items()):
+        yield ("," if n else "") + TEXT.encode(key) + ":"
+        yield from pieces(item)
+    yield "}"
+
+
+def _columnar(items: Sequence[Any]) -> bool:
+    """Whether `_columns` stores these items as columns."""
+    cls = type(items[0])
+    if not cls.__module__.startswith(_KNOWN) or not _is_record(cls):
+        return False
+    return all(type(item) is cls for item in items)
+
+
+def _column_pieces(tag: str, items: Sequence[Any]) -> Iterator[str]:
+    """`_columns`'s text, a row at a time: the fields left at default are gathered first (the
+    head names them), then each row is encoded on its own."""
+    fields: list[str] = []
+    unsets: dict[tuple[str, ...], int] = {}
+    indexes: list[int] = []
+    for item in items:
+        values, unset = _fields(item)
+        fields = fields or list(values)
+        indexes.append(unsets.setdefault(tuple(unset), len(unsets)))
+    cls = type(items[0])
+    name = f"{cls.__module__}:{cls.__qualname__}"
+    head = ["C", tag, name, fields, [list(u) for u in unsets]]
+    yield TEXT.encode(head)[:-1]
+    for item, index in zip(items, indexes, strict=True):
+        values, _ = _fields(item)
+        yield "," + TEXT.encode([index, *(_enc(values[field]) for field in fields)])
+    yield "]"
 
 
 def _is_record(kind: type) -> bool:
@@ -149,12 +226,16 @@ class _Decoder:
         raise Unknown(f"unexpected tag {tag!r} in a snapshot")
 
     def columns(self, item: list[Any]) -> Any:
-        _, tag, name, fields, unsets, *rows = item
+        _, tag, name, fields, unsets = item[:5]
         if type(fields) is not list or type(unsets) is not list:
             raise Unknown(f"{name}: malformed columns in a snapshot")
         width = len(fields) + 1
         models = []
-        for row in rows:
+        for i in range(5, len(item)):
+            # Each parsed row is let go as its model is built: the snapshot's parsed JSON and
+            # the state it becomes (a long fight's rolls, most of both) are never held whole
+            # at once. The parsed document is this decoder's own.
+            row, item[i] = item[i], None
             if type(row) is not list or len(row) != width or type(row[0]) is not int:
                 raise Unknown(f"{name}: malformed row in a snapshot")
             if not 0 <= row[0] < len(unsets):

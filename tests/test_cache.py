@@ -88,6 +88,19 @@ def test_a_snapshot_decodes_to_the_state_it_was_encoded_from(example: Path) -> N
     assert again.model_dump(mode="json") == state.model_dump(mode="json")
 
 
+@pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: p.stem)
+def test_a_state_encoded_in_pieces_is_its_whole_encoding(example: Path) -> None:
+    with Ledger(":memory:") as ledger:
+        imported = ledger.import_lines(example.read_text(encoding="utf-8").splitlines())
+        state = ledger.refold(imported.encounter)
+    text = snapshot_codec.encode(state)
+    assert "".join(snapshot_codec.pieces(state)) == text
+    assert snapshot_codec.matches(state, text)
+    middle = len(text) // 2
+    for other in (text[:-1], text + " ", text[:middle] + "\u00e9" + text[middle + 1 :], ""):
+        assert not snapshot_codec.matches(state, other)
+
+
 def test_an_import_leaves_snapshots_every_256_seqs_and_at_its_end(big: Backend) -> None:
     assert snapshot_seqs(big) == [256, 512, 768, 1000]
     cached, folded = fresh_tracks(big)
@@ -387,6 +400,9 @@ def random_writes(store: Backend, system: str, stream: list[Event], undos: list[
         folded = core.fold(RULESETS, records)
         assert ledger.tracks("fuzz") == folded
         assert [f for f in ledger.audit("fuzz") if f.rule == "cache-disagrees"] == []
+        text = snapshot_codec.encode(folded)
+        assert "".join(snapshot_codec.pieces(folded)) == text
+        assert snapshot_codec.matches(folded, text)
         head = ledger.store.require("fuzz")
         stored = headview.load_view(ledger.store.cache_db, "fuzz", (head.seq, head.hash))
         assert stored is not None
