@@ -66,7 +66,7 @@ def fold_on(
     checkpoints: list[Checkpoint] | None = None,
 ) -> core.State | None:
     """Fold `records` (as `standing` has them) on top of `state`, keeping checkpoints."""
-    folder = core.Folder(RULESETS, state, standing.fixes)
+    folder = core.RunningFold(RULESETS, state, standing.fixes)
     for record in records:
         if record.seq not in standing.gone:
             folder.feed(record)
@@ -256,7 +256,7 @@ class Session:
                 every=CHECKPOINT_EVERY,
             )
         probe = recorded(self.encounter, seq, given.id or "", "", "", "", event)
-        folder = core.Folder(RULESETS, before)
+        folder = core.RunningFold(RULESETS, before)
         after = folder.add(probe, strict=True)
         found: list[Finding] = []
         if before is not None and (audit or strict):

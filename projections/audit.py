@@ -12,7 +12,7 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, S
 from typing import Any, Final
 
 from ledger import events
-from projections.core import AnyRuleset, Folder, State
+from projections.core import AnyRuleset, RunningFold, State
 from projections.findings import Finding, error, info, warning
 from projections.played import as_played
 from projections.revisions import standing
@@ -225,7 +225,7 @@ def audit_stream(
     marked, an oracle rolled or a miss burned away meets it), worded as the end state has it.
     """
     types: dict[int, str] = {}
-    folder = Folder(registry, fixes=fixes)
+    folder = RunningFold(registry, fixes=fixes)
     found: list[Finding | tuple[str, tuple[int, ...]]] = []
     for record in records:
         if record.seq in targets:

@@ -168,14 +168,9 @@ def handler(kind: type) -> Handler:
 
 
 def advance(ruleset: AnyRuleset, state: State, seq: int, event: events.EventBase) -> State:
-    """Fold one event, leaving `seq` as it was (`Folder` sets it when it hands a state out);
+    """Fold one event, leaving `seq` as it was (`RunningFold` sets it when it hands a state out);
     raises `BadInput` when the event names something the state does not hold."""
     return handler(type(event))(ruleset, state, seq, event)
-
-
-def step(ruleset: AnyRuleset, state: State, seq: int, event: events.EventBase) -> State:
-    """Fold one event: the state after it, at its seq."""
-    return advance(ruleset, state, seq, event).model_copy(update={"seq": seq})
 
 
 #: What a GM may set a combatant's status to: in the fight, defeated, or a manner of leaving.
@@ -219,7 +214,7 @@ def standing_at(
     return standing(known, without)
 
 
-class Folder:
+class RunningFold:
     """Folds an effective stream one event at a time; stored events that no longer apply
     (after an undo) are kept aside in `State.skipped` instead of stopping the fold.
 
@@ -300,6 +295,10 @@ class Folder:
         self._seq = record.seq
 
 
+#: The name `RunningFold` had before 0.2 (deprecated).
+Folder = RunningFold
+
+
 def fold(
     registry: Mapping[str, AnyRuleset],
     records: Sequence[events.Recorded],
@@ -311,7 +310,7 @@ def fold(
     `at` (default: the last seq), even when the events left out come last. At a past seq it
     is the encounter as the table knew it then, or with `corrected_today` as corrected now."""
     now = standing_at(records, at, without, corrected_today)
-    folder = Folder(registry, fixes=now.fixes)
+    folder = RunningFold(registry, fixes=now.fixes)
     for record in records:
         if at is not None and record.seq > at:
             break

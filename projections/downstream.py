@@ -16,7 +16,7 @@ from pydantic import BaseModel
 
 from ledger import events
 from projections import audit as audit_rules
-from projections.core import AnyRuleset, Folder, State
+from projections.core import AnyRuleset, RunningFold, State
 from projections.findings import Finding
 from projections.revisions import Standing
 from projections.steps import Change, changes
@@ -76,8 +76,8 @@ def compare(
     """Fold `records` on top of `state` under both standings (`stood` None: only the new
     one), auditing each event (except the seq `quiet`) and keeping the new fold's checkpoints
     every `every` seqs. Without `audit`, only what no longer applies is reported."""
-    old = Folder(registry, state, stood.fixes) if stood is not None else None
-    new = Folder(registry, state, stands.fixes)
+    old = RunningFold(registry, state, stood.fixes) if stood is not None else None
+    new = RunningFold(registry, state, stands.fixes)
     out = Compared(state, state)
     was: list[Raised] = []
     now: list[Raised] = []
@@ -104,7 +104,9 @@ def compare(
 Raised = Finding | tuple[str, tuple[int, ...]]
 
 
-def _fold(folder: Folder, record: events.Recorded, quiet: int | None, audit: bool) -> list[Raised]:
+def _fold(
+    folder: RunningFold, record: events.Recorded, quiet: int | None, audit: bool
+) -> list[Raised]:
     was = folder.state
     now = folder.add(record)
     if was is None or record.seq == quiet:
@@ -121,7 +123,7 @@ def _fold(folder: Folder, record: events.Recorded, quiet: int | None, audit: boo
     return []
 
 
-def _still(folder: Folder, found: list[Raised]) -> list[Finding]:
+def _still(folder: RunningFold, found: list[Raised]) -> list[Finding]:
     # As the audit of the whole stream words it: a reminder only while it is still owed.
     if folder.state is None:
         return []

@@ -8,7 +8,7 @@ from typing import Any
 from pydantic import BaseModel, JsonValue, SerializeAsAny
 
 from ledger import events
-from projections.core import AnyRuleset, Combatant, Folder, State
+from projections.core import AnyRuleset, Combatant, RunningFold, State
 from projections.revisions import standing
 
 
@@ -133,7 +133,7 @@ def replay_stream(
     """`replay` over stored rows read once, in seq order, skipping the seqs in `gone` and
     reading those in `fixes` as corrected. A correction is not a step of its own: the story
     as corrected has its target as corrected, where it was."""
-    folder = Folder(registry, fixes=fixes)
+    folder = RunningFold(registry, fixes=fixes)
     previous: State | None = None
     for record in records:
         if end is not None and record.seq > end:
@@ -167,7 +167,7 @@ def as_played(
     on; `reread(after, upto)` gives the stored events again for that refold."""
     revisions: list[events.Recorded] = []
     now = standing(())
-    folder = Folder(registry)
+    folder = RunningFold(registry)
     checkpoints: list[tuple[int, State]] = []
     previous: State | None = None
     for record in records:
@@ -179,7 +179,7 @@ def as_played(
             fork = then.first_change(now) or record.seq
             checkpoints = [c for c in checkpoints if c[0] < fork]
             after, state = checkpoints[-1] if checkpoints else (0, None)
-            folder = Folder(registry, state, now.fixes)
+            folder = RunningFold(registry, state, now.fixes)
             for earlier in reread(after, record.seq - 1):
                 if earlier.seq not in now.gone:
                     folder.add(earlier)

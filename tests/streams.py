@@ -70,7 +70,7 @@ def refusal(system: str, *items: Fields, rules: Fields | None = None) -> str:
     from ledger.errors import BadInput
 
     records = stream(system, *items, rules=rules)
-    folder = core.Folder(RULESETS)
+    folder = core.RunningFold(RULESETS)
     for record in records[:-1]:
         folder.add(record, strict=True)
     with pytest.raises(BadInput) as caught:

@@ -66,13 +66,13 @@ def fresh_tracks(store: Backend, encounter: str = "big") -> tuple[core.State, co
 def folded(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """The seqs every fold adds from here on, in order (a read through the cache folds few)."""
     seqs: list[int] = []
-    feed = core.Folder.feed  # every event folded goes through it (`add` too)
+    feed = core.RunningFold.feed  # every event folded goes through it (`add` too)
 
-    def counting(self: core.Folder, record: Any, strict: bool = False) -> None:
+    def counting(self: core.RunningFold, record: Any, strict: bool = False) -> None:
         seqs.append(record.seq)
         feed(self, record, strict)
 
-    monkeypatch.setattr(core.Folder, "feed", counting)
+    monkeypatch.setattr(core.RunningFold, "feed", counting)
     return seqs
 
 

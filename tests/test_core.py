@@ -147,7 +147,7 @@ def test_folding_a_prefix_then_the_rest_equals_folding_all_at_once(
     # Continue from the folded prefix, one event at a time, over the whole effective stream.
     effective = core.effective(records)
     head = [r for r in effective if r.seq <= cut]
-    folder = core.Folder(RULESETS)
+    folder = core.RunningFold(RULESETS)
     for record in head:
         folder.add(record)
     for record in effective[len(head) :]:

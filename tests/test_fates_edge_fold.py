@@ -657,12 +657,12 @@ def test_folding_a_prefix_then_continuing_equals_folding_at_once(
     armor: str, hits: list[tuple[str, int, Any]], cut: int
 ) -> None:
     records = _stream(armor, hits)
-    folder = core.Folder(RULESETS)
+    folder = core.RunningFold(RULESETS)
     for record in records[:cut]:
         folder.add(record)
     middle = folder.state
     assert isinstance(middle, FatesEdgeState)
-    rest = core.Folder(RULESETS, middle)
+    rest = core.RunningFold(RULESETS, middle)
     for record in records[cut:]:
         rest.add(record)
     assert rest.state == fold(records)

@@ -579,7 +579,7 @@ def test_tracks_stay_in_bounds_and_folding_a_prefix_then_the_rest_is_the_same(
     records = stream("ironsworn", kira(health=health, momentum=momentum), roll(3, (4, 5)), *items)
     whole = fold(records)
     half = len(records) // 2
-    folder = core.Folder(RULESETS, fold(records[:half]))
+    folder = core.RunningFold(RULESETS, fold(records[:half]))
     for record in records[half:]:
         folder.add(record)
     assert folder.state == whole

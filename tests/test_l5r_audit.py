@@ -354,7 +354,7 @@ def test_folding_a_prefix_then_continuing_equals_folding_the_whole_stream(
 ) -> None:
     records = stream("l5r", *items)
     cut = data.draw(st.integers(1, len(records)))
-    folder = core.Folder(RULESETS, fold(records, at=cut))
+    folder = core.RunningFold(RULESETS, fold(records, at=cut))
     for record in records[cut:]:
         folder.add(record)
     assert folder.state == fold(records)

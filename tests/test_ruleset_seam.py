@@ -66,8 +66,9 @@ def test_an_event_that_changes_nothing_hands_back_the_same_state() -> None:
     before = fold(records[:2])
     ruleset = RULESETS["ssss"]
     assert core.advance(ruleset, before, 3, records[2].event) is before
-    stepped = core.step(ruleset, before, 3, records[2].event)
-    assert stepped.seq == 3 and stepped.combatants is before.combatants
+    folder = core.RunningFold(RULESETS, before)
+    after = folder.add(records[2])
+    assert after.seq == 3 and after.combatants is before.combatants
 
 
 def test_a_systems_own_stakes_lock_is_folded_as_a_stakes_lock() -> None:
@@ -77,7 +78,7 @@ def test_a_systems_own_stakes_lock_is_folded_as_a_stakes_lock() -> None:
 
 def test_a_folder_writes_the_seq_when_it_hands_the_state_out() -> None:
     records = stream("ssss", GUARD, NOTE, NOTE)
-    folder = core.Folder(RULESETS)
+    folder = core.RunningFold(RULESETS)
     for record in records:
         folder.feed(record)
     assert folder.state is not None and folder.state.seq == 4
@@ -160,5 +161,6 @@ def test_folding_with_the_seq_written_lazily_equals_folding_step_by_step(
             assert isinstance(record.event, events.EncounterOpened)
             state = core.open_state(RULESETS["ssss"], "test", record.event)
         else:
-            state = core.step(RULESETS["ssss"], state, record.seq, record.event)
+            state = core.advance(RULESETS["ssss"], state, record.seq, record.event)
+            state = state.model_copy(update={"seq": record.seq})
     assert state == fold(records)
