@@ -174,9 +174,7 @@ def _carries(state: FatesEdgeState, adv: Adversary) -> bool:
 
 def _landed(state: FatesEdgeState, who: core.Combatant, hit: Hit) -> FatesEdgeState:
     state = state.model_copy(update={"last_hit": hit})
-    new = core.replace_combatant(state, who)
-    assert isinstance(new, FatesEdgeState)
-    return new
+    return core.replace_combatant(state, who)
 
 
 def damage(
@@ -294,9 +292,7 @@ def roll_made(state: FatesEdgeState, seq: int, event: vocab.FERollMade) -> Fates
     rolled = {**state.rolled, event.stake: roll}
     pools = {**state.pools, "sb": state.pools.get("sb", 0) + sb}
     state = owing(state.model_copy(update={"pools": pools, "rolled": rolled}), event.stake)
-    added = core.add_roll(state, roll)
-    assert isinstance(added, FatesEdgeState)
-    return added
+    return core.add_roll(state, roll)
 
 
 def sb_spent(state: FatesEdgeState, seq: int, event: vocab.SBSpent) -> FatesEdgeState:

@@ -11,7 +11,6 @@ from typing import Any
 
 from ledger import events
 from ledger.events import fates_edge as vocab
-from projections import core
 from projections.fates_edge_harm_audit import harm_on_player, hit_on_adversary, seqs_of, tally
 from projections.fates_edge_model import (
     Adversary,
@@ -235,11 +234,9 @@ def _move(
             )
 
 
-def obligations(state: core.State) -> Iterator[Finding]:
+def obligations(state: FatesEdgeState) -> Iterator[Finding]:
     """Reminders: an attack still owing its SB before its roll; a puzzle adversary hit but not
     yet resolved (a hit changes no track of it)."""
-    if not isinstance(state, FatesEdgeState):
-        return
     for stake, first in state.unpaid.items():
         lock = state.lock(stake)
         assert lock is not None
@@ -289,10 +286,8 @@ def left(state: FatesEdgeState, seq: int, event: events.CombatantLeft) -> Iterat
         )
 
 
-def audit(before: core.State, seq: int, event: Any, after: core.State) -> Iterator[Finding]:
+def audit(before: FatesEdgeState, seq: int, event: Any, after: FatesEdgeState) -> Iterator[Finding]:
     """The Fate's Edge rules one event raises."""
-    if not isinstance(before, FatesEdgeState):
-        return
     match event:
         case vocab.FEStakesLocked() if event.stake not in before.stakes:
             yield from locked(before, seq, event)

@@ -10,15 +10,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from projections import core
 from projections.fates_edge_model import Adversary, FatesEdgeState, Hit
 
 
 def touches(
-    before: core.State | None, seq: int, event: Any, after: core.State
+    before: FatesEdgeState | None, seq: int, event: Any, after: FatesEdgeState
 ) -> Mapping[str, Mapping[str, str]]:
     """{combatant: {track: what happened to it}} for the hit or Fatigue event at `seq`."""
-    hit = after.last_hit if isinstance(after, FatesEdgeState) else None
+    hit = after.last_hit
     if hit is None or hit.seq != seq:
         return {}
     who = after.combatants.get(hit.target)

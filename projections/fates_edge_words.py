@@ -41,9 +41,10 @@ _PURPOSES: Final = MappingProxyType(
 )
 
 
-def explain(before: core.State | None, seq: int, event: Any, after: core.State) -> str | None:
+def explain(
+    before: FatesEdgeState | None, seq: int, event: Any, after: FatesEdgeState
+) -> str | None:
     """A Fate's Edge event in words (None: the common words serve)."""
-    assert isinstance(after, FatesEdgeState)
     match event:
         case events.CombatantJoined():
             return arrived(after, event.name)

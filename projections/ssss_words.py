@@ -53,7 +53,6 @@ def inflicted(before: SsssState, event: vocab.HarmInflicted, after: SsssState) -
     if not target.active:
         return f"{head}: it is already {target.status}, so the harm lands nowhere"
     tier = free_tier(target, event.level)
-    assert isinstance(before, SsssState)
     if tier is not None and level_4_exhausted(target, before.house):
         return (
             f"{head}: its Level 4 Harm is exhausted and the house rule "
