@@ -29,7 +29,7 @@ from ledger.systems import System, load, unknown
 #: The entry-point group a rule system declares itself in.
 GROUP: Final = "encounter.systems"
 #: Bumped when the cache file's shape changes.
-_FORMAT: Final = 1
+_FORMAT: Final = 2
 #: The package whose modules are the built-in descriptions.
 _BUILT_IN: Final = Path(__file__).resolve().parent
 
@@ -189,9 +189,10 @@ def _description(entry: Entry) -> System:
 
 
 def _stamp() -> list[Any]:
-    """What the answer depends on: the interpreter, this package, and each `sys.path` entry
-    with its modification time (installing a distribution changes its directory's)."""
-    import ledger
+    """What the answer depends on: the interpreter, the built-in descriptions' folder, and
+    each `sys.path` entry with its modification time (installing or upgrading a distribution,
+    this one too, changes its directory's). Not the ledger's version: reading it parses the
+    whole of its metadata, which would cost more than the scan this file saves."""
 
     def mtime(path: str | Path) -> int | None:
         try:
@@ -202,7 +203,6 @@ def _stamp() -> list[Any]:
     return [
         _FORMAT,
         sys.executable,
-        ledger.__version__,
         mtime(_BUILT_IN),
         [[entry, mtime(entry)] for entry in _path()],
     ]
