@@ -38,21 +38,6 @@ class Head(BaseModel, frozen=True):
     updated_at: str
 
 
-#: The fields set of every `Recorded` built here, shared: the models are frozen, so pydantic
-#: never adds to it (and copies it before an update would).
-_RECORDED_FIELDS: Final = {
-    "encounter",
-    "seq",
-    "id",
-    "recorded_at",
-    "prev_hash",
-    "hash",
-    "event",
-    "as_stored",
-}
-_set: Final = object.__setattr__
-
-
 def recorded(
     encounter: str,
     seq: int,
@@ -63,30 +48,9 @@ def recorded(
     event: events.Event,
     as_stored: dict[str, Any] | None = None,
 ) -> events.Recorded:
-    """A `Recorded` from values already validated (what `model_construct` does, faster).
-
-    Every row read and every event appended becomes one of these, so the generic
-    `model_construct` (which walks the fields and their defaults) is too slow here.
-    """
-    record = object.__new__(events.Recorded)
-    _set(
-        record,
-        "__dict__",
-        {
-            "encounter": encounter,
-            "seq": seq,
-            "id": id,
-            "recorded_at": recorded_at,
-            "prev_hash": prev_hash,
-            "hash": hash,
-            "event": event,
-            "as_stored": as_stored,
-        },
-    )
-    _set(record, "__pydantic_fields_set__", _RECORDED_FIELDS)
-    _set(record, "__pydantic_extra__", None)
-    _set(record, "__pydantic_private__", None)
-    return record
+    """A `Recorded` from values already validated (every row read and every event appended
+    becomes one of these)."""
+    return events.Recorded(encounter, seq, id, recorded_at, prev_hash, hash, event, as_stored)
 
 
 def from_row(row: Any, system: str) -> events.Recorded:

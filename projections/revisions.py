@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, field, replace
+from typing import Any, TypeVar
 
 from pydantic import ValidationError
 
@@ -21,6 +21,9 @@ from ledger.errors import BadInput
 #: Event types a correction may not target: what they mean is fixed (house rules are pinned
 #: when the encounter opens; an undo is redone, a correction undone or corrected at its target).
 UNCORRECTABLE = frozenset({"encounter.opened", "event.retracted", "event.corrected"})
+
+#: An event model: a correction keeps its type.
+E = TypeVar("E", bound=events.EventBase)
 
 
 def merged(body: Mapping[str, Any], changes: Mapping[str, Any]) -> dict[str, Any]:
@@ -102,10 +105,11 @@ def corrected(record: events.Recorded, fixes: Sequence[events.Recorded]) -> even
     for fix in fixes:
         assert isinstance(fix.event, events.EventCorrected)
         body = merged(body, fix.event.fields)
-    return record.model_copy(update={"event": reparsed(record.event, body, record.seq)})
+    # As the fold reads it: not what is stored, so no stored bytes of an older version either.
+    return replace(record, event=reparsed(record.event, body, record.seq), as_stored=None)
 
 
-def reparsed(event: events.EventBase, body: Mapping[str, Any], seq: int) -> events.EventBase:
+def reparsed(event: E, body: Mapping[str, Any], seq: int) -> E:
     """`event`'s type with `body` as its fields, validated by the same model."""
     kind = events.type_of(event)
     try:

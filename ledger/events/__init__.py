@@ -15,6 +15,7 @@ import importlib.util
 import json
 import operator
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from functools import cache, reduce
 from types import UnionType
 from typing import TYPE_CHECKING, Annotated, Any, Final, Literal, Union, get_args, get_origin
@@ -326,8 +327,13 @@ else:
             )
 
 
-class Recorded(BaseModel, frozen=True, defer_build=True):
-    """An event as stored: the envelope (encounter, seq, id, time, chain) around the event."""
+@dataclass(frozen=True, slots=True)
+class Recorded:
+    """An event as stored: the envelope (encounter, seq, id, time, chain) around the event.
+
+    A plain frozen dataclass: the store builds one from every row it reads, from values the
+    chain and the event's model have checked (pydantic stays at the boundary, the event).
+    """
 
     encounter: str
     seq: int
@@ -338,7 +344,7 @@ class Recorded(BaseModel, frozen=True, defer_build=True):
     event: _AnyEvent
     #: The body as stored, when it was written at an older version of its type than `event`
     #: (upcast) has: the hash covers these bytes, so an export carries them as they are.
-    as_stored: dict[str, Any] | None = None
+    as_stored: dict[str, Any] | None = field(default=None, hash=False)
 
     @property
     def type(self) -> str:
