@@ -258,7 +258,15 @@ def _fixture_key() -> str:
     digest = hashlib.sha256()
     for source in (fill, fates_edge_stream):
         digest.update(inspect.getsource(source).encode())
-    modules = ("longstreams", "store", "chain", "cache", "headview")
+    modules = (
+        "longstreams",
+        "store",
+        "chain",
+        "cache",
+        "sqlitecache",
+        "headview",
+        "snapshot_codec",
+    )
     for module in (f"tests/{m}.py" if m == "longstreams" else f"ledger/{m}.py" for m in modules):
         file = ROOT / module
         if file.exists():
