@@ -60,7 +60,7 @@ EXAMPLES: Final[dict[str, tuple[str, ...]]] = {
 
 
 def examples() -> dict[str, tuple[str, ...]]:
-    """Every command's examples: the generic ones, then each system's in key order."""
+    """Every command's examples: the generic ones, then each system's in listing order."""
     from ledger import systems
 
     found = {name: list(lines) for name, lines in EXAMPLES.items()}

@@ -50,8 +50,8 @@ def test_new_refuses_an_unknown_system_in_one_line(db: Path) -> None:
     code, out, err = run(db, "new", "ford", "--system", "gurps")
     assert (code, out) == (2, "")
     assert err == (
-        "Error: Invalid value for '--system': Value error, 'gurps' is not one of 'fates-edge', "
-        "'ironsworn', 'l5r', 'ssss'. (see --help)\n"
+        "Error: Invalid value for '--system': 'gurps' is not one of 'fates-edge', "
+        "'ironsworn', 'ssss', 'l5r'. (see --help)\n"
     )
 
 

@@ -259,7 +259,7 @@ def test_without_it_installed_its_encounters_name_an_unknown_system(
     assert "Traceback" not in alone.stderr
     new = encounter(tmp_path / "alone.db", "new", "x", "--system", KEY)
     assert new.returncode == 2
-    assert "'candlelight' is not one of 'fates-edge', 'ironsworn', 'l5r', 'ssss'" in new.stderr
+    assert "'candlelight' is not one of 'fates-edge', 'ironsworn', 'ssss', 'l5r'" in new.stderr
 
 
 def test_a_broken_system_is_one_warning_and_the_others_still_work(

@@ -52,6 +52,9 @@ class System:
     rules: Mapping[str, str] = field(default_factory=dict)
     #: Help examples by command (its verbs, and the generic commands shown on its files).
     examples: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    #: Where lists of systems show it: lower first, then by key (the built-in four come first,
+    #: in the order the design lists them).
+    listed: int = 100
 
     def events_module(self) -> ModuleType:
         """The module of its events (imported on first use)."""
@@ -109,7 +112,7 @@ def load(reference: str) -> Any:
 
 
 def known() -> tuple[str, ...]:
-    """The keys of every system found, in key order (no description is loaded)."""
+    """The keys of every system found, in listing order (no description is loaded)."""
     from ledger.systems import discovery
 
     return tuple(discovery.found().entries)
@@ -125,7 +128,7 @@ def get(key: str) -> System:
 
 
 def every() -> tuple[System, ...]:
-    """Every system's description that loads, in key order."""
+    """Every system's description that loads, in listing order."""
     from ledger.systems import discovery
 
     loaded = discovery.found().loaded()

@@ -1,6 +1,6 @@
 """Finding the rule systems: the `encounter.systems` entry points, then any built-in one that no
 entry point names (a source tree that was never installed), with the result cached per
-environment. Systems are listed in key order.
+environment. Systems are listed by their descriptions' `listed`, then by key.
 
 `importlib.metadata` reads every installed distribution's metadata to answer one group, and
 checking a description means importing it; so the answer (each system's key, where
@@ -29,7 +29,7 @@ from ledger.systems import System, load, unknown
 #: The entry-point group a rule system declares itself in.
 GROUP: Final = "encounter.systems"
 #: Bumped when the cache file's shape changes.
-_FORMAT: Final = 2
+_FORMAT: Final = 3
 #: The package whose modules are the built-in descriptions.
 _BUILT_IN: Final = Path(__file__).resolve().parent
 
@@ -44,10 +44,12 @@ class Entry:
     verbs: tuple[str, ...] = ()
     #: Why its description does not load (None: it loads).
     broken: str | None = None
+    #: Its description's `listed` (a broken one comes after the others).
+    listed: int = 1000
 
 
 class Found:
-    """The systems of this environment, in key order, and the owner of each verb."""
+    """The systems of this environment, in listing order, and the owner of each verb."""
 
     def __init__(self, entries: list[Entry], cached: bool) -> None:
         self.entries = {e.key: e for e in entries}
@@ -114,7 +116,7 @@ def _scan(stamp: list[Any]) -> Found:
     entries = []
     problems = []
     seen: dict[str, str] = {}
-    # In key order: entry points come in no order a distribution can rely on.
+    # Entry points come in no order a distribution can rely on: by key here, then by `listed`.
     for key, reference, origin in sorted(_declared(), key=lambda d: d[0]):
         if key in seen:
             if seen[key] != reference:
@@ -126,7 +128,8 @@ def _scan(stamp: list[Any]) -> Found:
         seen[key] = reference
         entry = Entry(key, reference, origin)
         try:
-            verbs = _description(entry).verb_names
+            description = _description(entry)
+            verbs, listed = description.verb_names, description.listed
         except Exception as exc:
             why = f"{type(exc).__name__}: {exc}"
             problems.append(
@@ -135,7 +138,8 @@ def _scan(stamp: list[Any]) -> Found:
             )
             entries.append(Entry(key, reference, origin, broken=why))
             continue
-        entries.append(Entry(key, reference, origin, verbs))
+        entries.append(Entry(key, reference, origin, verbs, listed=listed))
+    entries.sort(key=lambda e: (e.listed, e.key))
     _write_cache(stamp, entries)
     # Said once, by `report`: the cache remembers a broken system, and later commands stay
     # quiet about it until it is asked for.
@@ -229,7 +233,14 @@ def _read_cache(stamp: list[Any]) -> list[Entry] | None:
         if document["stamp"] != stamp:
             return None
         return [
-            Entry(e["key"], e["reference"], e["origin"], tuple(e["verbs"]), e.get("broken") or None)
+            Entry(
+                e["key"],
+                e["reference"],
+                e["origin"],
+                tuple(e["verbs"]),
+                e.get("broken") or None,
+                e["listed"],
+            )
             for e in document["entries"]
         ]
     except (OSError, ValueError, KeyError, TypeError):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from ledger.systems import System
 
 SYSTEM = System(
+    listed=1,
     key="fates-edge",
     title="Fate's Edge",
     events="ledger.events.fates_edge",

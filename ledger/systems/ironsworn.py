@@ -5,6 +5,7 @@ from __future__ import annotations
 from ledger.systems import System
 
 SYSTEM = System(
+    listed=2,
     key="ironsworn",
     title="Ironsworn",
     events="ledger.events.ironsworn",

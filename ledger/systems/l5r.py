@@ -5,6 +5,7 @@ from __future__ import annotations
 from ledger.systems import System
 
 SYSTEM = System(
+    listed=4,
     key="l5r",
     title="Legend of the Five Rings",
     events="ledger.events.l5r",

@@ -5,6 +5,7 @@ from __future__ import annotations
 from ledger.systems import System
 
 SYSTEM = System(
+    listed=3,
     key="ssss",
     title="Stones, Scrolls, Swords and Sorcery",
     events="ledger.events.ssss",
