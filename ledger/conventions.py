@@ -88,6 +88,10 @@ def tidy(group: typer.core.TyperGroup) -> None:
     """Help as people read it: a flag shows no `<bool>`, a repeated option `SEQ...`, a value
     its kind in capitals (`FILE`, `N`, `TEXT`, a choice's `a|b`)."""
     for command in [group, *group.commands.values()]:
+        if command.help and not command.short_help:
+            # The command list shows a docstring's first paragraph with its line breaks kept,
+            # which wraps mid-sentence: the summary as one line, for the list to wrap itself.
+            command.short_help = " ".join(command.help.split("\n\n")[0].split())
         shown = command.get_help_option(typer.Context(command))
         for param in [*command.params, *([shown] if shown else [])]:
             if isinstance(param, typer.core.TyperOption) and param.metavar is None:

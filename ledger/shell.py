@@ -122,6 +122,8 @@ class OneLineErrors(typer.core.TyperGroup):
             if type(exc).__name__ == "NoArgsIsHelpError":
                 sys.exit(0)  # typer has printed the help already
             message = " ".join(exc.format_message().split())
+            # typer checks a choice with pydantic, whose message starts `Value error, `.
+            message = message.replace(": Value error, ", ": ")
             hint = "see --help"
             if re.fullmatch(r"No such option: -\d+", message):
                 # A negative number where an argument was meant: `--` ends the options.

@@ -56,7 +56,8 @@ def join(state: core.State, seq: int, event: events.CombatantJoined) -> core.Com
             )
         stats = vocab.AdversaryStats.model_validate_json(to_json(event.stats))
     except ValidationError as exc:
-        raise BadInput(events.describe(exc, what)) from exc
+        model = vocab.PlayerStats if event.side == "player" else vocab.AdversaryStats
+        raise BadInput(events.describe(exc, what, known=model.model_fields)) from exc
     if stats.resilience == 0:
         # "At zero Resilience the adversary is defeated": it cannot join the fight that way.
         raise BadInput(

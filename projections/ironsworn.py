@@ -49,7 +49,9 @@ def join(state: IronswornState, seq: int, event: events.CombatantJoined) -> core
             return Foe(name=event.name, side=event.side, joined=seq, rank=foe.rank)
         stats = vocab.CharacterStats.model_validate(dict(event.stats), strict=False)
     except ValidationError as exc:
-        raise BadInput(events.describe(exc, f"stats of {event.name!r}")) from exc
+        model = vocab.FoeStats if event.side == "adversary" else vocab.CharacterStats
+        known = model.model_fields
+        raise BadInput(events.describe(exc, f"stats of {event.name!r}", known=known)) from exc
     debilities = tuple(dict.fromkeys(stats.debilities))
     momentum = stats.momentum if "momentum" in event.stats else rules.momentum_start
     c = Character(

@@ -40,7 +40,8 @@ def join(state: L5rState, seq: int, event: events.CombatantJoined) -> core.Comba
     try:
         stats = vocab.CharacterStats.model_validate(dict(event.stats))
     except ValidationError as exc:
-        raise BadInput(events.describe(exc, f"stats of {event.name!r}")) from exc
+        known = vocab.CharacterStats.model_fields
+        raise BadInput(events.describe(exc, f"stats of {event.name!r}", known=known)) from exc
     rings = stats.rings
     endurance = stats.endurance or (rings.earth + rings.fire) * 2
     if stats.void_points is not None:

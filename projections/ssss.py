@@ -105,7 +105,8 @@ def join(state: SsssState, seq: int, event: events.CombatantJoined) -> core.Comb
             return Player(name=event.name, side="player", joined=seq, record=dict(event.stats))
         stats = vocab.EnemyStats.model_validate_json(_json(event.stats))
     except ValidationError as exc:
-        raise BadInput(events.describe(exc, f"stats of {event.name!r}")) from exc
+        known = vocab.EnemyStats.model_fields
+        raise BadInput(events.describe(exc, f"stats of {event.name!r}", known=known)) from exc
     most = vocab.max_slots(stats.level, state.house.max_per_tier)
     if stats.slots is None:
         layout = {str(t): n for t, n in most.items()}

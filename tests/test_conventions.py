@@ -153,6 +153,25 @@ def test_a_typo_in_a_stat_names_the_stat_it_meant(tmp_path: Path) -> None:
     )
 
 
+@pytest.mark.parametrize(
+    ("system", "side", "valid"),
+    [
+        ("fates-edge", "player", "armor, body"),
+        ("ironsworn", "adversary", "rank"),
+        ("ssss", "adversary", "level, slots"),
+    ],
+)
+def test_a_stat_the_system_does_not_know_lists_the_stats_it_has(
+    tmp_path: Path, system: str, side: str, valid: str
+) -> None:
+    db = str(tmp_path / "e.db")
+    run("--db", db, "new", "duel", "--system", system)
+    code, out, err = run("--db", db, "add", "duel", "Blade", "--side", side, "--stat", "tier=3")
+    assert (code, out) == (2, "")
+    assert err.startswith(f"Error: stats of 'Blade' has unknown stat 'tier' (valid: {valid}")
+    assert run("--db", db, "log", "duel", "--json")[1].count("\n") == 1
+
+
 def test_the_clearer_option_names_and_the_old_spellings_both_work(tmp_path: Path) -> None:
     db = str(tmp_path / "e.db")
     block = tmp_path / "kira.json"
@@ -254,3 +273,14 @@ def test_an_unknown_house_rule_and_an_unknown_system_have_their_codes(tmp_path: 
     with pytest.raises(ledger.BadInput) as unknown, ledger.Ledger(tmp_path / "l.db") as book:
         book.open("x", "gurps")
     assert unknown.value.code == "unknown-system"
+
+
+def test_the_command_list_shows_each_summary_as_one_sentence_not_its_line_breaks(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("COLUMNS", "200")
+    code, out, _ = run("--help")
+    assert code == 0
+    lines = {line.split()[1]: line for line in out.splitlines() if line.startswith("│ ")}
+    assert "is recomputed, and what that changed downstream is shown." in lines["undo"]
+    assert "every event of the story as corrected that touched it" in lines["history"]

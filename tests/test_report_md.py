@@ -192,7 +192,7 @@ def test_export_stays_json_lines_by_default(ford: Path) -> None:
         ),
         (
             ["export", "ford", "--format", "pdf"],
-            "Error: Invalid value for '--format': Value error, 'pdf' is not one of 'jsonl', 'md'. (see --help)",
+            "Error: Invalid value for '--format': 'pdf' is not one of 'jsonl', 'md'. (see --help)",
         ),
         (
             ["export", "ford", "--format", "md", "--out", "{tmp}"],

@@ -127,7 +127,9 @@ def describe(exc: ValidationError, what: str = "event", known: Iterable[str] | N
         explained = sum(1 for e in missing if hint and repr(_path(e["loc"])[-1]) in hint)
         noun = "stat" if what.startswith("stats of") else noun
         text = f"{what} has unknown {noun} {where!r}{hint}"
-        if known is not None:
+        # A stat's typo says what it meant; only a stat the system has no likeness of needs
+        # the whole list (a house rule's table always shows it).
+        if known is not None and not (hint and noun == "stat"):
             text += f" (valid: {', '.join(known)})"
     elif err["type"] == "missing":
         text = f"{what} is missing {noun} {where!r}"
