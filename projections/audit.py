@@ -69,15 +69,15 @@ def common(
             f"seq {seq} locks stake {event.stake!r} again; it was locked at seq {first} "
             "and that first lock stands",
         )
-    if kind == "roll.made" or kind == "throw.made":
-        roll = after.roll_at(seq)
-        if roll is not None and roll.claimed is not None and roll.claimed != roll.outcome:
-            yield error(
-                "outcome-claim",
-                (seq,),
-                f"roll at seq {seq} was recorded as {roll.claimed!r}, "
-                f"but the rules give {roll.outcome!r}",
-            )
+    # Any system's roll (`roll.made`, a throw...): an event that rolled is the newest roll.
+    roll = after.rolls[-1] if len(after.rolls) > len(before.rolls) else None
+    if roll is not None and roll.seq == seq and roll.claimed not in (None, roll.outcome):
+        yield error(
+            "outcome-claim",
+            (seq,),
+            f"roll at seq {seq} was recorded as {roll.claimed!r}, "
+            f"but the rules give {roll.outcome!r}",
+        )
     if kind in ATTRITION or kind in events.system(after.system).attrition:
         for name in _involved(before, event):
             who = before.combatants.get(name)
