@@ -181,7 +181,8 @@ def test_datasette_serves_events_view_and_track_changes(tmp_path: Path) -> None:
     from datasette.app import Datasette
 
     # Datasette serves SQLite files: this one runs on the SQLite store only.
-    ford = given_ford(SqliteBackend(tmp_path / "encounters.db"))
+    ford = SqliteBackend(tmp_path / "encounters.db")
+    given_ford(ford)
     views(ford)
     file = ford.path
 
