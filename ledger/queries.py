@@ -293,8 +293,8 @@ class _CacheCheck:
 
 
 _CURE = (
-    "drop the tables cache_snapshots and cache_views (nothing is lost: they are a cache, "
-    "rebuilt by the next writes)"
+    f"drop the tables {', '.join(cache.TABLES[:-1])} and {cache.TABLES[-1]} (nothing is lost: "
+    "they are a cache, rebuilt by the next writes)"
 )
 
 

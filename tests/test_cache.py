@@ -269,7 +269,7 @@ def test_a_tampered_snapshot_is_an_audit_finding_at_its_seq(big: Backend) -> Non
     with big.ledger() as ledger:
         findings = [f for f in ledger.audit("big") if f.rule == "cache-disagrees"]
     assert [(f.severity, f.seq) for f in findings] == [("error", (1000,))]
-    assert "drop the tables cache_snapshots and cache_views" in findings[0].message
+    assert "drop the tables cache_snapshots, cache_views and cache_rolls" in findings[0].message
 
 
 def test_verify_vouches_for_the_log_and_the_heads_cache_and_audit_for_the_projection_cache(
