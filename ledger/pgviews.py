@@ -19,6 +19,7 @@ import psycopg.errors
 from ledger.errors import StoreError
 from ledger.pgreads import one_line
 from ledger.pgstore import CONNECT_TIMEOUT_S, PgStore
+from ledger.views import retractions
 
 
 def _field(alias: str, key: str) -> str:
@@ -32,27 +33,7 @@ def _seq_field(alias: str, types: str) -> str:
 
 
 _REVISIONS: Final = "'event.retracted', 'event.corrected'"
-_RETRACTIONS: Final = f"""
-retraction(encounter, seq, target) AS (
-    SELECT encounter, seq, {_seq_field("events", "'event.retracted'")}
-    FROM events WHERE type = 'event.retracted'
-),
-depth(encounter, seq, d) AS (
-    SELECT r.encounter, r.seq, 0 FROM retraction r
-    WHERE NOT EXISTS (
-        SELECT 1 FROM retraction x WHERE x.encounter = r.encounter AND x.target = r.seq
-    )
-    UNION ALL
-    SELECT r.encounter, r.seq, depth.d + 1
-    FROM depth
-    JOIN retraction child ON child.encounter = depth.encounter AND child.seq = depth.seq
-    JOIN retraction r ON r.encounter = child.encounter AND r.seq = child.target
-),
-in_force(encounter, seq, target) AS (
-    SELECT r.encounter, r.seq, r.target FROM retraction r
-    JOIN depth ON depth.encounter = r.encounter AND depth.seq = r.seq
-    WHERE depth.d % 2 = 0
-)"""
+_RETRACTIONS: Final = retractions(_seq_field("events", "'event.retracted'"))
 
 
 def _latest_round(key: str) -> str:

@@ -28,11 +28,15 @@ if TYPE_CHECKING:
     from ledger.pgstore import PgStore
     from ledger.service import Ledger
 
-#: The retractions and whether each is in force: a retraction is in force unless one in force
-#: retracts it; walking down each chain from its top, the even depths are in force.
-_RETRACTIONS: Final = """
+
+def retractions(target: str) -> str:
+    """The CTEs of the retractions and whether each is in force, given the SQL of a
+    retraction's target seq (the one part SQLite and PostgreSQL spell differently): a
+    retraction is in force unless one in force retracts it; walking down each chain from its
+    top, the even depths are in force."""
+    return f"""
 retraction(encounter, seq, target) AS (
-    SELECT encounter, seq, CAST(json_extract(body, '$.target') AS INTEGER)
+    SELECT encounter, seq, {target}
     FROM events WHERE type = 'event.retracted'
 ),
 depth(encounter, seq, d) AS (
@@ -51,6 +55,9 @@ in_force(encounter, seq, target) AS (
     JOIN depth ON depth.encounter = r.encounter AND depth.seq = r.seq
     WHERE depth.d % 2 = 0
 )"""
+
+
+_RETRACTIONS: Final = retractions("CAST(json_extract(body, '$.target') AS INTEGER)")
 
 VIEWS: Final[dict[str, str]] = {
     "events_view": f"""WITH RECURSIVE {_RETRACTIONS}
