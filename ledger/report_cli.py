@@ -5,9 +5,7 @@ NAME is an encounter of the ledger file or a `.jsonl` file read into memory, as 
 """
 
 # No `from __future__ import annotations`: typer reads these annotations each time the app runs.
-import os
 import sys
-import tempfile
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
@@ -58,29 +56,9 @@ def write(ctx: typer.Context, name: str, out: Path, text: str, what: str) -> Non
         fail(BadInput(f"{what} would overwrite {out}, which it is read from: choose another file"))
     if out.is_dir():
         fail(BadInput(f"cannot write {out}: it is a directory"))
-    try:
-        handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
-        try:
-            with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
-                stream.write(text)
-            # mkstemp makes the file private; a report is for sharing, so it gets the mode a
-            # plain write would give it (that of the file it replaces, else the umask's).
-            os.chmod(temporary, _mode(target))
-            os.replace(temporary, target)
-        except BaseException:
-            os.unlink(temporary)
-            raise
-    except OSError as exc:
-        fail(BadInput(f"cannot write {out}: {exc.strerror or exc}"))
-
-
-def _mode(target: Path) -> int:
-    try:
-        return target.stat().st_mode & 0o777
-    except FileNotFoundError:
-        umask = os.umask(0)
-        os.umask(umask)
-        return 0o666 & ~umask
+    # A report is for sharing: it replaces the file there (following a link, as a plain write
+    # would), whole or not at all.
+    guard(lambda: files.write_whole(out, [text], force=True))
 
 
 def html(ctx: typer.Context, name: str, out: Path, report: Report) -> None:
