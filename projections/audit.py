@@ -165,24 +165,8 @@ def for_event(
     types: Mapping[int, str],
 ) -> list[Finding]:
     """Everything one folded event raises, with a reminder of each obligation it opens."""
-    found, reminding = _raised(ruleset, before, record, after, types)
+    found, reminding = raised_and_reminded(ruleset, before, record, after, types)
     return found + reminding
-
-
-def _raised(
-    ruleset: AnyRuleset,
-    before: State,
-    record: events.Recorded,
-    after: State,
-    types: Mapping[int, str],
-) -> tuple[list[Finding], list[Finding]]:
-    """(the findings of one folded event, the reminders of the obligations it opens)."""
-    if len(after.skipped) > len(before.skipped):
-        gone = after.skipped[-1]
-        return [orphaned(record.seq, gone.type, gone.reason)], []
-    found = list(common(before, record, after, types))
-    found += ruleset.audit(before, record.seq, record.event, after)
-    return found, opened(ruleset, before, after)
 
 
 def raised_and_reminded(
@@ -192,9 +176,14 @@ def raised_and_reminded(
     after: State,
     types: Mapping[int, str],
 ) -> tuple[list[Finding], list[Finding]]:
-    """(the findings of one folded event, the reminders it opens): for folds that, like
-    `audit_stream`, keep a reminder only while it is open at their end."""
-    return _raised(ruleset, before, record, after, types)
+    """(the findings of one folded event, the reminders of the obligations it opens): for folds
+    that, like `audit_stream`, keep a reminder only while it is open at their end."""
+    if len(after.skipped) > len(before.skipped):
+        gone = after.skipped[-1]
+        return [orphaned(record.seq, gone.type, gone.reason)], []
+    found = list(common(before, record, after, types))
+    found += ruleset.audit(before, record.seq, record.event, after)
+    return found, opened(ruleset, before, after)
 
 
 def audit(registry: Mapping[str, AnyRuleset], records: Sequence[events.Recorded]) -> list[Finding]:
@@ -238,7 +227,9 @@ def audit_stream(
             observe(after)
         if before is not None:
             assert folder.last is not None  # the event as the fold read it (corrected)
-            raised, reminding = _raised(folder.ruleset, before, folder.last, after, types)
+            raised, reminding = raised_and_reminded(
+                folder.ruleset, before, folder.last, after, types
+            )
             # A reminder is kept by its key, to be read from the end state.
             found += [*raised, *((f.rule, f.seq) for f in reminding)]
     if folder.state is None:
