@@ -20,15 +20,7 @@ from projections import core
 
 def view_of(state: core.State) -> dict[str, Any]:
     """The head view: the `tracks --json` document without the rolls, with the game time."""
-    return {
-        "encounter": state.encounter,
-        "system": state.system,
-        "seq": state.seq,
-        "combatants": {name: c.view() for name, c in state.combatants.items()},
-        "pools": dict(state.pools),
-        "round": state.round,
-        "scene": state.scene,
-    }
+    return {**state.view_without_rolls(), "round": state.round, "scene": state.scene}
 
 
 def _head_row(state: core.State) -> str:

@@ -155,13 +155,16 @@ class State(Value, frozen=True):
 
     def view(self) -> dict[str, Any]:
         """The `tracks --json` document."""
+        return {**self.view_without_rolls(), "rolls": [roll.dump() for roll in self.rolls]}
+
+    def view_without_rolls(self) -> dict[str, Any]:
+        """The `tracks --json` document but its rolls (a long fight's largest part)."""
         return {
             "encounter": self.encounter,
             "system": self.system,
             "seq": self.seq,
             "combatants": {name: c.view() for name, c in self.combatants.items()},
             "pools": dict(self.pools),
-            "rolls": [roll.dump() for roll in self.rolls],
         }
 
 
