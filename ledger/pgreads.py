@@ -7,7 +7,7 @@ Long reads are paged by seq: memory stays bounded and no connection is held betw
 from __future__ import annotations
 
 import json
-from abc import ABC, abstractmethod
+from abc import abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import suppress
 from datetime import datetime
@@ -16,7 +16,13 @@ from typing import TYPE_CHECKING, Any, Final
 from ledger import chain, events
 from ledger.errors import BadInput
 from ledger.rows import COLUMNS, Head, from_row, head_of
-from ledger.stores import checked_rows, heads_agree, heads_disagreement, unknown_encounter
+from ledger.stores import (
+    ReadsRecords,
+    checked_rows,
+    heads_agree,
+    heads_disagreement,
+    unknown_encounter,
+)
 
 if TYPE_CHECKING:
     from ledger.pgcache import PgCache
@@ -33,7 +39,7 @@ _HEAD_AND_LAST: Final = (
 )
 
 
-class PgReads(ABC):
+class PgReads(ReadsRecords):
     """The reads of both a pooled store and an open transaction, over one `_fetch`."""
 
     clock: Callable[[], datetime]
@@ -116,19 +122,6 @@ class PgReads(ABC):
         if head is None:
             raise unknown_encounter(encounter, self.name, self.encounters())
         return head
-
-    def records(
-        self, encounter: str, after: int = 0, upto: int | None = None
-    ) -> list[events.Recorded]:
-        """The encounter's events in seq order, parsed."""
-        return list(self.iter_records(encounter, after, upto))
-
-    def iter_records(
-        self, encounter: str, after: int = 0, upto: int | None = None
-    ) -> Iterator[events.Recorded]:
-        """The encounter's events in seq order, parsed lazily."""
-        head = self.require(encounter)
-        return self.load_rows(encounter, head.system, after, head.seq if upto is None else upto)
 
     def load_rows(
         self, encounter: str, system: str, after: int, upto: int

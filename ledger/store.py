@@ -30,6 +30,7 @@ from ledger.errors import (
 from ledger.rows import COLUMNS, Head, from_row, head_of, now_utc
 from ledger.sqlitecache import SqliteCache
 from ledger.stores import (
+    ReadsRecords,
     WarnsOnce,
     against_heads,
     check_expect,
@@ -55,7 +56,7 @@ _NAMES: Final = """WITH RECURSIVE names(name) AS (
     ) SELECT name FROM names WHERE name IS NOT NULL"""
 
 
-class Store(WarnsOnce):
+class Store(WarnsOnce, ReadsRecords):
     """One ledger file. Open with a path; `clock` is injectable for tests; `readonly` opens it
     for reading only (nothing is ever created or changed, a read-only mount will do)."""
 
@@ -211,20 +212,6 @@ class Store(WarnsOnce):
                 code="unknown-encounter",
             )
         return head
-
-    def records(
-        self, encounter: str, after: int = 0, upto: int | None = None
-    ) -> list[events.Recorded]:
-        """The encounter's events in seq order, parsed."""
-        return list(self.iter_records(encounter, after, upto))
-
-    def iter_records(
-        self, encounter: str, after: int = 0, upto: int | None = None
-    ) -> Iterator[events.Recorded]:
-        """The encounter's events in seq order, parsed lazily."""
-        head = self.require(encounter)
-        top = upto if upto is not None else head.seq
-        return self.load_rows(encounter, head.system, after, top)
 
     def load_rows(
         self, encounter: str, system: str, after: int, upto: int

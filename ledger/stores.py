@@ -10,6 +10,7 @@ imported only when a PostgreSQL URL is opened.
 from __future__ import annotations
 
 import warnings
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import AbstractContextManager
 from datetime import datetime
@@ -159,6 +160,33 @@ class WarnsOnce:
     def told(self, encounter: str) -> None:
         """The caller reports the encounter's damage itself: no warning for it from here."""
         self._told.add(encounter)
+
+
+class ReadsRecords(ABC):
+    """An encounter's parsed events, from a store's `require` and `load_rows` (both stores)."""
+
+    @abstractmethod
+    def require(self, encounter: str) -> Head:
+        """The encounter's head, or bad input naming the known encounters."""
+
+    @abstractmethod
+    def load_rows(
+        self, encounter: str, system: str, after: int, upto: int
+    ) -> Iterator[events.Recorded]:
+        """Rows after..upto of an encounter of `system`, parsed one at a time."""
+
+    def records(
+        self, encounter: str, after: int = 0, upto: int | None = None
+    ) -> list[events.Recorded]:
+        """The encounter's events in seq order, parsed."""
+        return list(self.iter_records(encounter, after, upto))
+
+    def iter_records(
+        self, encounter: str, after: int = 0, upto: int | None = None
+    ) -> Iterator[events.Recorded]:
+        """The encounter's events in seq order, parsed lazily."""
+        head = self.require(encounter)
+        return self.load_rows(encounter, head.system, after, head.seq if upto is None else upto)
 
 
 def checked_rows(
