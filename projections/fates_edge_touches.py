@@ -27,16 +27,7 @@ def touches(
 
 
 def _adversary(hit: Hit, who: Adversary) -> dict[str, str]:
-    out: dict[str, str] = {}
-    fatigue: list[str] = []
-    if hit.cleared:
-        fatigue.append("cleared by the Harm")
-    if hit.converted:
-        fatigue.append(f"{hit.converted} marked")
-    if hit.overflow:
-        fatigue.append(f"filled the track (capacity {who.fatigue_capacity}) and cleared")
-    if fatigue:
-        out["fatigue"] = ", then ".join(fatigue)
+    out = _fatigue(hit, f"filled the track (capacity {who.fatigue_capacity}) and cleared")
     resilience: list[str] = []
     if hit.remaining:
         resilience.append(f"{hit.remaining} Harm")
@@ -50,16 +41,7 @@ def _adversary(hit: Hit, who: Adversary) -> dict[str, str]:
 
 
 def _player(hit: Hit) -> dict[str, str]:
-    out: dict[str, str] = {}
-    fatigue: list[str] = []
-    if hit.cleared:
-        fatigue.append("cleared by the Harm")
-    if hit.converted:
-        fatigue.append(f"{hit.converted} marked")
-    if hit.overflow:
-        fatigue.append("filled the track and overflowed")
-    if fatigue:
-        out["fatigue"] = ", then ".join(fatigue)
+    out = _fatigue(hit, "filled the track and overflowed")
     harm: list[str] = []
     if hit.remaining:
         harm.append(f"{hit.remaining} Harm")
@@ -68,3 +50,16 @@ def _player(hit: Hit) -> dict[str, str]:
     if harm:
         out["harm"] = " and ".join(harm)
     return out
+
+
+def _fatigue(hit: Hit, overflowed: str) -> dict[str, str]:
+    """What a hit did to the Fatigue track, in order (`overflowed`: how its side words an
+    overflow)."""
+    fatigue: list[str] = []
+    if hit.cleared:
+        fatigue.append("cleared by the Harm")
+    if hit.converted:
+        fatigue.append(f"{hit.converted} marked")
+    if hit.overflow:
+        fatigue.append(overflowed)
+    return {"fatigue": ", then ".join(fatigue)} if fatigue else {}
