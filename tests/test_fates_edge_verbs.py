@@ -259,3 +259,19 @@ def test_every_fates_edge_verb_has_help() -> None:
     for verb in ("lock", "roll", "hit", "fatigue", "spend", "suffer"):
         result = runner.invoke(cli.app, [verb, "--help"])
         assert result.exit_code == 0 and "Usage" in result.stdout
+
+
+def test_history_says_what_a_suffered_consequence_did_to_a_players_fatigue(tmp_path: Path) -> None:
+    db = tmp_path / "e.db"
+    assert run(db, "new", "duel", "--system", "fates-edge")[0] == 0
+    ash = ["add", "duel", "Ash", "--side", "player", "--stat", 'armor="medium"', "--stat", "body=1"]
+    assert run(db, *ash)[0] == 0
+    assert run(db, "add", "duel", "Silken Blade", "--side", "adversary", *BLADE)[0] == 0
+    lock = ["lock", "duel", "d1", "--actor", "Ash", "--against", "Silken Blade", "--kind"]
+    assert run(db, *lock, "defense", "--consequence-harm", "3")[0] == 0
+    assert run(db, "roll", "duel", "d1", "--dice", "2,3")[0] == 0
+    assert run(db, "suffer", "duel", "Ash", "3", "--stake", "d1")[0] == 0
+    code, out, _ = run(db, "history", "duel", "Ash")
+    assert code == 0
+    assert "  Ash harm: 0 -> 3 (2 Harm and 1 for the Fatigue overflow)\n" in out
+    assert "  Ash fatigue: 0 -> 0 (1 marked, then filled the track and overflowed)\n" in out
