@@ -11,21 +11,20 @@ from ledger import render
 from projections import gametime
 from projections.downstream import Downstream
 from projections.findings import Finding
-from projections.registry import RULESETS
+from projections.registry import RULESETS, readings
+from projections.shown import Readings
 from projections.steps import Change, Step
 
 
-def shown(value: Any) -> str:
-    """A value in a sentence, as the tables show it (`T1:1/3 T2:0/3`, `yes`, `-`)."""
-    return render.value(value)
-
-
-def change(c: Change) -> str:
-    """`Ogre resilience: 3 -> 4`; a status in words: `Ogre is no longer defeated (status
+def change(c: Change, read: Readings) -> str:
+    """`Ogre resilience: 3 -> 4`, each value as the tables show it (`read`: how the tracks of
+    the encounter's system read); a status in words: `Ogre is no longer defeated (status
     defeated -> active)`."""
+    shown = render.value
     if c.track == "status" and c.after is None:
         return f"{c.combatant}: no longer in the encounter (was {shown(c.before)})"
-    was = f"{shown(c.before)} -> {shown(c.after)}"
+    reading = c.reading(read)
+    was = f"{shown(c.before, reading)} -> {shown(c.after, reading)}"
     if c.track == "status" and c.before is not None:
         if c.after == "active":
             return f"{c.combatant} is no longer {shown(c.before)} (status {was})"
@@ -43,17 +42,17 @@ def finding(f: Finding) -> str:
     return f"{f.severity} [{f.rule}] seq {', '.join(map(str, f.seq))}: {f.message}"
 
 
-def downstream(d: Downstream) -> list[str]:
+def downstream(d: Downstream, read: Readings) -> list[str]:
     """The whole diff, one line each: where the story as it stood and as it stands part,
-    every track that differs at the end (before -> after), and the audit findings the change
-    removes and adds."""
+    every track that differs at the end (before -> after, as `read` has the tracks of the
+    encounter's system read), and the audit findings the change removes and adds."""
     if d.first_divergence is None:
         lines = ["Downstream: nothing changes (every seq folds as it did)."]
     else:
         lines = [f"Downstream: the encounter changes from seq {d.first_divergence} on."]
     if d.changes:
         lines.append("Tracks changed:")
-        lines += ["  " + change(c) for c in d.changes]
+        lines += ["  " + change(c, read) for c in d.changes]
     else:
         lines.append("No track changed.")
     if d.findings_removed:
@@ -81,8 +80,9 @@ def history_entry(step: Step, combatant: str) -> list[str]:
     told = f"seq {record.seq}" + (f" ({time})" if time else "") + f": {step.text}"
     lines = [render.visible(told)]
     notes = what_happened(step, combatant)
+    read = readings(step.state.system)
     for c in step.changes:
-        line = render.change_lines([c])[0]
+        line = render.change_lines([c], read)[0]
         if c.track in notes:
             line += f" ({notes[c.track]})"
         elif c.before == c.after:

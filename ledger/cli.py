@@ -37,6 +37,7 @@ from ledger.shell import (
     record_command,
     show_findings,
 )
+from projections.registry import readings
 
 __all__ = [
     "By",
@@ -290,12 +291,13 @@ def _show_revision(result: service.Written, verb: str, command: str) -> None:
     else:
         typer.echo(f"Recorded seq {record.seq}: {record.type} ({what})")
     typer.echo(render.visible(f"  {result.words[-1]}"))
+    read = readings(result.system)
     if result.downstream is None:
-        for line in render.change_lines(result.changes) or ["No track changed."]:
+        for line in render.change_lines(result.changes, read) or ["No track changed."]:
             typer.echo(line)
         show_findings(result, quiet_rulings=True)
     else:
-        for line in change_words.downstream(result.downstream):
+        for line in change_words.downstream(result.downstream, read):
             typer.echo(line)
     if result.dry_run:
         typer.echo("Nothing was appended (--dry-run).")

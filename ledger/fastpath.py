@@ -21,11 +21,14 @@ import sys
 from collections.abc import Mapping, Sequence
 from contextlib import closing
 from pathlib import Path
-from typing import Any, Final, NamedTuple
+from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
 from ledger import plaintext, storefile
 from ledger.chainhash import GENESIS, hash_text
 from ledger.errors import LedgerError
+
+if TYPE_CHECKING:
+    from projections.shown import Readings
 
 #: At most this many rows after the newest snapshot are checked; a longer tail (a cache that
 #: lost its snapshots) is left to the full command, which folds it.
@@ -248,9 +251,11 @@ def _snapshot_seq(conn: sqlite3.Connection, encounter: str) -> int:
 def _plain_text(view: Mapping[str, Any]) -> str | None:
     """`tracks` for a pipe or with --plain: the header, a grid a side, the pools."""
     header = _header(view)
-    if header is None:
+    read = _readings(view["system"])
+    if header is None or read is None:
         return None
-    lines = [header + "\n", *map(plaintext.grid_lines, plaintext.track_grids(view))]
+    grids = plaintext.track_grids(view, read)
+    lines = [header + "\n", *map(plaintext.grid_lines, grids)]
     pools = plaintext.pools_line(view["pools"])
     return "".join(lines) + (pools + "\n" if pools else "")
 
@@ -258,9 +263,10 @@ def _plain_text(view: Mapping[str, Any]) -> str | None:
 def _print_tables(view: Mapping[str, Any]) -> bool:
     """`tracks` on a terminal: the header, a rich table a side, the pools."""
     header = _header(view)
-    if header is None:
+    read = _readings(view["system"])
+    if header is None or read is None:
         return False
-    tables = [plaintext.table(grid) for grid in plaintext.track_grids(view)]
+    tables = [plaintext.table(grid) for grid in plaintext.track_grids(view, read)]
     pools = plaintext.pools_line(view["pools"])
     _write(header + "\n")
     out = plaintext.console()
@@ -269,6 +275,21 @@ def _print_tables(view: Mapping[str, Any]) -> bool:
     if pools:
         _write(pools + "\n")
     return True
+
+
+def _readings(system: str) -> Readings | None:
+    """How the system's tracks read, as its description names them; None when finding the
+    systems has something to say (a broken one, an unknown key: the full command says it) or
+    its readings do not load (the full command fails loudly, as it should)."""
+    from ledger.systems import discovery
+
+    try:
+        found = discovery.found()
+        if discovery.pending():
+            return None
+        return found.system(system).load_shown()
+    except Exception:
+        return None
 
 
 def _header(view: Mapping[str, Any]) -> str | None:

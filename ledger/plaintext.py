@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Final
 
-from projections.shown import Scene, shown, when
+from projections.shown import Readings, Scene, shown, when
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -85,8 +85,9 @@ def grid_lines(grid: Grid) -> str:
     return tsv(names) + "".join(tsv(visible(cell) for cell in row) for row in rows)
 
 
-def track_grids(view: Mapping[str, Any]) -> list[Grid]:
-    """One grid a side (players, then adversaries): a row a combatant, a column a track."""
+def track_grids(view: Mapping[str, Any], read: Readings) -> list[Grid]:
+    """One grid a side (players, then adversaries): a row a combatant, a column a track, each
+    value as `read` (how the tracks of the encounter's system read) has it."""
     grids: list[Grid] = []
     for side in ("player", "adversary"):
         rows = {n: t for n, t in view["combatants"].items() if t["side"] == side}
@@ -99,7 +100,7 @@ def track_grids(view: Mapping[str, Any]) -> list[Grid]:
                     columns.append(key)
         names = [name.replace("_", " ") for name in (side, "status", *columns)]
         cells = [
-            [name, tracks["status"], *(shown(tracks.get(c)) for c in columns)]
+            [name, tracks["status"], *(shown(tracks.get(c), read.get(c)) for c in columns)]
             for name, tracks in rows.items()
         ]
         grids.append((names, cells))

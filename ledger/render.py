@@ -13,7 +13,8 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ledger import events, plaintext
-from projections.shown import shown
+from projections.registry import readings
+from projections.shown import Reading, Readings, shown
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -59,9 +60,10 @@ def show(*tables: Table) -> None:
             sys.stdout.write(plaintext.tsv(row))
 
 
-def value(v: Any) -> str:
-    """A track value in a table cell (as the audit's messages word it)."""
-    return shown(v)
+def value(v: Any, reading: Reading | None = None) -> str:
+    """A value in a table cell (as the audit's messages word it); a track's as `reading`, its
+    system's, has it."""
+    return shown(v, reading)
 
 
 def summary(event: events.EventBase) -> str:
@@ -87,19 +89,22 @@ def echo_step(step: Step) -> None:
     time = when(step.round, step.scene)
     told = f"seq {step.record.seq}" + (f" ({time})" if time else "") + f": {step.text}"
     typer.echo(visible(told))
-    for line in change_lines(step.changes):
+    for line in change_lines(step.changes, readings(step.state.system)):
         typer.echo(line)
 
 
-def change_lines(changes: Sequence[Change]) -> list[str]:
-    """`  Ogre resilience: 8 -> 7` lines."""
-    return [_change_line(c) for c in changes]
+def change_lines(changes: Sequence[Change], read: Readings) -> list[str]:
+    """`  Ogre resilience: 8 -> 7` lines; `read`: how the tracks of the encounter's system read."""
+    return [_change_line(c, read) for c in changes]
 
 
-def _change_line(c: Change) -> str:
+def _change_line(c: Change, read: Readings) -> str:
     if c.track == "status" and c.after is None:
         return visible(f"  {c.combatant}: no longer in the encounter (was {value(c.before)})")
-    return visible(f"  {c.combatant} {c.track}: {value(c.before)} -> {value(c.after)}")
+    reading = c.reading(read)
+    return visible(
+        f"  {c.combatant} {c.track}: {value(c.before, reading)} -> {value(c.after, reading)}"
+    )
 
 
 def finding_line(f: Finding) -> str:
@@ -110,7 +115,8 @@ def finding_line(f: Finding) -> str:
 
 def tracks_tables(state: State) -> list[Table]:
     """One table a side (players, then adversaries): a row a combatant, a column a track."""
-    return [plaintext.table(grid) for grid in plaintext.track_grids(state.view())]
+    grids = plaintext.track_grids(state.view(), readings(state.system))
+    return [plaintext.table(grid) for grid in grids]
 
 
 def pools_line(state: State) -> str | None:

@@ -16,7 +16,7 @@ from ledger.errors import LedgerError
 from ledger.queries import Queries
 from projections import charts, core, words
 from projections.findings import Finding
-from projections.registry import ruleset
+from projections.registry import readings, ruleset
 from projections.steps import Change, Step
 
 
@@ -245,6 +245,7 @@ def _charts(steps: Sequence[Step]) -> Iterable[Chart]:
     """A chart per combatant still in the encounter: a point per step that changed its tracks."""
     state = steps[-1].state
     measure = charts.measures(state.system)
+    read = readings(state.system)
     for name, combatant in state.combatants.items():
         labels: list[str] = []
         taken: list[tuple[Step, core.Combatant, dict[str, charts.Measure], str]] = []
@@ -255,7 +256,7 @@ def _charts(steps: Sequence[Step]) -> Iterable[Chart]:
                 continue
             found = {m.label: m for m in measure(them.view())}
             labels.extend(label for label in found if label not in labels)
-            note = words.tell(mine)
+            note = words.tell(mine, read)
             taken.append((step, them, found, note))
         points = tuple(
             Point(

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from ledger import render, report_svg
 from ledger.report import Chart, Report, Round
+from projections.registry import readings
 
 
 @dataclass(frozen=True)
@@ -63,10 +64,15 @@ def _tables(report: Report, group: Round) -> list[Table]:
     from ledger.report_md import table_columns
 
     out = []
+    read = readings(report.system)
     for side, rows, columns in table_columns(report, group):
         header = (side, "status", *(c.replace("_", " ") for c in columns))
         body = tuple(
-            (name, str(tracks["status"]), *(render.value(tracks.get(c)) for c in columns))
+            (
+                name,
+                str(tracks["status"]),
+                *(render.value(tracks.get(c), read.get(c)) for c in columns),
+            )
             for name, tracks in rows.items()
         )
         out.append(Table(header, body))

@@ -9,6 +9,7 @@ from typing import Any
 
 from ledger import render
 from ledger.report import Report, Round
+from projections.registry import readings
 
 # Characters that would start Markdown (emphasis, code, links, tables, strikethrough) or raw
 # HTML, which Obsidian renders: escaped so that a name shows exactly as it was typed.
@@ -93,10 +94,11 @@ def table_columns(
 
 def _tables(report: Report, group: Round) -> Iterator[str]:
     """One Markdown table a side: a row a combatant, a column a track."""
+    read = readings(report.system)
     for side, rows, columns in table_columns(report, group):
         header = [side, "status", *(c.replace("_", " ") for c in columns)]
         body = [
-            [name, tracks["status"], *(render.value(tracks.get(c)) for c in columns)]
+            [name, tracks["status"], *(render.value(tracks.get(c), read.get(c)) for c in columns)]
             for name, tracks in rows.items()
         ]
         yield _table(header, body)

@@ -85,6 +85,11 @@ class Written(BaseModel, frozen=True, defer_build=True):
         return tuple(words.explain(b, r.seq, r.event, a) for b, r, a in self._folds)
 
     @property
+    def system(self) -> str:
+        """The key of the encounter's rule system."""
+        return self._folds[-1][2].system
+
+    @property
     def seq(self) -> int:
         """The last seq appended (or the head, when nothing new was appended)."""
         return self.records[-1].seq if self.records else self.state.seq

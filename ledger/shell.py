@@ -25,6 +25,7 @@ import typer.core
 from ledger import conventions, files, helptext, render, service, systems
 from ledger.errors import BadInput, LedgerError, LedgerWarning
 from projections import gametime
+from projections.registry import readings
 
 
 class OneLineErrors(typer.core.TyperGroup):
@@ -341,13 +342,13 @@ def show_recorded(result: service.Written, note: str = "") -> None:
         # A retraction or correction recorded by its type: the same diff as undo and amend.
         from ledger import change_words
 
-        for line in change_words.downstream(result.downstream):
+        for line in change_words.downstream(result.downstream, readings(result.system)):
             typer.echo(line)
         for finding in result.findings:
             if finding.rule == "ruling-reversed":
                 typer.echo(render.finding_line(finding))
         return
-    for line in render.change_lines(result.changes):
+    for line in render.change_lines(result.changes, readings(result.system)):
         typer.echo(line)
     show_findings(result)
 

@@ -9,23 +9,25 @@ from __future__ import annotations
 
 from ledger import events
 from projections.core import Roll, State
-from projections.registry import RULESETS
+from projections.registry import RULESETS, readings
 from projections.shown import shown as shown
-from projections.steps import changes
+from projections.steps import POOLS, changes
 
 
 def delta(before: State, after: State, name: str | None = None) -> str:
     """`fatigue 2 -> 5, incapacitated no -> yes`: the tracks of `name` (or every combatant and
     pool, each named) that differ from `before` to `after`; `no track changes` when none do."""
     parts = []
+    read = readings(after.system)
     for c in changes(before, after):
-        if name is not None and c.combatant not in (name, "pools"):
+        if name is not None and c.combatant not in (name, POOLS):
             continue
-        if c.combatant == "pools":
+        if c.combatant == POOLS:
             label = f"{c.track.upper()} pool"
         else:
             label = c.track if name is not None else f"{c.combatant} {c.track}"
-        parts.append(f"{label} {shown(c.before)} -> {shown(c.after)}")
+        reading = c.reading(read)
+        parts.append(f"{label} {shown(c.before, reading)} -> {shown(c.after, reading)}")
     return ", ".join(parts) or "no track changes"
 
 

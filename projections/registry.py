@@ -8,6 +8,7 @@ from typing import Final
 from ledger import events
 from ledger.errors import BadInput
 from projections.core import AnyRuleset
+from projections.shown import Readings
 
 
 class _Rulesets(Mapping[str, AnyRuleset]):
@@ -34,3 +35,8 @@ RULESETS: Final[Mapping[str, AnyRuleset]] = _Rulesets()
 def ruleset(system: str) -> AnyRuleset:
     """The ruleset of a system, or bad input naming the known ones."""
     return events.system(system).load_ruleset()
+
+
+def readings(system: str) -> Readings:
+    """How the tracks of a system read (`projections.shown`), as its description names them."""
+    return events.system(system).load_shown()

@@ -1,37 +1,55 @@
 """Track values and game time in words for people, from plain values (no model needed).
 
-The `tracks` command's fast path renders a stored head view with these, without loading the
-event models or the folds; `projections.played` and `projections.gametime` re-export them.
+A rule system names how its own tracks read (`Reading`s by track name, which its description
+points to as `System.shown`); every other value reads by the generic rules here, whatever its
+shape. The `tracks` command's fast path renders a stored head view with these, without loading
+the event models or the folds; `projections.played` and `projections.gametime` re-export them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any, Final
 
 Scene = int | str | None
 
 
-def shown(v: Any) -> str:
-    """A track value for people: `3`, `wounded, maimed`, `T1:1/3 T2:0/3`, `-` for none."""
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """How one track of a system reads: in a table cell, and in a sentence (None: as any
+    other value reads in a sentence).
+
+    Neither is given None (a missing value reads `-`, or `none`); either may return None for
+    a value it does not read (a sheet's `tracks.noted` may say anything), which then reads as
+    any other value does.
+    """
+
+    cell: Callable[[Any], str | None]
+    sentence: Callable[[Any], str | None] | None = None
+
+
+#: A system's readings by track name; a track it does not name reads generically.
+Readings = Mapping[str, Reading]
+#: The readings of a system that names none.
+GENERIC: Final[Readings] = MappingProxyType({})
+
+
+def shown(v: Any, reading: Reading | None = None) -> str:
+    """A track value for people: `3`, `wounded, maimed`, `-` for none, or as `reading` (its
+    system's) has it."""
     if v is None:
         return "-"
+    if reading is not None:
+        told = reading.cell(v)
+        if told is not None:
+            return told
     if isinstance(v, bool):
         return "yes" if v else "no"
     if isinstance(v, Mapping):
-        if v and all(
-            isinstance(x, Mapping) and {"filled", "capacity"} <= set(x) for x in v.values()
-        ):
-            return " ".join(f"T{k}:{x['filled']}/{x['capacity']}" for k, x in v.items())
         return ", ".join(f"{k} {shown(x)}" for k, x in v.items()) or "-"
     if isinstance(v, list | tuple):
-        if v and all(isinstance(x, Mapping) and {"seq", "severity"} <= set(x) for x in v):
-            # Critical strikes: where each came from, its severity, and whether it is settled.
-            return ", ".join(
-                f"@{x['seq']}: {x['severity']}"
-                + (f" (resolved @{x['resolved']})" if x.get("resolved") else " (due)")
-                for x in v
-            )
         if v and all(isinstance(x, Mapping) and "seq" in x for x in v):
             return ", ".join(
                 "@"

@@ -7,6 +7,7 @@ from typing import Any
 from ledger import events
 from ledger.events import ssss as vocab
 from projections.ssss import Enemy, Player, SsssState, free_tier, level_4_exhausted
+from projections.ssss_shown import TRACKS
 from projections.words import joined, value, with_changes
 
 
@@ -17,7 +18,7 @@ def explain(before: SsssState | None, seq: int, event: Any, after: SsssState) ->
             found = after.combatants.get(event.name)
             if isinstance(found, Enemy):
                 tags = f", tags {', '.join(found.tags)}" if found.tags else ""
-                slots = value({t: s.model_dump() for t, s in found.slots.items()})
+                slots = value(found.view()["slots"], TRACKS["slots"])
                 return joined(
                     after, event.name, f"a level-{found.level} enemy, slots {slots}{tags}"
                 )

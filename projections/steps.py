@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from typing import Any
+from typing import Any, Final
 
 from pydantic import BaseModel, JsonValue, SerializeAsAny
 
 from ledger import events
 from projections.core import AnyRuleset, Combatant, RunningFold, State
 from projections.revisions import standing
+from projections.shown import Reading, Readings
+
+#: The name a change of a pool goes by, in place of a combatant's (no combatant may take it).
+POOLS: Final = "pools"
 
 
 class Change(BaseModel, frozen=True):
@@ -19,6 +23,10 @@ class Change(BaseModel, frozen=True):
     track: str
     before: JsonValue
     after: JsonValue
+
+    def reading(self, readings: Readings) -> Reading | None:
+        """How this track reads in its system (`readings`); None: generically, as a pool does."""
+        return None if self.combatant == POOLS else readings.get(self.track)
 
 
 def _tracks(state: State | None) -> tuple[Mapping[str, Combatant], Mapping[str, int]]:
@@ -55,9 +63,7 @@ def changes(before: State | None, after: State) -> list[Change]:
             out.append(Change(combatant=name, track="status", before=gone.status, after=None))
     for pool, value in new_pools.items():
         if old_pools.get(pool) != value:
-            out.append(
-                Change(combatant="pools", track=pool, before=old_pools.get(pool), after=value)
-            )
+            out.append(Change(combatant=POOLS, track=pool, before=old_pools.get(pool), after=value))
     return out
 
 

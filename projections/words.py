@@ -13,8 +13,9 @@ from typing import Any, Final
 
 from ledger import events
 from projections.core import State
-from projections.registry import RULESETS
-from projections.steps import Change, changes
+from projections.registry import RULESETS, readings
+from projections.shown import Reading, Readings
+from projections.steps import POOLS, Change, changes
 
 #: How `combatant.left` reads, by its manner.
 LEFT: Final[Mapping[str, str]] = MappingProxyType(
@@ -65,7 +66,7 @@ def common(before: State | None, seq: int, event: events.Event, after: State) ->
         case events.EventCorrected():
             return corrected(event, after)
         case events.TrackAdjusted():
-            return adjusted(event, before)
+            return adjusted(event, before, after)
         case events.TracksNoted():
             return noted(event, after)
         case events.RoundStarted():
@@ -97,9 +98,11 @@ def joined(after: State, name: str, tracks: str | None = None) -> str:
     if found is None:
         return f"{name} joins"
     if tracks is None:
-        view = found.view()
+        view, read = found.view(), readings(after.system)
         tracks = ", ".join(
-            f"{plain(k)} {value(v)}" for k, v in view.items() if k not in ("side", "status")
+            f"{plain(k)} {value(v, read.get(k))}"
+            for k, v in view.items()
+            if k not in ("side", "status")
         )
     side = "a player" if found.side == "player" else "an adversary"
     return f"{name} joins as {side}" + (f": {tracks}" if tracks else "")
@@ -145,25 +148,29 @@ def corrected(event: events.EventCorrected, after: State) -> str:
     return text
 
 
-def adjusted(event: events.TrackAdjusted, before: State | None) -> str:
+def adjusted(event: events.TrackAdjusted, before: State | None, after: State) -> str:
     """A GM override, with the value it replaced."""
     was = None
     if before is not None and event.target in before.combatants:
         was = before.combatants[event.target].view().get(event.track)
-    old = f" (was {value(was)})" if was is not None else ""
+    reading = readings(after.system).get(event.track)
+    old = f" (was {value(was, reading)})" if was is not None else ""
     return (
-        f"the GM sets {event.target}'s {plain(event.track)} to {value(event.value)}{old}: "
-        f"{event.reason}"
+        f"the GM sets {event.target}'s {plain(event.track)} to {value(event.value, reading)}"
+        f"{old}: {event.reason}"
     )
 
 
 def noted(event: events.TracksNoted, after: State) -> str:
     """What the sheet said, and whether the ledger agrees."""
-    said = ", ".join(f"{plain(k)} {value(v)}" for k, v in event.values.items())
+    read = readings(after.system)
+    said = ", ".join(f"{plain(k)} {value(v, read.get(k))}" for k, v in event.values.items())
     found = after.combatants.get(event.target)
     view = found.view() if found is not None else {}
     differ = [
-        f"{plain(k)} {value(view.get(k))}" for k, v in event.values.items() if view.get(k) != v
+        f"{plain(k)} {value(view.get(k), read.get(k))}"
+        for k, v in event.values.items()
+        if view.get(k) != v
     ]
     verdict = f"the ledger has {', '.join(differ)}" if differ else "the ledger agrees"
     return f"the sheet shows {event.target} at {said} ({verdict})"
@@ -180,14 +187,15 @@ def with_changes(
     """`text` followed by the tracks that changed from `before` to `after`, when any did; the
     `subject`'s own changes first, after `sep` and without its name."""
     found = changes(before, after)
+    read = readings(after.system)
     if subject is not None and any(c.combatant == subject for c in found):
         mine = [c for c in found if c.combatant == subject]
-        rest = tell([c for c in found if c.combatant != subject], **labels)
-        told = tell(mine, **labels)
+        rest = tell([c for c in found if c.combatant != subject], read, **labels)
+        told = tell(mine, read, **labels)
         for prefix in (f"{subject}: ", f"{subject} "):
             told = told.removeprefix(prefix)
         return f"{text}{sep}{told}" + (f"; {rest}" if rest else "")
-    told = tell(found, **labels)
+    told = tell(found, read, **labels)
     return f"{text}; {told}" if told else text
 
 
@@ -196,20 +204,21 @@ def changed(before: State | None, after: State, **labels: str) -> str:
 
     `labels` names tracks the way their rules text does (`resilience="Resilience"`).
     """
-    return tell(changes(before, after), **labels)
+    return tell(changes(before, after), readings(after.system), **labels)
 
 
-def tell(found: Sequence[Change], **labels: str) -> str:
-    """Track changes in words, one group per combatant (pools last)."""
+def tell(found: Sequence[Change], read: Readings, /, **labels: str) -> str:
+    """Track changes in words, one group per combatant (pools last); `read`: how the tracks
+    of the encounter's system read."""
     groups: dict[str, list[str]] = {}
     for c in found:
-        groups.setdefault(c.combatant, []).append(_change(c, labels))
+        groups.setdefault(c.combatant, []).append(_change(c, read, labels))
     parts = []
     for who, told in groups.items():
         moved = [t for t in told if not t.startswith("\0")]
         states = [t[1:] for t in told if t.startswith("\0")]
         text = ", ".join(moved)
-        if who == "pools":
+        if who == POOLS:
             parts.append(text)
             continue
         line = f"{who} {text}" if text else ""
@@ -219,7 +228,7 @@ def tell(found: Sequence[Change], **labels: str) -> str:
     return "; ".join(p for p in parts if p)
 
 
-def _change(c: Change, labels: Mapping[str, str]) -> str:
+def _change(c: Change, read: Readings, labels: Mapping[str, str]) -> str:
     if c.track == "status":
         # A status reads as what happened, flagged for `tell` to put after the numbers.
         if c.after is None:
@@ -230,7 +239,8 @@ def _change(c: Change, labels: Mapping[str, str]) -> str:
     label = labels.get(c.track, plain(c.track))
     if isinstance(c.before, bool) and isinstance(c.after, bool):
         return label if c.after else f"no longer {label}"
-    return f"{label} {value(c.before)} -> {value(c.after)}"
+    reading = c.reading(read)
+    return f"{label} {value(c.before, reading)} -> {value(c.after, reading)}"
 
 
 def plural(count: int, noun: str, many: str | None = None) -> str:
@@ -243,19 +253,20 @@ def plain(text: str) -> str:
     return text.replace("_", " ").replace(".", " ")
 
 
-def value(v: Any) -> str:
-    """A value in a sentence: `none`, `yes`, `T1 1/3, T2 0/3`, `wounded, shaken`."""
+def value(v: Any, reading: Reading | None = None) -> str:
+    """A value in a sentence: `none`, `yes`, `wounded, shaken`, or as `reading` (its system's)
+    has it in a sentence."""
     if v is None:
         return "none"
+    if reading is not None and reading.sentence is not None:
+        told = reading.sentence(v)
+        if told is not None:
+            return told
     if isinstance(v, bool):
         return "yes" if v else "no"
     if isinstance(v, str):
         return plain(v)
     if isinstance(v, Mapping):
-        if v and all(
-            isinstance(x, Mapping) and {"filled", "capacity"} <= set(x) for x in v.values()
-        ):
-            return ", ".join(f"T{k} {x['filled']}/{x['capacity']}" for k, x in v.items())
         return ", ".join(f"{plain(str(k))} {value(x)}" for k, x in v.items()) or "none"
     if isinstance(v, Iterable):
         items = list(v)

@@ -946,12 +946,14 @@ def test_a_roll_names_who_rolls(skirmish: Path) -> None:
 
 def test_critical_strikes_read_as_seq_severity_and_state() -> None:
     from ledger import render
+    from projections.registry import readings
 
     crits = [
         {"seq": 12, "severity": 4, "cause": "incapacitated", "resolved": 13},
         {"seq": 14, "severity": 5, "cause": "void", "resolved": None},
     ]
-    assert render.value(crits) == "@12: 4 (resolved @13), @14: 5 (due)"
+    criticals = readings("l5r")["criticals"]
+    assert render.value(crits, criticals) == "@12: 4 (resolved @13), @14: 5 (due)"
 
 
 def test_list_prints_one_row_per_encounter_with_its_head(skirmish: Path) -> None:

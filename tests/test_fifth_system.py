@@ -117,9 +117,9 @@ def test_its_verb_records_its_event_and_the_fold_puts_out_the_candles(
     out = done(with_candlelight(site, vigil, "snuff", "vigil", "Wisp", "3", "--round", "2"))
     assert out == (
         "Recorded seq 5: candle.snuffed\n"
-        "  candle snuffed (target Wisp, count 3); Wisp lit 1 -> 0: defeated\n"
+        "  candle snuffed (target Wisp, count 3); Wisp lit 1 candle -> dark: defeated\n"
         "  Wisp status: active -> defeated\n"
-        "  Wisp lit: 1 -> 0\n"
+        "  Wisp lit: i -> dark\n"
         "warning [snuffed-in-the-dark] seq 5: seq 5 snuffs 3 candles of 'Wisp', who has 1 lit: "
         "2 snuffed in the dark\n"
     )
@@ -186,6 +186,75 @@ def test_its_encounter_replays_exports_imports_and_reports(
     assert "Candles lit" in page.read_text(encoding="utf-8")
 
 
+def test_its_own_reading_of_a_track_shows_in_tracks_history_and_report(
+    site: Path, vigil: Path, tmp_path: Path
+) -> None:
+    done(with_candlelight(site, vigil, "snuff", "vigil", "Wisp"))
+    # `tracks` from the stored head view (the fast path) and from the fold (`--at`).
+    table = (
+        "vigil (candlelight) at seq 5\n"
+        "player\tstatus\tlit\tcandles\n"
+        "Ada\tactive\tiii\t3\n"
+        "adversary\tstatus\tlit\tcandles\n"
+        "Wisp\tdefeated\tdark\t2\n"
+    )
+    assert done(with_candlelight(site, vigil, "tracks", "vigil")) == table
+    assert done(with_candlelight(site, vigil, "tracks", "vigil", "--at", "5")) == table
+    assert (
+        json.loads(done(with_candlelight(site, vigil, "tracks", "vigil", "--json")))["combatants"][
+            "Wisp"
+        ]["lit"]
+        == 0
+    )
+    history = done(with_candlelight(site, vigil, "history", "vigil", "Wisp"))
+    assert history.splitlines() == [
+        "seq 3: Wisp joins as an adversary: lit 2 candles, candles 2",
+        "  Wisp status: - -> active",
+        "seq 4: candle snuffed (target Wisp, count 1); Wisp lit 2 candles -> 1 candle",
+        "  Wisp lit: ii -> i",
+        "seq 5: candle snuffed (target Wisp, count 1); Wisp lit 1 candle -> dark: defeated",
+        "  Wisp status: active -> defeated",
+        "  Wisp lit: i -> dark",
+    ]
+    page = tmp_path / "vigil.html"
+    wrote = f"Wrote the report of 'vigil' to {page} (5 events, 2 charts, 0 findings).\n"
+    done(with_candlelight(site, vigil, "report", "vigil", "--html", str(page)), wrote)
+    html = page.read_text(encoding="utf-8")
+    assert "<td>dark</td>" in html
+    assert "lit 1 candle -&gt; dark: defeated" in html
+    log = done(with_candlelight(site, vigil, "export", "vigil", "--format", "md"))
+    assert "| Wisp      | defeated | dark |" in log
+
+
+#: Runs `encounter ARGV` as the console script does, then prints the modules it loaded.
+PROBE = """
+import json, sys
+from ledger import entry
+try:
+    entry.main()
+finally:
+    print(json.dumps(sorted(sys.modules)))
+"""
+
+
+def test_the_fast_path_reads_its_track_without_loading_its_fold(site: Path, vigil: Path) -> None:
+    done(with_candlelight(site, vigil, "snuff", "vigil", "Wisp"))
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(map(str, (ROOT, PACKAGE, site))),
+        "XDG_CACHE_HOME": str(vigil.parent / "cache"),
+    }
+    ran = subprocess.run(
+        [sys.executable, "-c", PROBE, "--db", str(vigil), "tracks", "vigil", "--plain"],
+        capture_output=True, text=True, env=env, timeout=120, check=True,
+    )  # fmt: skip
+    table, modules = ran.stdout.rsplit("\n", 2)[:2]
+    assert table.splitlines()[-1] == "Wisp\tdefeated\tdark\t2"
+    loaded = set(json.loads(modules))
+    assert "encounter_candlelight.shown" in loaded
+    assert loaded.isdisjoint({"ledger.cli", "encounter_candlelight.fold", "pydantic"})
+
+
 def test_new_add_help_schema_and_rules_know_it(site: Path, db: Path) -> None:
     opened = done(with_candlelight(site, db, "new", "vigil", "--system", KEY))
     assert opened == "Opened 'vigil' (candlelight) at seq 1.\n"
@@ -194,7 +263,7 @@ def test_new_add_help_schema_and_rules_know_it(site: Path, db: Path) -> None:
     )
     assert joined.splitlines()[:2] == [
         "Recorded seq 2: combatant.joined",
-        "  Ada joins as a player: lit 3, candles 3",
+        "  Ada joins as a player: lit 3 candles, candles 3",
     ]
     shown = done(with_candlelight(site, db, "--help"))
     assert "Candlelight (candlelight)" in shown
@@ -325,6 +394,7 @@ def test_no_file_of_the_ledger_names_it() -> None:
         "__init__.py",
         "events.py",
         "fold.py",
+        "shown.py",
         "system.py",
         "verbs.py",
     ]

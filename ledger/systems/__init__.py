@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 
     from projections.charts import Measures
     from projections.ruleset import AnyRuleset
+    from projections.shown import Readings
 
 
 # Compared and hashed by identity: one description per system, holding mappings.
@@ -44,6 +45,10 @@ class System:
     verb_names: tuple[str, ...] = ()
     #: `module:attribute` of what the report charts of a combatant (`projections.charts`).
     charts: str | None = None
+    #: `module:attribute` of how its tracks read: `projections.shown.Reading`s by track name
+    #: (a track it does not name reads as any value of its shape does). The module should
+    #: import no more than `projections.shown`: the `tracks` fast path loads it.
+    shown: str | None = None
     #: Its own event types that hurt, tire or test a combatant (`event-after-defeat`).
     attrition: frozenset[str] = frozenset()
     #: What each field of its events means: `TYPE.FIELD` first, then `FIELD`.
@@ -86,6 +91,21 @@ class System:
     def load_charts(self) -> Measures | None:
         """What its report charts draw, or None (imported on first use)."""
         return None if self.charts is None else load(self.charts)
+
+    def load_shown(self) -> Readings:
+        """How its tracks read (imported on first use); none named: every track reads
+        generically."""
+        from projections.shown import GENERIC, Reading
+
+        if self.shown is None:
+            return GENERIC
+        readings = load(self.shown)
+        if not isinstance(readings, Mapping) or not all(
+            isinstance(k, str) and isinstance(r, Reading) for k, r in readings.items()
+        ):
+            raise TypeError(f"{self.shown} is not a mapping of track names to Readings")
+        found: Readings = readings
+        return found
 
     def article(self) -> str:
         """The key with its indefinite article (`an oath` for the key `oath`)."""

@@ -19,7 +19,6 @@ import sys
 import warnings
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
-from importlib import metadata
 from pathlib import Path
 from typing import Any, Final
 
@@ -151,6 +150,11 @@ def _scan(stamp: list[Any]) -> Found:
 _pending: list[str] = []
 
 
+def pending() -> bool:
+    """Whether the last scan found something wrong that `report` has not said yet."""
+    return bool(_pending)
+
+
 def report() -> None:
     """Warn (`LedgerWarning`) about what the last scan found wrong, once."""
     while _pending:
@@ -160,6 +164,9 @@ def report() -> None:
 def _declared() -> Iterator[tuple[str, str, str]]:
     """(key, reference, origin) of every declaration: entry points first, then any built-in
     description no entry point names (a source tree that was never installed)."""
+    # Imported here: reading installed metadata costs more than the cache file it is kept in.
+    from importlib import metadata
+
     named = set()
     for point in metadata.entry_points(group=GROUP):
         dist = point.dist.name if point.dist is not None else "an unnamed distribution"

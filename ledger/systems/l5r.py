@@ -13,6 +13,7 @@ SYSTEM = System(
     verbs="ledger.verbs.l5r:verbs",
     verb_names=("damage",),
     charts="projections.l5r_charts:measures",
+    shown="projections.l5r_shown:TRACKS",
     attrition=frozenset({"damage.dealt", "critical.resolved"}),
     fields={
         "damage.dealt.source": "The weapon, power or phenomenon.",

@@ -13,6 +13,7 @@ SYSTEM = System(
     verbs="ledger.verbs.ssss:verbs",
     verb_names=("harm",),
     charts="projections.ssss_charts:measures",
+    shown="projections.ssss_shown:TRACKS",
     attrition=frozenset({"harm.inflicted", "throw.made"}),
     fields={
         "attribute": "The attribute thrown.",

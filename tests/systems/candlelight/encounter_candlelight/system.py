@@ -12,6 +12,7 @@ SYSTEM = System(
     verbs="encounter_candlelight.verbs:verbs",
     verb_names=("snuff",),
     charts="encounter_candlelight.fold:measures",
+    shown="encounter_candlelight.shown:TRACKS",
     attrition=frozenset({"candle.snuffed"}),
     fields={
         "candles": "The candles a combatant holds (the most it can hold).",
