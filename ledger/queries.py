@@ -79,7 +79,7 @@ class Queries:
             and cached.state is not None
             and (cached.seq, cached.hash) == (head.seq, head.hash)
         ):
-            return core.detached(cached.state)
+            return cached.state
         top = head.seq if at is None else at
         known = head.seq if corrected else top
         now = standing(self.store.revisions(encounter, head.system, known), without)
@@ -92,7 +92,7 @@ class Queries:
             raise BadInput("the stream has no encounter.opened")
         # The seq the tracks are at (the head, or --at), even when the events left out with
         # --without come last: it is the seq a writer passes to --expect.
-        return state if state.seq == top else state.model_copy(update={"seq": top})
+        return state if state.seq == top else core.replace(state, seq=top)
 
     def refold(self, encounter: str) -> core.State:
         """The tracks at the head folded from the stored events alone (no cache of any kind):

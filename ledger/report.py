@@ -17,6 +17,7 @@ from ledger.queries import Queries
 from projections import charts, core, words
 from projections.findings import Finding
 from projections.registry import readings, ruleset
+from projections.state import builtins
 from projections.steps import Change, Step
 
 
@@ -159,9 +160,11 @@ def build(book: Queries, encounter: str, published: bool = True) -> Report:
 
 def _house_rules(state: core.State) -> tuple[HouseRule, ...]:
     defaults = ruleset(state.system).rules().model_dump(mode="json")
+    # As JSON data: the state holds the table read-only (tuples and read-only mappings).
+    pinned: dict[str, Any] = builtins(state.rules)
     return tuple(
         HouseRule(key, value, defaults.get(key))
-        for key, value in state.rules.items()
+        for key, value in pinned.items()
         if defaults.get(key) != value
     )
 

@@ -73,11 +73,11 @@ class Written(BaseModel, frozen=True, defer_build=True):
         first, last = self._folds[0][0], self._folds[-1][2]
         return tuple(steps.changes(first, last)) if first is not None else ()
 
-    @functools.cached_property
+    @property
     def state(self) -> core.State:
-        """The tracks after the write: a copy, which a caller may edit without changing what
-        the ledger keeps."""
-        return core.detached(self._folds[-1][2])
+        """The tracks after the write (frozen: the state the ledger keeps, which nobody can
+        change)."""
+        return self._folds[-1][2]
 
     @functools.cached_property
     def words(self) -> tuple[str, ...]:

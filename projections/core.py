@@ -26,14 +26,22 @@ from projections.state import Roll as Roll
 from projections.state import Skipped as Skipped
 from projections.state import Stake as Stake
 from projections.state import State as State
-from projections.state import Value as Value
 from projections.state import add_roll as add_roll
 from projections.state import adjust_track as adjust_track
-from projections.state import detached as detached
+from projections.state import builtins as builtins
 from projections.state import not_a_roll as not_a_roll
 from projections.state import note_roll as note_roll
+from projections.state import overridden as overridden
 from projections.state import replace_combatant as replace_combatant
 from projections.state import track_names
+from projections.values import EMPTY as EMPTY
+from projections.values import Value as Value
+from projections.values import fields_of as fields_of
+from projections.values import frozen_json as frozen_json
+from projections.values import read_only as read_only
+from projections.values import replace as replace
+from projections.values import with_entry as with_entry
+from projections.values import without as without
 
 
 def open_state(ruleset: AnyRuleset, encounter: str, opened: events.EncounterOpened) -> State:
@@ -43,7 +51,7 @@ def open_state(ruleset: AnyRuleset, encounter: str, opened: events.EncounterOpen
         system=opened.system,
         seq=1,
         title=opened.title,
-        rules=pinned_rules(ruleset, opened.rules),
+        rules=frozen_json(pinned_rules(ruleset, opened.rules)),
     )
     after: State = ruleset.start(base)
     return after
@@ -82,14 +90,14 @@ def _joined(ruleset: AnyRuleset, state: State, seq: int, event: events.Combatant
 
 def _left(ruleset: AnyRuleset, state: State, seq: int, event: events.CombatantLeft) -> State:
     left = state.combatant(event.name)
-    return replace_combatant(state, left.model_copy(update={"status": event.manner}))
+    return replace_combatant(state, replace(left, status=event.manner))
 
 
 def _locked(ruleset: AnyRuleset, state: State, seq: int, event: events.StakesLocked) -> State:
     _check_names(state, event)
     if event.stake not in state.stakes:
-        stakes = {**state.stakes, event.stake: Stake(seq=seq, lock=event)}
-        state = state.model_copy(update={"stakes": stakes})
+        stake = Stake(seq=seq, lock=event)
+        state = replace(state, stakes=with_entry(state.stakes, event.stake, stake))
     after: State = ruleset.apply(state, seq, event)
     return after
 
@@ -125,7 +133,7 @@ def _noted(ruleset: AnyRuleset, state: State, seq: int, event: events.TracksNote
 
 def _round(ruleset: AnyRuleset, state: State, seq: int, event: events.RoundStarted) -> State:
     scene = event.scene if event.scene is not None else state.scene
-    return state.model_copy(update={"round": event.round, "scene": scene})
+    return replace(state, round=event.round, scene=scene)
 
 
 def _scene_ended(ruleset: AnyRuleset, state: State, seq: int, event: events.SceneEnded) -> State:
@@ -243,7 +251,7 @@ class RunningFold:
         """The encounter after the events folded so far (None before `encounter.opened`)."""
         state = self._state
         if state is not None and state.seq != self._seq:
-            state = self._state = state.model_copy(update={"seq": self._seq})
+            state = self._state = replace(state, seq=self._seq)
         return state
 
     @property
@@ -291,7 +299,7 @@ class RunningFold:
 
     def _skip(self, state: State, record: events.Recorded, reason: str) -> None:
         skipped = Skipped(seq=record.seq, type=record.type, reason=reason)
-        self._state = state.model_copy(update={"skipped": (*state.skipped, skipped)})
+        self._state = replace(state, skipped=(*state.skipped, skipped))
         self._seq = record.seq
 
 
@@ -319,4 +327,4 @@ def fold(
     if folder.state is None:
         raise BadInput("the stream has no encounter.opened")
     top = at if at is not None else records[-1].seq
-    return folder.state if folder.state.seq == top else folder.state.model_copy(update={"seq": top})
+    return folder.state if folder.state.seq == top else replace(folder.state, seq=top)

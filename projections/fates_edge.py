@@ -111,9 +111,7 @@ def wound(
         pending = pending if carry else 0
     res = max(res, 0)
     status = "defeated" if res == 0 and adv.active else adv.status
-    after = adv.model_copy(
-        update={"resilience": res, "fatigue": fat, "phase": phase, "status": status}
-    )
+    after = core.replace(adv, resilience=res, fatigue=fat, phase=phase, status=status)
     hit = Hit(
         seq=seq,
         target=adv.name,
@@ -150,7 +148,7 @@ def hurt(
             fat = fat - player.body if rules.player_overflow_may_loop else 0
     dead = harm > rules.player_dead_above_harm
     status = "defeated" if dead and player.active else player.status
-    after = player.model_copy(update={"harm": harm, "fatigue": fat, "status": status})
+    after = core.replace(player, harm=harm, fatigue=fat, status=status)
     hit = Hit(
         seq=seq,
         target=player.name,
@@ -174,7 +172,7 @@ def _carries(state: FatesEdgeState, adv: Adversary) -> bool:
 
 
 def _landed(state: FatesEdgeState, who: core.Combatant, hit: Hit) -> FatesEdgeState:
-    state = state.model_copy(update={"last_hit": hit})
+    state = core.replace(state, last_hit=hit)
     return core.replace_combatant(state, who)
 
 
@@ -193,21 +191,24 @@ def damage(
     return _landed(state, wounded, hit)
 
 
-def _charge(charges: Mapping[str, int], stake: str | None, seq: int) -> dict[str, int]:
+def _charge(charges: Mapping[str, int], stake: str | None, seq: int) -> Mapping[str, int]:
     if stake is None or stake in charges:
-        return dict(charges)
-    return {**charges, stake: seq}
+        return charges
+    return core.with_entry(charges, stake, seq)
 
 
 def hit_resolved(state: FatesEdgeState, seq: int, event: vocab.HitResolved) -> FatesEdgeState:
     """A damaging hit on its target (on a puzzle, remembered: it still needs its Resolution)."""
     target = state.combatant(event.target, "target")
     if isinstance(target, Adversary) and target.puzzle and target.active:
-        hits = {**state.puzzle_hits, target.name: (*state.puzzle_hits.get(target.name, ()), seq)}
-        state = state.model_copy(update={"puzzle_hits": hits})
+        hits = (*state.puzzle_hits.get(target.name, ()), seq)
+        state = core.replace(
+            state, puzzle_hits=core.with_entry(state.puzzle_hits, target.name, hits)
+        )
     state = damage(state, seq, target, event.harm, event.ignore_armor)
-    key = "harm_charged" if isinstance(target, Player) else "hit_charged"
-    return state.model_copy(update={key: _charge(getattr(state, key), event.stake, seq)})
+    if isinstance(target, Player):
+        return core.replace(state, harm_charged=_charge(state.harm_charged, event.stake, seq))
+    return core.replace(state, hit_charged=_charge(state.hit_charged, event.stake, seq))
 
 
 def harm_suffered(state: FatesEdgeState, seq: int, event: vocab.FEHarmSuffered) -> FatesEdgeState:
@@ -221,9 +222,9 @@ def harm_suffered(state: FatesEdgeState, seq: int, event: vocab.FEHarmSuffered) 
     state = damage(state, seq, target, event.harm, 0)
     lock = state.lock(event.stake)
     by = state.opposing(lock) if lock is not None else None
-    last = {**state.last_hit_by, by.name: seq} if by is not None else state.last_hit_by
+    last = core.with_entry(state.last_hit_by, by.name, seq) if by is not None else state.last_hit_by
     charged = _charge(state.harm_charged, event.stake, seq)
-    return state.model_copy(update={"harm_charged": charged, "last_hit_by": last})
+    return core.replace(state, harm_charged=charged, last_hit_by=last)
 
 
 def fatigue_marked(state: FatesEdgeState, seq: int, event: vocab.FatigueMarked) -> FatesEdgeState:
@@ -246,16 +247,16 @@ def stakes_locked(state: FatesEdgeState, seq: int, event: vocab.FEStakesLocked) 
     opposing = state.opposing(event)
     actor = state.combatants[event.actor]
     if opposing is not None and isinstance(actor, Player):
-        update["lock_fatigue"] = {**state.lock_fatigue, event.stake: opposing.fatigue}
+        update["lock_fatigue"] = core.with_entry(state.lock_fatigue, event.stake, opposing.fatigue)
     if attack_cost(state, event) > 0 and event.stake not in state.paid:
         want = "move" if event.source == "sb_move" else "attack"
         for spend in state.credits:
             used = state.spends[spend]
             if used.purpose == want and used.move in (None, event.move):
-                update["paid"] = {**state.paid, event.stake: (spend,)}
+                update["paid"] = core.with_entry(state.paid, event.stake, (spend,))
                 update["credits"] = tuple(s for s in state.credits if s != spend)
                 break
-    return owing(state.model_copy(update=update), event.stake)
+    return owing(core.replace(state, **update), event.stake)
 
 
 def successes(dice: tuple[int, ...]) -> int:
@@ -290,17 +291,19 @@ def roll_made(state: FatesEdgeState, seq: int, event: vocab.FERollMade) -> Fates
         dv=dv,
         effective_position=position,
     )
-    rolled = {**state.rolled, event.stake: roll}
-    pools = {**state.pools, "sb": state.pools.get("sb", 0) + sb}
-    state = owing(state.model_copy(update={"pools": pools, "rolled": rolled}), event.stake)
+    rolled = core.with_entry(state.rolled, event.stake, roll)
+    pools = core.with_entry(state.pools, "sb", state.pools.get("sb", 0) + sb)
+    state = owing(core.replace(state, pools=pools, rolled=rolled), event.stake)
     return core.add_roll(state, roll)
 
 
 def sb_spent(state: FatesEdgeState, seq: int, event: vocab.SBSpent) -> FatesEdgeState:
     """Spend from the pool (never below 0); remember what the spend pays for."""
     update: dict[str, Any] = {
-        "pools": {**state.pools, "sb": max(0, state.pools.get("sb", 0) - event.amount)},
-        "spends": {**state.spends, seq: event},
+        "pools": core.with_entry(
+            state.pools, "sb", max(0, state.pools.get("sb", 0) - event.amount)
+        ),
+        "spends": core.with_entry(state.spends, seq, event),
     }
     owner = spend_owner(state, event)
     if event.purpose == "move" and after_a_hit(move_of(owner, event.move)):
@@ -310,17 +313,17 @@ def sb_spent(state: FatesEdgeState, seq: int, event: vocab.SBSpent) -> FatesEdge
                 if event.stake
                 else state.last_hit_by.get(owner.name, 0)
             )
-            update["triggered"] = {**state.triggered, owner.name: hit}
+            update["triggered"] = core.with_entry(state.triggered, owner.name, hit)
     elif event.purpose in ("attack", "move"):
         # A spend naming no stake pays the oldest attack still owing one of its kind (the GM
         # paying what the audit reminded of), else it is kept for the next such lock.
         stake = event.stake if event.stake is not None else _owed_by(state, event)
         if stake is None:
             update["credits"] = (*state.credits, seq)
-            return state.model_copy(update=update)
-        update["paid"] = {**state.paid, stake: (*state.paid.get(stake, ()), seq)}
-        return owing(state.model_copy(update=update), stake)
-    return state.model_copy(update=update)
+            return core.replace(state, **update)
+        update["paid"] = core.with_entry(state.paid, stake, (*state.paid.get(stake, ()), seq))
+        return owing(core.replace(state, **update), stake)
+    return core.replace(state, **update)
 
 
 def _owed_by(state: FatesEdgeState, spend: vocab.SBSpent) -> str | None:
@@ -342,7 +345,7 @@ class FatesEdge(core.Ruleset[FatesEdgeState, vocab.Events]):
 
     def start(self, opened: core.State) -> FatesEdgeState:
         """The initial state, with the pinned rules read once and the GM's Story Beat pool."""
-        return super().start(opened).model_copy(update={"pools": {"sb": 0}})
+        return core.replace(super().start(opened), pools=core.read_only({"sb": 0}))
 
     def join(
         self, state: FatesEdgeState, seq: int, event: events.CombatantJoined
@@ -391,7 +394,7 @@ class FatesEdge(core.Ruleset[FatesEdgeState, vocab.Events]):
         most = state.house.sb_carry_over_max
         held = state.pools.get("sb", 0)
         kept = held if most is None else min(held, most)
-        return state.model_copy(update={"pools": {**state.pools, "sb": kept}})
+        return core.replace(state, pools=core.with_entry(state.pools, "sb", kept))
 
     def audit(
         self, before: FatesEdgeState, seq: int, event: Common | vocab.Events, after: FatesEdgeState

@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Annotated, Final
 
+import msgspec
 from pydantic import AfterValidator, BaseModel, Field, model_validator
 
 from ledger.events import fates_edge as vocab
 from projections import core
+from projections.log import Log
+from projections.values import EMPTY, Hidden
 
 #: Armor categories from none to heavy; ignoring a point of Armor steps one to the left.
 ARMOR_ORDER: Final[tuple[vocab.Armor, ...]] = ("none", "light", "medium", "heavy")
@@ -102,20 +104,20 @@ def stepped(rules: Rules, position: vocab.Position, steps: int) -> vocab.Positio
     return ladder[min(len(ladder) - 1, ladder.index(position) + steps)]
 
 
-class Adversary(core.Combatant, frozen=True):
+class Adversary(core.Combatant, frozen=True, kw_only=True):
     """An adversary: Resilience and Fatigue (no Boons, no Harm-level track), armor, phase."""
 
-    resilience: int | None = Field(ge=0)
-    fatigue: int = Field(default=0, ge=0)
+    resilience: Annotated[int | None, Field(ge=0)]
+    fatigue: Annotated[int, Field(ge=0)] = 0
     fatigue_capacity: int | None = None
     armor: vocab.Armor = "none"
-    phase: int = Field(default=1, ge=1)
-    stats: vocab.AdversaryStats = Field(exclude=True)
+    phase: Annotated[int, Field(ge=1)] = 1
+    stats: Hidden[vocab.AdversaryStats]
 
-    @model_validator(mode="after")
-    def _below_capacity(self) -> Adversary:
-        # Fatigue overflows at capacity, so the fold never holds that much (it copies without
-        # validating); this refuses a GM override (track.adjusted) that would.
+    def check(self) -> None:
+        """Fatigue below capacity, and a phase it has."""
+        # Fatigue overflows at capacity, so the fold never holds that much; this refuses a GM
+        # override (track.adjusted) that would.
         cap = self.fatigue_capacity
         if cap is not None and self.fatigue >= cap:
             raise ValueError(
@@ -125,7 +127,6 @@ class Adversary(core.Combatant, frozen=True):
         phases = 1 + len(self.stats.phases)
         if self.phase > phases:
             raise ValueError(f"phase {self.phase} is past its last phase ({phases})")
-        return self
 
     @property
     def puzzle(self) -> bool:
@@ -133,26 +134,24 @@ class Adversary(core.Combatant, frozen=True):
         return self.resilience is None
 
 
-class Player(core.Combatant, frozen=True):
+class Player(core.Combatant, frozen=True, kw_only=True):
     """A player character: Harm level, Fatigue (tracked when `body` is given), armor."""
 
-    harm: int = Field(default=0, ge=0)
-    fatigue: int | None = Field(default=None, ge=0)
+    harm: Annotated[int, Field(ge=0)] = 0
+    fatigue: Annotated[int | None, Field(ge=0)] = None
     armor: vocab.Armor = "none"
     body: int | None = None
 
-    @model_validator(mode="after")
-    def _below_body(self) -> Player:
+    def check(self) -> None:
+        """Fatigue below Body."""
         # As for adversaries: Fatigue overflows at Body, so only a GM override could hold more.
         if self.body is not None and self.fatigue is not None and self.fatigue >= self.body:
             raise ValueError(
                 f"fatigue {self.fatigue} is not below body {self.body} (Fatigue overflows at Body)"
             )
-        return self
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class FERoll(core.Roll):
+class FERoll(core.Roll, frozen=True, kw_only=True):
     """A roll's computed numbers: successes, SB generated, the DV and effective Position."""
 
     successes: int
@@ -169,7 +168,7 @@ class FERoll(core.Roll):
         )
 
 
-class Hit(core.Value, frozen=True):
+class Hit(core.Value, frozen=True, kw_only=True):
     """Every intermediate value of one hit (or Fatigue event) on a combatant."""
 
     seq: int
@@ -186,31 +185,33 @@ class Hit(core.Value, frozen=True):
     defeated: bool = False
 
 
-class FatesEdgeState(core.State, frozen=True):
+class FatesEdgeState(core.State, frozen=True, kw_only=True):
     """The encounter plus what the audit must remember: snapshots, charges, SB provenance."""
 
-    house: Rules = Field(default_factory=Rules, exclude=True)
+    combatants: Mapping[str, Adversary | Player] = EMPTY
+    rolls: Log[FERoll] = msgspec.field(default_factory=Log)
+    house: Rules = msgspec.field(default_factory=Rules)
     #: stake -> Fatigue marked on its opposing adversary when the stakes were locked
-    lock_fatigue: Mapping[str, int] = {}
+    lock_fatigue: Mapping[str, int] = EMPTY
     #: stake -> the roll that resolved it (its first effective one; later ones are not folded),
     #: with the SB that roll generated (provenance of the pool)
-    rolled: Mapping[str, FERoll] = {}
+    rolled: Mapping[str, FERoll] = EMPTY
     #: stake -> seq of the hit on an adversary / harm on a player that charged it
-    hit_charged: Mapping[str, int] = {}
-    harm_charged: Mapping[str, int] = {}
+    hit_charged: Mapping[str, int] = EMPTY
+    harm_charged: Mapping[str, int] = EMPTY
     #: spend seq -> the spend; stake -> spends paying for it; spends not yet claimed by a stake
-    spends: Mapping[int, vocab.SBSpent] = {}
-    paid: Mapping[str, tuple[int, ...]] = {}
+    spends: Mapping[int, vocab.SBSpent] = EMPTY
+    paid: Mapping[str, tuple[int, ...]] = EMPTY
     credits: tuple[int, ...] = ()
     #: the arithmetic of the latest hit or Fatigue event
     last_hit: Hit | None = None
     #: adversary -> seq of the last harm it landed on a player; and the one an after-hit move used
-    last_hit_by: Mapping[str, int] = {}
-    triggered: Mapping[str, int] = {}
+    last_hit_by: Mapping[str, int] = EMPTY
+    triggered: Mapping[str, int] = EMPTY
     #: stake -> its lock seq, for an attack still owing its SB before its roll
-    unpaid: Mapping[str, int] = {}
+    unpaid: Mapping[str, int] = EMPTY
     #: puzzle adversary -> seqs of the hits on it (they change no track: it needs its Resolution)
-    puzzle_hits: Mapping[str, tuple[int, ...]] = {}
+    puzzle_hits: Mapping[str, tuple[int, ...]] = EMPTY
 
     def roll_of(self, stake: str) -> FERoll | None:
         """The roll that resolved a stake, if it was rolled."""
@@ -277,10 +278,11 @@ def owing(state: FatesEdgeState, stake: str) -> FatesEdgeState:
     )
     if owes == (stake in state.unpaid):
         return state
-    unpaid = {k: v for k, v in state.unpaid.items() if k != stake}
     if owes:
-        unpaid[stake] = state.stakes[stake].seq
-    return state.model_copy(update={"unpaid": unpaid})
+        return core.replace(
+            state, unpaid=core.with_entry(state.unpaid, stake, state.stakes[stake].seq)
+        )
+    return core.replace(state, unpaid=core.without(state.unpaid, stake))
 
 
 def spend_owner(state: FatesEdgeState, event: vocab.SBSpent) -> Adversary | None:

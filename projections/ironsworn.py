@@ -12,8 +12,7 @@ momentum and reset; the oracle sets tags.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import replace
-from typing import assert_never
+from typing import Any, assert_never
 
 from pydantic import ValidationError
 
@@ -38,6 +37,7 @@ from projections.ironsworn_model import (
     shift_meter,
     shift_momentum,
 )
+from projections.log import Log
 
 
 def join(state: IronswornState, seq: int, event: events.CombatantJoined) -> core.Combatant:
@@ -65,7 +65,9 @@ def join(state: IronswornState, seq: int, event: events.CombatantJoined) -> core
         max_momentum=0,
         momentum_reset=0,
         debilities=debilities,
-        stats={k: getattr(stats, k) for k in ("edge", "heart", "iron", "shadow", "wits")},
+        stats=core.read_only(
+            (k, getattr(stats, k)) for k in ("edge", "heart", "iron", "shadow", "wits")
+        ),
     )
     settled = settle(c, rules)
     if settled.momentum != momentum:
@@ -95,12 +97,12 @@ def moved_on(state: IronswornState, name: str) -> IronswornState:
     """The story moves on for `name`: an owed 0-health miss choice is no longer owed."""
     if name not in state.owed:
         return state
-    return state.model_copy(update={"owed": {k: v for k, v in state.owed.items() if k != name}})
+    return core.replace(state, owed=core.without(state.owed, name))
 
 
 def scene_end(state: IronswornState, seq: int) -> IronswornState:
     """No recovery at scene end; owed 0-health miss choices lapse (the audit flags them)."""
-    return state.model_copy(update={"owed": {}})
+    return core.replace(state, owed=core.read_only({}))
 
 
 def suffer(state: IronswornState, seq: int, event: vocab.IronswornHarmSuffered) -> IronswornState:
@@ -109,10 +111,10 @@ def suffer(state: IronswornState, seq: int, event: vocab.IronswornHarmSuffered) 
     state = moved_on(state, c.name)
     amount = harm_amount(state, event)
     spill = max(0, amount - c.health)
-    c = c.model_copy(update={"health": max(0, c.health - amount)})
+    c = core.replace(c, health=max(0, c.health - amount))
     if spill:
         c = shift_momentum(c, -spill, state.house)
-    state = state.model_copy(update={"pending_harm": {**state.pending_harm, c.name: seq}})
+    state = core.replace(state, pending_harm=core.with_entry(state.pending_harm, c.name, seq))
     return core.replace_combatant(state, c)
 
 
@@ -142,18 +144,16 @@ def roll(state: IronswornState, seq: int, event: vocab.IronswornRollMade) -> Iro
         momentum=c.momentum,
         health=c.health,
     )
-    pending = {k: v for k, v in state.pending_harm.items() if k != c.name}
-    owed = {k: v for k, v in state.owed.items() if k != c.name}
+    owed = core.without(state.owed, c.name)
     if event.move == "endure_harm" and outcome == "miss":
         c = shift_momentum(c, -1, rules)
         if c.health == 0:
-            owed[c.name] = seq
-    state = state.model_copy(
-        update={
-            "pending_harm": pending,
-            "owed": owed,
-            "last_roll": {**state.last_roll, c.name: seq},
-        }
+            owed = core.with_entry(owed, c.name, seq)
+    state = core.replace(
+        state,
+        pending_harm=core.without(state.pending_harm, c.name),
+        owed=owed,
+        last_roll=core.with_entry(state.last_roll, c.name, seq),
     )
     return core.replace_combatant(core.add_roll(state, made), c)
 
@@ -169,17 +169,16 @@ def burn(state: IronswornState, seq: int, event: vocab.MomentumBurned) -> Ironsw
             f"momentum.burned: the roll at seq {event.roll} is {made.actor!r}'s, not {c.name!r}'s"
         )
     outcome = beaten(made.score, made.challenge, made.momentum)
-    burnt = replace(made, outcome=outcome, burned=True)
-    rolls = tuple(burnt if r.seq == made.seq else r for r in state.rolls)
-    owed = dict(state.owed)
+    burnt = core.replace(made, outcome=outcome, burned=True)
+    rolls = Log(burnt if r.seq == made.seq else r for r in state.rolls)
+    owed = state.owed
     if owed.get(c.name) is not None and (outcome != "miss" or owed[c.name] != made.seq):
-        del owed[c.name]
-    c = settle(c.model_copy(update={"momentum": c.momentum_reset}), state.house)
+        owed = core.without(owed, c.name)
+    c = settle(core.replace(c, momentum=c.momentum_reset), state.house)
     if made.move == "endure_harm" and outcome == "miss":
         c = shift_momentum(c, -1, state.house)  # still a miss: "also suffer -1 momentum"
-    state = state.model_copy(
-        update={"rolls": rolls, "owed": owed, "burns": {**state.burns, made.seq: seq}}
-    )
+    burns = core.with_entry(state.burns, made.seq, seq)
+    state = core.replace(state, rolls=rolls, owed=owed, burns=burns)
     return core.replace_combatant(state, c)
 
 
@@ -188,13 +187,13 @@ def shake_it_off(c: Character, rules: Rules) -> Character:
     if "wounded" in c.debilities and rules.wounded_blocks_shake_it_off:
         return c
     if rules.strong_hit_text == "commentary":
-        return c.model_copy(update={"health": min(METER_MAX, c.health + 1)})
+        return core.replace(c, health=min(METER_MAX, c.health + 1))
     if c.health == 0:
         return c  # "If your health is greater than 0"
     if c.health == METER_MAX and rules.shake_it_off_at_max_health == "disallowed":
         return c
     # At full health a house rule that allows it lets the table pay for a wasted +1.
-    c = c.model_copy(update={"health": min(METER_MAX, c.health + 1)})
+    c = core.replace(c, health=min(METER_MAX, c.health + 1))
     return shift_momentum(c, -1, rules)
 
 
@@ -209,22 +208,20 @@ def choose(state: IronswornState, seq: int, event: vocab.ChoiceMade) -> Ironswor
         c = shake_it_off(c, rules)
     on = state.last_roll.get(c.name)
     if on is not None:
-        state = state.model_copy(
-            update={
-                "choices": {**state.choices, on: state.choices.get(on, seq)},
-                "acted": {**state.acted, on: state.acted.get(on, seq)},
-            }
+        state = core.replace(
+            state,
+            choices=core.with_entry(state.choices, on, state.choices.get(on, seq)),
+            acted=core.with_entry(state.acted, on, state.acted.get(on, seq)),
         )
     return core.replace_combatant(state, c)
 
 
 def _resolve_owed(state: IronswornState, name: str, seq: int) -> IronswornState:
     on = state.owed[name]
-    return state.model_copy(
-        update={
-            "owed": {k: v for k, v in state.owed.items() if k != name},
-            "acted": {**state.acted, on: state.acted.get(on, seq)},
-        }
+    return core.replace(
+        state,
+        owed=core.without(state.owed, name),
+        acted=core.with_entry(state.acted, on, state.acted.get(on, seq)),
     )
 
 
@@ -235,7 +232,7 @@ def mark(state: IronswornState, seq: int, event: vocab.DebilityMarked) -> Ironsw
         return state
     if c.name in state.owed and event.debility in ("wounded", "maimed"):
         state = _resolve_owed(state, c.name, seq)
-    c = c.model_copy(update={"debilities": (*c.debilities, event.debility)})
+    c = core.replace(c, debilities=(*c.debilities, event.debility))
     return core.replace_combatant(state, settle(c, state.house))
 
 
@@ -243,9 +240,7 @@ def clear(state: IronswornState, seq: int, event: vocab.DebilityCleared) -> Iron
     """Clear a debility (max momentum and reset rise again)."""
     c = character(state, event.target)
     kept = tuple(d for d in c.debilities if d != event.debility)
-    return core.replace_combatant(
-        state, settle(c.model_copy(update={"debilities": kept}), state.house)
-    )
+    return core.replace_combatant(state, settle(core.replace(c, debilities=kept), state.house))
 
 
 def consult(state: IronswornState, seq: int, event: vocab.OracleRolled) -> IronswornState:
@@ -254,7 +249,7 @@ def consult(state: IronswornState, seq: int, event: vocab.OracleRolled) -> Irons
     if c.name in state.owed:
         state = _resolve_owed(state, c.name, seq)
     kept = tuple(t for t in c.conditions if t not in ORACLE_TAGS)
-    c = c.model_copy(update={"conditions": (*kept, oracle_tag(event.roll))})
+    c = core.replace(c, conditions=(*kept, oracle_tag(event.roll)))
     return core.replace_combatant(state, c)
 
 
@@ -272,7 +267,7 @@ def adjust(state: IronswornState, seq: int, event: events.TrackAdjusted) -> Iron
     """A GM override: max momentum and reset become offsets on their formulas; ranges hold."""
     rules = state.house
     c = state.combatant(event.target, "target")
-    data = {**dict(c), event.track: event.value}
+    data: dict[str, Any] = {event.track: event.value}
     if isinstance(c, Character) and event.track in ("max_momentum", "momentum_reset"):
         if not isinstance(event.value, int) or isinstance(event.value, bool):
             raise BadInput(f"track {event.track!r} of {event.target!r} takes a whole number")
@@ -281,14 +276,10 @@ def adjust(state: IronswornState, seq: int, event: events.TrackAdjusted) -> Iron
             data["max_offset"] = event.value - (rules.momentum_max - n)
         else:
             data["reset_offset"] = event.value - rules.momentum_reset[min(n, 2)]
-    try:
-        updated = type(c).model_validate(data)
-    except ValidationError as exc:
-        raise BadInput(events.describe(exc, f"track {event.track!r} of {event.target!r}")) from exc
+    updated = core.overridden(c, f"track {event.track!r} of {event.target!r}", **data)
     if isinstance(updated, Character):
         settled = settle(
-            updated.model_copy(update={"debilities": tuple(dict.fromkeys(updated.debilities))}),
-            rules,
+            core.replace(updated, debilities=tuple(dict.fromkeys(updated.debilities))), rules
         )
         if settled.momentum != updated.momentum:
             raise BadInput(

@@ -6,16 +6,17 @@ The fold (`projections.ironsworn`) and the audit (`projections.ironsworn_audit`)
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Annotated, Final, Literal
 
+import msgspec
 from pydantic import BaseModel, Field, field_validator
 
 from ledger.errors import BadInput
 from ledger.events import ironsworn as vocab
 from projections import core
-from projections.state import Hidden
+from projections.log import Log
+from projections.values import EMPTY, Hidden
 
 Outcome = Literal["strong_hit", "weak_hit", "miss"]
 Condition = Literal["face_death", "dying", "unconscious", "reeling", "battered", "face_a_setback"]
@@ -75,21 +76,25 @@ class Rules(BaseModel, frozen=True, extra="forbid"):
         return {**RANK_HARM, **value}
 
 
-class Character(core.Combatant, frozen=True):
+#: A meter's value: 0 to 5.
+Meter = Annotated[int, Field(ge=0, le=METER_MAX)]
+
+
+class Character(core.Combatant, frozen=True, kw_only=True):
     """A character's meters, momentum, debilities and oracle tags (stats kept internal)."""
 
-    health: int = Field(ge=0, le=METER_MAX)
-    spirit: int = Field(ge=0, le=METER_MAX)
-    supply: int = Field(ge=0, le=METER_MAX)
+    health: Meter
+    spirit: Meter
+    supply: Meter
     momentum: int
     max_momentum: int
     momentum_reset: int
     debilities: tuple[vocab.Debility, ...] = ()
     conditions: tuple[Condition, ...] = ()
-    stats: Mapping[str, int] = Field(default={}, exclude=True)
+    stats: Hidden[Mapping[str, int]] = EMPTY
     # A GM's adjustment of max momentum or reset (an asset) is kept as an offset on the formula.
-    max_offset: int = Field(default=0, exclude=True)
-    reset_offset: int = Field(default=0, exclude=True)
+    max_offset: Hidden[int] = 0
+    reset_offset: Hidden[int] = 0
 
     def value(self, stat: str) -> int:
         """The current value of a stat or meter."""
@@ -99,14 +104,13 @@ class Character(core.Combatant, frozen=True):
         return self.stats[stat]
 
 
-class Foe(core.Combatant, frozen=True):
+class Foe(core.Combatant, frozen=True, kw_only=True):
     """A foe: only its rank matters to Endure Harm."""
 
     rank: vocab.Rank
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class IronswornRoll(core.Roll):
+class IronswornRoll(core.Roll, frozen=True, kw_only=True):
     """An action roll with its score, match flag and burn; dice and momentum kept internal."""
 
     move: str
@@ -121,22 +125,24 @@ class IronswornRoll(core.Roll):
     health: Hidden[int]
 
 
-class IronswornState(core.State, frozen=True):
+class IronswornState(core.State, frozen=True, kw_only=True):
     """The encounter, plus what the audit must remember across events."""
 
-    house: Rules = Field(default_factory=Rules, exclude=True)
+    combatants: Mapping[str, Character | Foe] = EMPTY
+    rolls: Log[IronswornRoll] = msgspec.field(default_factory=Log)
+    house: Rules = msgspec.field(default_factory=Rules)
     #: character -> seq of the harm still waiting for its Endure Harm roll
-    pending_harm: Mapping[str, int] = {}
+    pending_harm: Mapping[str, int] = EMPTY
     #: character -> seq of their latest roll
-    last_roll: Mapping[str, int] = {}
+    last_roll: Mapping[str, int] = EMPTY
     #: roll seq -> seq of the first event that acted on its outcome (choice, debility, oracle)
-    acted: Mapping[int, int] = {}
+    acted: Mapping[int, int] = EMPTY
     #: roll seq -> seq of the strong-hit choice made on it
-    choices: Mapping[int, int] = {}
+    choices: Mapping[int, int] = EMPTY
     #: roll seq -> seq of the burn on it
-    burns: Mapping[int, int] = {}
+    burns: Mapping[int, int] = EMPTY
     #: character -> seq of an Endure Harm miss at 0 health still owing a debility or the oracle
-    owed: Mapping[str, int] = {}
+    owed: Mapping[str, int] = EMPTY
 
 
 def settle(c: Character, rules: Rules) -> Character:
@@ -145,7 +151,7 @@ def settle(c: Character, rules: Rules) -> Character:
     top = rules.momentum_max - n + c.max_offset
     reset = rules.momentum_reset[min(n, 2)] + c.reset_offset
     momentum = max(rules.momentum_min, min(c.momentum, top))
-    return c.model_copy(update={"max_momentum": top, "momentum_reset": reset, "momentum": momentum})
+    return core.replace(c, max_momentum=top, momentum_reset=reset, momentum=momentum)
 
 
 def character(state: core.State, name: str, role: str = "target") -> Character:
@@ -166,7 +172,7 @@ def shift_momentum(c: Character, delta: int, rules: Rules) -> Character:
         momentum = rules.momentum_min
         if "face_a_setback" not in conditions:
             conditions = (*conditions, "face_a_setback")
-    return c.model_copy(update={"momentum": momentum, "conditions": conditions})
+    return core.replace(c, momentum=momentum, conditions=conditions)
 
 
 def shift_meter(c: Character, meter: str, delta: int) -> Character:
@@ -174,7 +180,7 @@ def shift_meter(c: Character, meter: str, delta: int) -> Character:
     now: int = getattr(c, meter)
     if delta > 0 and BLOCKS[meter] in c.debilities:
         return c
-    return c.model_copy(update={meter: max(0, min(METER_MAX, now + delta))})
+    return core.replace(c, **{meter: max(0, min(METER_MAX, now + delta))})
 
 
 def beaten(score: int, challenge: tuple[int, int], momentum: int | None = None) -> Outcome:

@@ -70,7 +70,7 @@ def deal(state: L5rState, seq: int, event: vocab.DamageDealt) -> L5rState:
     """Fold damage: nothing, fatigue (defended), or a critical strike pending at deadliness."""
     target = character(state, event.target)
     res = resolve(target, event)
-    state = state.model_copy(update={"last_damage": {**state.last_damage, target.name: seq}})
+    state = core.replace(state, last_damage=core.with_entry(state.last_damage, target.name, seq))
     if res.outcome == "reduced":
         return state
     if res.outcome == "defended":
@@ -85,11 +85,10 @@ def deal(state: L5rState, seq: int, event: vocab.DamageDealt) -> L5rState:
         )
     assert res.cause is not None
     crit = Critical(seq=seq, severity=event.deadliness, cause=res.cause)
-    hurt = target.model_copy(
-        update={
-            "criticals": (*target.criticals, crit),
-            "void_points": target.void_points - 1 if res.spends_void else target.void_points,
-        }
+    hurt = core.replace(
+        target,
+        criticals=(*target.criticals, crit),
+        void_points=target.void_points - 1 if res.spends_void else target.void_points,
     )
     return core.replace_combatant(state, hurt)
 
@@ -100,13 +99,13 @@ def resolve_critical(state: L5rState, seq: int, event: vocab.CriticalResolved) -
     target = character(state, event.target)
     crit = resolved_by(target, event)
     if crit is not None:
-        done = crit.model_copy(update={"severity": event.severity, "resolved": seq})
+        done = core.replace(crit, severity=event.severity, resolved=seq)
         crits = tuple(done if c is crit else c for c in target.criticals)
     else:
         # A technique or the Strike action can inflict a critical strike without damage.
         direct = Critical(seq=seq, severity=event.severity, cause="direct", resolved=seq)
         crits = (*target.criticals, direct)
-    return core.replace_combatant(state, target.model_copy(update={"criticals": crits}))
+    return core.replace_combatant(state, core.replace(target, criticals=crits))
 
 
 def _remove(state: L5rState, name: str, amount: int) -> L5rState:
@@ -120,7 +119,7 @@ def _void(state: L5rState, name: str, change: int) -> L5rState:
     """Void points move by `change`, within 0 and the Void ring."""
     target = character(state, name)
     void = min(target.rings.void, max(0, target.void_points + change))
-    return core.replace_combatant(state, target.model_copy(update={"void_points": void}))
+    return core.replace_combatant(state, core.replace(target, void_points=void))
 
 
 def adjust(state: L5rState, seq: int, event: events.TrackAdjusted) -> L5rState:
@@ -139,7 +138,7 @@ def scene_end(state: L5rState, seq: int) -> L5rState:
         if isinstance(c, Character):
             half = math.ceil(c.endurance / 2)
             state = core.replace_combatant(state, with_fatigue(c, min(c.fatigue, half), rules))
-    return state.model_copy(update={"last_damage": {}})
+    return core.replace(state, last_damage=core.read_only({}))
 
 
 class L5r(core.Ruleset[L5rState, vocab.Events]):

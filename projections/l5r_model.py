@@ -8,11 +8,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Annotated, Literal, NamedTuple
 
-from pydantic import BaseModel, Field, model_validator
+import msgspec
+from pydantic import BaseModel, Field
 
 from ledger.errors import BadInput
 from ledger.events import l5r as vocab
 from projections import core
+from projections.log import Log
+from projections.values import EMPTY
 
 Cause = Literal["incapacitated", "void", "direct"]
 
@@ -26,7 +29,7 @@ class Rules(BaseModel, frozen=True, extra="forbid"):
     void_points_start: Literal["half_rounded_up", "half_rounded_down"] = "half_rounded_up"
 
 
-class Critical(core.Value, frozen=True):
+class Critical(core.Value, frozen=True, kw_only=True):
     """A critical strike: the damage seq that caused it, its severity, why, and its resolution.
 
     `severity` is the source's deadliness until `resolved` (the `critical.resolved` seq) is set,
@@ -40,7 +43,7 @@ class Critical(core.Value, frozen=True):
     resolved: int | None = None
 
 
-class Character(core.Combatant, frozen=True):
+class Character(core.Combatant, frozen=True, kw_only=True):
     """An L5R character's tracks; fatigue is never clamped to endurance."""
 
     fatigue: Annotated[int, Field(ge=0)] = 0
@@ -51,28 +54,29 @@ class Character(core.Combatant, frozen=True):
     resistance: vocab.Resistance = vocab.Resistance()
     rings: vocab.Rings
 
-    @model_validator(mode="after")
-    def _void_within_ring(self) -> Character:
-        # The fold keeps Void points within the ring (it copies without validating); this
-        # refuses a GM override (track.adjusted) past it.
+    def check(self) -> None:
+        """Void points within the Void ring."""
+        # The fold keeps Void points within the ring; this refuses a GM override
+        # (track.adjusted) past it.
         if self.void_points > self.rings.void:
             raise ValueError(
                 f"void_points {self.void_points} is more than the Void ring {self.rings.void} "
                 "allows"
             )
-        return self
 
     def pending(self) -> tuple[Critical, ...]:
         """Critical strikes not yet resolved, oldest first."""
         return tuple(c for c in self.criticals if c.resolved is None)
 
 
-class L5rState(core.State, frozen=True):
+class L5rState(core.State, frozen=True, kw_only=True):
     """The encounter, its house rules read once, and the latest damage to each character
     in this scene (for `defend-while-incapacitated`)."""
 
+    combatants: Mapping[str, Character] = EMPTY
+    rolls: Log[core.Roll] = msgspec.field(default_factory=Log)
     house: Rules = Rules()
-    last_damage: Mapping[str, int] = {}
+    last_damage: Mapping[str, int] = EMPTY
 
 
 class Resolution(NamedTuple):
@@ -123,7 +127,7 @@ def with_fatigue(target: Character, fatigue: int, rules: Rules) -> Character:
         down = fatigue >= target.endurance
     else:
         down = fatigue > target.endurance
-    return target.model_copy(update={"fatigue": fatigue, "incapacitated": down})
+    return core.replace(target, fatigue=fatigue, incapacitated=down)
 
 
 def character(state: core.State, name: str) -> Character:

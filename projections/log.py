@@ -16,7 +16,8 @@ from typing import Any, Generic, TypeVar, get_args, overload
 from pydantic import GetCoreSchemaHandler
 from pydantic_core import core_schema
 
-T = TypeVar("T")
+T = TypeVar("T", covariant=True)
+U = TypeVar("U")
 
 
 class Log(Sequence[T], Generic[T]):
@@ -25,7 +26,8 @@ class Log(Sequence[T], Generic[T]):
     __slots__ = ("_items", "_size")
 
     def __init__(self, items: Iterable[T] = ()) -> None:
-        self._items: list[T] = list(items)
+        # Any: the versions sharing this list hold prefixes of it (each typed by its own T).
+        self._items: list[Any] = list(items)
         self._size = len(self._items)
 
     @classmethod
@@ -33,7 +35,7 @@ class Log(Sequence[T], Generic[T]):
         """`items` as a Log (itself when it already is one)."""
         return items if isinstance(items, Log) else cls(items)
 
-    def appended(self, item: T) -> Log[T]:
+    def appended(self, item: U) -> Log[T | U]:
         """A new Log with `item` at the end; this one is unchanged."""
         items, size = self._items, self._size
         if len(items) == size:
@@ -61,7 +63,8 @@ class Log(Sequence[T], Generic[T]):
             index += self._size
         if not 0 <= index < self._size:
             raise IndexError("Log index out of range")
-        return self._items[index]
+        item: T = self._items[index]
+        return item
 
     def __iter__(self) -> Iterator[T]:
         return islice(self._items, self._size)
@@ -97,8 +100,8 @@ class Log(Sequence[T], Generic[T]):
         )
 
 
-def _view(items: list[T], size: int) -> Log[T]:
-    log: Log[T] = Log.__new__(Log)
+def _view(items: list[Any], size: int) -> Log[Any]:
+    log: Log[Any] = Log.__new__(Log)
     log._items = items
     log._size = size
     return log

@@ -16,7 +16,8 @@ from pydantic import BaseModel
 from ledger import events
 from ledger.errors import BadInput
 from projections.findings import Finding
-from projections.state import Combatant, State
+from projections.state import Combatant, State, builtins
+from projections.values import fields_of
 
 if TYPE_CHECKING:
     from ledger.events.common import Common
@@ -48,9 +49,9 @@ class Ruleset(ABC, Generic[S, E]):
 
     def start(self, opened: State) -> S:
         """The system's initial state: the common one, with the pinned house rules parsed."""
-        return self.state.model_validate(
-            {**dict(opened), "house": self.rules.model_validate(opened.rules)}
-        )
+        house = self.rules.model_validate(builtins(opened.rules))
+        made: S = self.state(**{**fields_of(opened), "house": house})
+        return made
 
     @abstractmethod
     def join(self, state: S, seq: int, event: events.CombatantJoined) -> Combatant:

@@ -10,10 +10,10 @@ once per tier that holds harm. Throws and Grit are GM-entered facts.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
-from typing import Any, Final, Literal, assert_never
+from typing import Annotated, Any, Final, Literal, assert_never
 
-from pydantic import BaseModel, Field, ValidationError, model_validator
+import msgspec
+from pydantic import BaseModel, Field, ValidationError
 
 from ledger import events
 from ledger.errors import BadInput
@@ -21,7 +21,9 @@ from ledger.events import ssss as vocab
 from ledger.events.common import Common
 from projections import core
 from projections.findings import Finding, error, info
+from projections.log import Log
 from projections.played import as_played, delta, shown
+from projections.values import EMPTY
 
 
 class Rules(BaseModel, frozen=True, extra="forbid"):
@@ -36,30 +38,29 @@ class Rules(BaseModel, frozen=True, extra="forbid"):
     pc_lethal_harm_level: int = Field(default=4, ge=1, le=10)
 
 
-class Slot(core.Value, frozen=True):
+class Slot(core.Value, frozen=True, kw_only=True):
     """One tier of Harm slots."""
 
-    filled: int = Field(ge=0)
-    capacity: int = Field(ge=0)
+    filled: Annotated[int, Field(ge=0)]
+    capacity: Annotated[int, Field(ge=0)]
 
-    @model_validator(mode="after")
-    def _fits(self) -> Slot:
+    def check(self) -> None:
+        """No more slots filled than the tier has."""
         # A GM override (track.adjusted) cannot fill more slots than the tier has.
         if self.filled > self.capacity:
             raise ValueError(f"{self.filled} filled slots exceed the tier's {self.capacity}")
-        return self
 
 
-class Enemy(core.Combatant, frozen=True):
+class Enemy(core.Combatant, frozen=True, kw_only=True):
     """An enemy's Harm slots by tier, and its penalty count."""
 
     level: int
     slots: Mapping[str, Slot]
-    penalties: int = Field(default=0, ge=0)
+    penalties: Annotated[int, Field(ge=0)] = 0
     tags: tuple[str, ...] = ()
 
 
-class Player(core.Combatant, frozen=True):
+class Player(core.Combatant, frozen=True, kw_only=True):
     """A player: the harm levels recorded against them (after Grit), and the sheet as given.
 
     Harm at `pc_lethal_harm_level` or above defeats them; Grit that lessens every such injury
@@ -67,20 +68,21 @@ class Player(core.Combatant, frozen=True):
     """
 
     harm: tuple[int, ...] = ()
-    record: Mapping[str, Any] = {}
+    record: Mapping[str, Any] = EMPTY
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ThrowRoll(core.Roll):
+class ThrowRoll(core.Roll, frozen=True, kw_only=True):
     """A Throw as entered: the attribute and the harm level it gave."""
 
     attribute: str | None = None
     harm_level: int | None = None
 
 
-class SsssState(core.State, frozen=True):
+class SsssState(core.State, frozen=True, kw_only=True):
     """The encounter with its house rules read once."""
 
+    combatants: Mapping[str, Enemy | Player] = EMPTY
+    rolls: Log[core.Roll | ThrowRoll] = msgspec.field(default_factory=Log)
     house: Rules = Rules()
 
 
@@ -102,7 +104,8 @@ def join(state: SsssState, seq: int, event: events.CombatantJoined) -> core.Comb
     """Validate stats and build an enemy (with its slot layout) or a player."""
     try:
         if event.side == "player":
-            return Player(name=event.name, side="player", joined=seq, record=dict(event.stats))
+            record = core.frozen_json(event.stats)
+            return Player(name=event.name, side="player", joined=seq, record=record)
         stats = vocab.EnemyStats.model_validate_json(_json(event.stats))
     except ValidationError as exc:
         known = vocab.EnemyStats.model_fields
@@ -114,7 +117,7 @@ def join(state: SsssState, seq: int, event: events.CombatantJoined) -> core.Comb
         layout = {t: n for t, n in sorted(stats.slots.items()) if n > 0}
         # The stats model checks the text's 3 a tier; a house-rule maximum may be lower.
         _check_layout(f"stats of {event.name!r}", stats.level, layout, state.house)
-    slots = {tier: Slot(filled=0, capacity=n) for tier, n in layout.items()}
+    slots = core.read_only((tier, Slot(filled=0, capacity=n)) for tier, n in layout.items())
     return Enemy(
         name=event.name,
         side=event.side,
@@ -181,11 +184,11 @@ def inflict(state: SsssState, seq: int, event: vocab.HarmInflicted) -> SsssState
     if tier is None:
         # Harm no slot can hold defeats; one who is already gone keeps their manner.
         status = "defeated" if target.active else target.status
-        hurt: core.Combatant = target.model_copy(update={"status": status})
+        hurt: core.Combatant = core.replace(target, status=status)
     else:
         slot = target.slots[str(tier)]
-        slots = {**target.slots, str(tier): Slot(filled=slot.filled + 1, capacity=slot.capacity)}
-        hurt = target.model_copy(update={"slots": slots, "penalties": _penalties(slots, rules)})
+        slots = core.with_entry(target.slots, str(tier), core.replace(slot, filled=slot.filled + 1))
+        hurt = core.replace(target, slots=slots, penalties=_penalties(slots, rules))
     return core.replace_combatant(state, hurt)
 
 
@@ -218,7 +221,7 @@ def _harmed(player: Player, harm: tuple[int, ...], state: SsssState) -> Player:
         status = "defeated"
     elif was_lethal and not is_lethal and status == "defeated":
         status = "active"  # Grit lessened the injury that killed them
-    return player.model_copy(update={"harm": harm, "status": status})
+    return core.replace(player, harm=harm, status=status)
 
 
 def audit(before: SsssState, seq: int, event: Any, after: SsssState) -> Iterator[Finding]:
@@ -288,7 +291,7 @@ def adjust(state: SsssState, seq: int, event: events.TrackAdjusted) -> SsssState
         _check_layout(where, target.level, layout, state.house)
     if isinstance(target, Enemy) and event.track == "slots":
         penalties = _penalties(target.slots, state.house)
-        state = core.replace_combatant(state, target.model_copy(update={"penalties": penalties}))
+        state = core.replace_combatant(state, core.replace(target, penalties=penalties))
     return state
 
 

@@ -1,30 +1,44 @@
 """The projection state every system shares: combatants, rolls, stakes, the encounter.
 
-Rulesets subclass these with their tracks; `State.view()` is the `tracks --json` contract. The
-building blocks at the end are what rulesets share to change a state.
+Rulesets subclass these with their tracks; `State.view()` is the `tracks --json` contract. Every
+class is a frozen msgspec struct (`projections.values`): a state handed out is never changed, and
+cannot be, so the library hands out the states it keeps. The building blocks at the end are what
+rulesets share to change a state.
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Hashable, Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping
 from functools import cache
-from typing import Annotated, Any, Final, Literal, TypeVar, cast
+from typing import Any, Final, Literal, TypeVar
 
-from pydantic import BaseModel, Field, JsonValue, SerializeAsAny, TypeAdapter
+import msgspec
+from pydantic import BaseModel, ValidationError
 
 from ledger import events
 from ledger.errors import BadInput, UnknownName, did_you_mean
 from projections.log import Log
+from projections.values import (
+    EMPTY,
+    Value,
+    fields_of,
+    hidden,
+    replace,
+    validated,
+    with_entry,
+)
+from projections.values import Hidden as Hidden  # where rulesets have found it
+
+#: What `view()` leaves out of every combatant: its key in the state, and when it joined.
+_UNSHOWN: Final = frozenset(("name", "joined"))
 
 
-class Value(BaseModel, frozen=True):
-    """A frozen model of the projections (copied with pydantic's own `model_copy`)."""
+class Combatant(Value, frozen=True, kw_only=True, tag_field="class", tag=True):
+    """What every system tracks of a combatant; rulesets subclass it with their tracks.
 
-
-class Combatant(Value, frozen=True):
-    """What every system tracks of a combatant; rulesets subclass it with their tracks."""
+    Tagged by class name (in a snapshot only), so a system's state can name the union of its
+    combatant classes and a snapshot is read back into the right one.
+    """
 
     name: str
     side: events.Side
@@ -38,23 +52,42 @@ class Combatant(Value, frozen=True):
 
     def view(self) -> dict[str, Any]:
         """The combatant's public tracks (`tracks --json`): side, status, then its tracks."""
-        return self.model_dump(mode="json", exclude={"name", "joined"})
+        data = builtins(self)
+        return {name: data[name] for name in track_names(type(self))}
 
 
 @cache
 def track_names(kind: type[Combatant]) -> tuple[str, ...]:
     """The keys of a combatant class's `view()`, in order: the tracks an event may name."""
-    hidden = ("name", "joined")
-    return tuple(n for n, f in kind.model_fields.items() if not f.exclude and n not in hidden)
+    kept = hidden(kind) | _UNSHOWN
+    return tuple(n for n in kind.__struct_fields__ if n not in kept)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Roll:
+def _builtin(value: Any) -> Any:
+    # What msgspec does not know by itself: read-only mappings, the roll log, pydantic models.
+    if isinstance(value, Mapping):
+        return dict(value)
+    if isinstance(value, Log):
+        return tuple(value)
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json")
+    raise TypeError(f"a state cannot hold a {type(value).__name__}")
+
+
+_TO_JSON: Final = msgspec.json.Encoder(enc_hook=_builtin)
+_FROM_JSON: Final = msgspec.json.Decoder()
+
+
+def builtins(value: Any) -> Any:
+    """`value` as JSON data (as pydantic's JSON mode gives it: tuples as lists, keys as text)."""
+    # Through JSON text, in C: msgspec's own `to_builtins` keeps tuples.
+    return _FROM_JSON.decode(_TO_JSON.encode(value))
+
+
+class Roll(Value, frozen=True, kw_only=True, tag_field="class", tag=True):
     """An effective roll with its computed outcome; rulesets subclass it with their numbers.
 
-    A plain frozen, slotted dataclass: the state holds every roll of the encounter, and a
-    pydantic model would carry its own dict and set of given fields (most of its bytes).
-    Fields annotated `Hidden` are kept out of `dump()`, as the `exclude=True` of a model.
+    Fields annotated `Hidden` are kept out of `dump()` (internal numbers the audit reads).
     """
 
     seq: int
@@ -65,13 +98,15 @@ class Roll:
 
     def dump(self, mode: Literal["json", "python"] = "json") -> dict[str, Any]:
         """The roll as `tracks --json` shows it (its hidden numbers left out)."""
-        # mypy takes a dataclass's class for unhashable (its instances' __hash__ shadows it).
-        shown: dict[str, Any] = _adapter(cast(Hashable, type(self))).dump_python(self, mode=mode)
-        return shown
+        shown = _dumped(type(self))
+        if mode == "python":
+            return {name: getattr(self, name) for name in shown}
+        data = builtins(self)
+        return {name: data[name] for name in shown}
 
     def dump_json(self) -> str:
         """`dump()` as compact JSON text (as pydantic writes a model's)."""
-        return _adapter(cast(Hashable, type(self))).dump_json(self).decode()
+        return msgspec.json.encode(self.dump()).decode()
 
     def describe(self) -> str:
         """The computed outcome and its numbers, for people: `success (successes 3, sb 1)`."""
@@ -85,15 +120,11 @@ class Roll:
 #: The fields every roll has, which `describe` does not list among its numbers.
 _OWN: Final = frozenset(("seq", "stake", "actor", "outcome", "claimed"))
 
-T = TypeVar("T")
-#: A field of a roll kept out of its `dump()` (internal numbers the audit reads).
-Hidden = Annotated[T, Field(exclude=True)]
-
 
 @cache
-def _adapter(kind: Hashable) -> TypeAdapter[Any]:
-    # One adapter per roll class, built on first dump (a fold that dumps nothing builds none).
-    return TypeAdapter(cast(type[Roll], kind))
+def _dumped(kind: type[Roll]) -> tuple[str, ...]:
+    kept = hidden(kind)
+    return tuple(n for n in kind.__struct_fields__ if n not in kept)
 
 
 def _plain(value: Any) -> str:
@@ -102,14 +133,14 @@ def _plain(value: Any) -> str:
     return str(value)
 
 
-class Stake(Value, frozen=True):
+class Stake(Value, frozen=True, kw_only=True):
     """Locked stakes: the first lock of a stake id stands."""
 
     seq: int
-    lock: SerializeAsAny[events.StakesLocked]
+    lock: events.StakesLocked
 
 
-class Skipped(Value, frozen=True):
+class Skipped(Value, frozen=True, kw_only=True):
     """A stored event that no longer applies (an undo removed what it names)."""
 
     seq: int
@@ -117,18 +148,20 @@ class Skipped(Value, frozen=True):
     reason: str
 
 
-class State(Value, frozen=True):
-    """The folded encounter. Rulesets subclass it; `view()` is the `tracks --json` contract."""
+class State(Value, frozen=True, kw_only=True):
+    """The folded encounter. Rulesets subclass it (naming their combatant and roll classes in
+    `combatants` and `rolls`); `view()` is the `tracks --json` contract."""
 
     encounter: str
     system: str
     seq: int = 0
     title: str | None = None
-    rules: Mapping[str, JsonValue] = {}
-    combatants: Mapping[str, SerializeAsAny[Combatant]] = {}
-    stakes: Mapping[str, Stake] = {}
-    rolls: Log[SerializeAsAny[Roll]] = Log()
-    pools: Mapping[str, int] = {}
+    #: The pinned house-rule table, read-only all the way down (`values.frozen_json`).
+    rules: Mapping[str, Any] = EMPTY
+    combatants: Mapping[str, Combatant] = EMPTY
+    stakes: Mapping[str, Stake] = EMPTY
+    rolls: Log[Roll] = msgspec.field(default_factory=Log)
+    pools: Mapping[str, int] = EMPTY
     skipped: tuple[Skipped, ...] = ()
     #: Game time from the latest `round.started`: events without their own are in this round.
     round: int | None = None
@@ -168,52 +201,36 @@ class State(Value, frozen=True):
         }
 
 
-V = TypeVar("V", bound=Value)
 S = TypeVar("S", bound=State)
-
-
-def _own_dicts(model: V) -> V:
-    # A copy of the model with its own (shallow) copies of its dict fields.
-    updates = {k: dict(v) for k, v in model if isinstance(v, dict)}
-    return model.model_copy(update=updates) if updates else model
-
-
-def detached(state: S) -> S:
-    """A copy of `state` whose dicts (its own, and its combatants') are copies: what the
-    library hands out, so that a caller editing one cannot change the state the next write is
-    checked against. The values in them are frozen models, numbers or text, and the roll log
-    is immutable, so sharing those is safe; a deep copy would cost more than the write."""
-    copied = _own_dicts(state)
-    combatants = {name: _own_dicts(c) for name, c in state.combatants.items()}
-    rules = json.loads(json.dumps(state.rules))
-    return copied.model_copy(update={"combatants": combatants, "rules": rules})
 
 
 def replace_combatant(state: S, combatant: Combatant) -> S:
     """The state with one combatant replaced (or added)."""
-    return state.model_copy(update={"combatants": {**state.combatants, combatant.name: combatant}})
+    return replace(state, combatants=with_entry(state.combatants, combatant.name, combatant))
 
 
 # Building blocks that rulesets share.
 
 
-def adjust_track(state: S, seq: int, event: events.TrackAdjusted) -> S:
-    """Apply a GM override by rebuilding the combatant with the constructor (which validates)."""
-    from pydantic import ValidationError
-
-    combatant = state.combatant(event.target, "target")
-    # dict(), not model_dump(): fields kept out of the view (`exclude=True`) must survive.
-    data = {**dict(combatant), event.track: event.value}
+def overridden(combatant: Combatant, where: str, **tracks: Any) -> Combatant:
+    """The combatant with some tracks set by a GM, validated as the boundary validates (each
+    field's constraints, then the class's `check`); bad input, saying `where`, otherwise."""
     try:
-        updated = type(combatant).model_validate(data)
+        return validated(type(combatant), {**fields_of(combatant), **tracks})
     except ValidationError as exc:
-        raise BadInput(events.describe(exc, f"track {event.track!r} of {event.target!r}")) from exc
-    return replace_combatant(state, updated)
+        raise BadInput(events.describe(exc, where)) from exc
+
+
+def adjust_track(state: S, seq: int, event: events.TrackAdjusted) -> S:
+    """Apply a GM override of one track, validated (the fold itself validates nothing)."""
+    combatant = state.combatant(event.target, "target")
+    where = f"track {event.track!r} of {event.target!r}"
+    return replace_combatant(state, overridden(combatant, where, **{event.track: event.value}))
 
 
 def add_roll(state: S, roll: Roll) -> S:
     """The state with one more effective roll."""
-    return state.model_copy(update={"rolls": Log.of(state.rolls).appended(roll)})
+    return replace(state, rolls=Log.of(state.rolls).appended(roll))
 
 
 def not_a_roll(kind: str, named: int, seq: int, what: str = "roll") -> BadInput:

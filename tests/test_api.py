@@ -312,14 +312,27 @@ def test_an_amend_to_the_values_it_has_is_refused(
         ledger.amend("duel", 6, {"severity": 2}, reason="same")
 
 
-def test_editing_a_state_the_library_hands_out_changes_nothing_it_keeps(ledger: Ledger) -> None:
+def test_a_state_the_library_hands_out_cannot_be_edited(ledger: Ledger) -> None:
     ledger.open("duel", "fates-edge")
     ogre = {"resilience": 5, "fatigue_capacity": 3}
     result = ledger.join("duel", "Ogre", "adversary", ogre)
-    result.state.pools["sb"] = 9  # type: ignore[index]  # a bot "previewing" a spend
-    state = ledger.tracks("duel")
-    state.pools["sb"] = 5  # type: ignore[index]
-    state.combatants.pop("Ogre")  # type: ignore[attr-defined]
+    for state in (result.state, ledger.tracks("duel")):
+        with pytest.raises(TypeError):
+            state.pools["sb"] = 9  # type: ignore[index]  # a bot "previewing" a spend
+        with pytest.raises(AttributeError):
+            state.combatants.pop("Ogre")  # type: ignore[attr-defined]
+        with pytest.raises(TypeError):
+            state.combatants["Ogre"] = state.combatants["Ogre"]  # type: ignore[index]
+        with pytest.raises(TypeError):
+            state.rules["dv_default"] = 9  # type: ignore[index]
+        with pytest.raises(TypeError):
+            state.rules["armor_table"]["light"] = ("F1",)
+        with pytest.raises(AttributeError):
+            state.seq = 9  # type: ignore[misc]
+        with pytest.raises(TypeError):
+            object.__setattr__(state, "seq", 9)
+        with pytest.raises(TypeError):
+            object.__setattr__(state.combatants["Ogre"], "fatigue", 2)
     with pytest.raises(RuleRefused, match=r"\[sb-overspent\] seq 3 spends 3 SB with 0"):
         spend = {"type": "sb.spent", "amount": 3, "purpose": "complication"}
         ledger.record("duel", spend, strict=True)

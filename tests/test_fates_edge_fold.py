@@ -227,7 +227,7 @@ def test_the_armor_table_is_read_from_the_pinned_rules() -> None:
     )
     assert rf(items) == (7, 1)
     pinned: Any = fold(items).rules["armor_table"]
-    assert pinned["light"] == ["F1", "H1+F1", "H2+F1"]
+    assert pinned["light"] == ("F1", "H1+F1", "H2+F1")
 
 
 def test_an_armor_cell_that_does_not_read_as_harm_and_fatigue_is_bad_input() -> None:

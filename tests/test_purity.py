@@ -3,9 +3,16 @@
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import pytest
+
+from ledger import Ledger
+from projections import core
+from projections.log import Log
+from projections.registry import RULESETS
+from projections.values import Value
 
 FORBIDDEN = {
     "os",
@@ -127,3 +134,46 @@ def test_the_purity_check_sees_a_mutable_global_and_a_private_write() -> None:
     assert _mutable(tree.body[0].value if isinstance(tree.body[0], ast.AnnAssign) else None)
     calls = [n for n in ast.walk(tree) if isinstance(n, ast.Attribute)]
     assert any(n.attr == "__setattr__" and ast.unparse(n.value) == "object" for n in calls)
+
+
+EXAMPLES = sorted(Path(__file__).parent.parent.joinpath("examples").glob("*.jsonl"))
+
+
+def _values(value: object) -> Iterator[object]:
+    """Every value a state holds, itself included (the frozen ones the fold builds)."""
+    yield value
+    if isinstance(value, Value):
+        for name in value.__struct_fields__:
+            yield from _values(getattr(value, name))
+    elif isinstance(value, Mapping):
+        for item in value.values():
+            yield from _values(item)
+    elif isinstance(value, tuple | Log):
+        for item in value:
+            yield from _values(item)
+
+
+@pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: p.stem)
+def test_a_folded_state_cannot_be_changed_anywhere(example: Path) -> None:
+    with Ledger(":memory:") as ledger:
+        imported = ledger.import_lines(example.read_text(encoding="utf-8").splitlines())
+        state = core.fold(RULESETS, ledger.records(imported.encounter))
+    held = list(_values(state))
+    assert any(isinstance(v, core.Combatant) for v in held)
+    for value in held:
+        assert not isinstance(value, dict | list | set)  # tuples and read-only mappings only
+        if isinstance(value, Value):
+            first = value.__struct_fields__[0]
+            with pytest.raises(AttributeError):
+                setattr(value, first, None)
+            with pytest.raises(TypeError):
+                object.__setattr__(value, first, None)
+            assert not hasattr(value, "__dict__")  # slotted: nothing to write behind its back
+        if isinstance(value, Mapping):
+            with pytest.raises(TypeError):
+                value["x"] = None  # type: ignore[index]
+    name = next(iter(state.combatants))
+    with pytest.raises(TypeError):
+        state.combatants[name] = state.combatants[name]  # type: ignore[index]
+    with pytest.raises(TypeError):
+        state.rules["x"] = 1  # type: ignore[index]

@@ -34,7 +34,9 @@ def test_every_ruleset_is_a_typed_ruleset_of_its_own_state(key: str) -> None:
     state = core.open_state(ruleset, "test", opened.event)
     assert type(state) is ruleset.state
     # One name for the parsed house-rule table in every system.
-    assert dict(state)["house"] == ruleset.rules.model_validate(state.rules)
+    assert core.fields_of(state)["house"] == ruleset.rules.model_validate(
+        core.builtins(state.rules)
+    )
 
 
 @pytest.mark.parametrize("key", list(RULESETS))
@@ -162,5 +164,5 @@ def test_folding_with_the_seq_written_lazily_equals_folding_step_by_step(
             state = core.open_state(RULESETS["ssss"], "test", record.event)
         else:
             state = core.advance(RULESETS["ssss"], state, record.seq, record.event)
-            state = state.model_copy(update={"seq": record.seq})
+            state = core.replace(state, seq=record.seq)
     assert state == fold(records)

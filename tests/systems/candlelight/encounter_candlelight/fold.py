@@ -23,16 +23,17 @@ class Rules(BaseModel, frozen=True, extra="forbid"):
     dark_defeats: bool = True
 
 
-class Holder(core.Combatant, frozen=True):
+class Holder(core.Combatant, frozen=True, kw_only=True):
     """A combatant's candles: how many burn, and how many it holds."""
 
     lit: int
     candles: int
 
 
-class CandlelightState(core.State, frozen=True):
-    """The encounter with its house rules read once."""
+class CandlelightState(core.State, frozen=True, kw_only=True):
+    """The encounter with its house rules read once (its combatants named, for snapshots)."""
 
+    combatants: Mapping[str, Holder] = core.EMPTY
     house: Rules = Rules()
 
 
@@ -67,12 +68,11 @@ class Candlelight(core.Ruleset[CandlelightState, vocab.Events]):
                 lit = max(0, holder.lit - event.count)
                 dark = lit == 0 and state.house.dark_defeats
                 status = "defeated" if dark and holder.active else holder.status
-                update = {"lit": lit, "status": status}
-                return core.replace_combatant(state, holder.model_copy(update=update))
+                return core.replace_combatant(state, core.replace(holder, lit=lit, status=status))
             case vocab.CandleLit():
                 holder = _holder(state, event.target)
                 lit = min(holder.candles, holder.lit + event.count)
-                return core.replace_combatant(state, holder.model_copy(update={"lit": lit}))
+                return core.replace_combatant(state, core.replace(holder, lit=lit))
             case events.RollMade():
                 return core.note_roll(state, seq, event)
             case events.StakesLocked():
