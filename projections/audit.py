@@ -9,6 +9,7 @@ reminder at its seq; the audit of a stream keeps it only while the end state sti
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from functools import cache
 from typing import Any, Final
 
 from ledger import events
@@ -22,6 +23,7 @@ from projections.revisions import standing
 ATTRITION: Final = frozenset({"roll.made"})
 
 
+@cache
 def attrition(system: str) -> frozenset[str]:
     """The event types of `system` that hurt, tire or test a combatant (`event-after-defeat`)."""
     return ATTRITION | events.system(system).attrition
@@ -53,8 +55,8 @@ def common(
     """The rules every system shares (DESIGN.md section 6, 'common')."""
     seq, event = record.seq, record.event
     kind = record.type
-    stake = getattr(event, "stake", None)
-    if kind == "roll.made" and isinstance(stake, str) and stake not in before.stakes:
+    stake = getattr(event, "stake", None) if kind == "roll.made" else None
+    if isinstance(stake, str) and stake not in before.stakes:
         yield error(
             "stakes-before-roll",
             (seq,),
@@ -78,7 +80,7 @@ def common(
             f"roll at seq {seq} was recorded as {roll.claimed!r}, "
             f"but the rules give {roll.outcome!r}",
         )
-    if kind in ATTRITION or kind in events.system(after.system).attrition:
+    if kind in attrition(after.system):
         for name in _involved(before, event):
             who = before.combatants.get(name)
             if who is not None and not who.active:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
+from functools import cache
 from typing import Final
 
 from ledger import events
@@ -17,10 +18,9 @@ class _Rulesets(Mapping[str, AnyRuleset]):
 
     def __getitem__(self, key: str) -> AnyRuleset:
         try:
-            described = events.system(key)
+            return _loaded(key)
         except BadInput:
             raise KeyError(key) from None
-        return described.load_ruleset()
 
     def __iter__(self) -> Iterator[str]:
         return iter(events.SYSTEMS)
@@ -29,12 +29,19 @@ class _Rulesets(Mapping[str, AnyRuleset]):
         return len(events.SYSTEMS)
 
 
+@cache
+def _loaded(key: str) -> AnyRuleset:
+    # Once per system and process: finding a description costs microseconds, and a fold of
+    # one event per write (an import's every line) asks for its ruleset each time.
+    return events.system(key).load_ruleset()
+
+
 RULESETS: Final[Mapping[str, AnyRuleset]] = _Rulesets()
 
 
 def ruleset(system: str) -> AnyRuleset:
     """The ruleset of a system, or bad input naming the known ones."""
-    return events.system(system).load_ruleset()
+    return _loaded(system)
 
 
 def readings(system: str) -> Readings:

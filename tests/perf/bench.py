@@ -34,7 +34,8 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from ledger import Ledger  # noqa: E402
-from ledger.chain import GENESIS, STORED, chain_hash, new_id  # noqa: E402
+from ledger.chain import CANONICAL, GENESIS, chain_hash, new_id  # noqa: E402
+from ledger.chainhash import hash_text  # noqa: E402
 from ledger.rows import now_utc, timestamp  # noqa: E402
 from projections.core import pinned_rules  # noqa: E402
 from projections.registry import ruleset  # noqa: E402
@@ -234,8 +235,9 @@ def fill(path: Path, encounters: dict[str, int], stream: Callable[..., Any] = sk
                 item = {**item, "rules": pinned_rules(ruleset(item["system"]), {})}
             body = {k: v for k, v in item.items() if k != "type"}
             id_ = new_id()
+            # The text the ledger writes (canonical), as a file written by this build holds.
             digest = chain_hash(name, seq, id_, item["type"], stamp, body, prev)
-            rows.append((name, seq, id_, item["type"], stamp, STORED.encode(body), prev, digest))
+            rows.append((name, seq, id_, item["type"], stamp, CANONICAL.encode(body), prev, digest))
             prev = digest
         conn.executemany(f"INSERT INTO events ({ROWS}) VALUES (?,?,?,?,?,?,?,?)", rows)
         conn.execute(
@@ -480,8 +482,9 @@ def bench_import(b: Bench, folder: Path, es: bool, reps: Reps) -> None:
             item = json.loads(text)
             kind = item.pop("type")
             id_ = new_id()
-            digest = chain_hash("big", seq, id_, kind, stamp, item, prev)
-            rows.append(("big", seq, id_, kind, stamp, STORED.encode(item), prev, digest))
+            body = CANONICAL.encode(item)  # encoded once: hashed and stored
+            digest = hash_text("big", seq, id_, kind, stamp, body, prev)
+            rows.append(("big", seq, id_, kind, stamp, body, prev, digest))
             prev = digest
         conn.execute("BEGIN IMMEDIATE")
         conn.executemany(f"INSERT INTO events ({ROWS}) VALUES (?,?,?,?,?,?,?,?)", rows)
