@@ -29,10 +29,10 @@ def attrition(system: str) -> frozenset[str]:
     return ATTRITION | events.system(system).attrition
 
 
-def _involved(before: State, event: Any) -> list[str]:
-    names = [getattr(event, role, None) for role in ("target", "actor")]
-    stake = getattr(event, "stake", None)
-    if isinstance(event, events.EventBase) and event_type(event) == "roll.made" and stake:
+def _involved(before: State, event: events.EventBase) -> list[str]:
+    names = [getattr(event, role) for role in _roles(type(event))]
+    stake = getattr(event, "stake", None) if events.type_of(event) == "roll.made" else None
+    if stake:
         locked = before.stakes.get(stake)
         if locked is not None:
             lock = locked.lock
@@ -44,6 +44,13 @@ def _involved(before: State, event: Any) -> list[str]:
     return seen
 
 
+@cache
+def _roles(kind: type[events.EventBase]) -> tuple[str, ...]:
+    # Which of the naming fields an event class has: asking an event for a field it lacks
+    # goes through pydantic's slow `__getattr__`, and the audit asks on every attrition event.
+    return tuple(r for r in ("target", "actor") if r in kind.model_fields)
+
+
 def event_type(event: events.EventBase) -> str:
     """The type tag of an event."""
     return events.type_of(event)
@@ -51,11 +58,21 @@ def event_type(event: events.EventBase) -> str:
 
 def common(
     before: State, record: events.Recorded, after: State, types: Mapping[int, str]
-) -> Iterator[Finding]:
+) -> list[Finding]:
     """The rules every system shares (DESIGN.md section 6, 'common')."""
-    seq, event = record.seq, record.event
-    kind = record.type
-    stake = getattr(event, "stake", None) if kind == "roll.made" else None
+    found: list[Finding] = []
+    for check in _checks(type(record.event), after.system):
+        found += check(before, record, after, types)
+    return found
+
+
+Check = Callable[[State, events.Recorded, State, Mapping[int, str]], Iterable[Finding]]
+
+
+def _roll_before_lock(
+    before: State, record: events.Recorded, after: State, types: Mapping[int, str]
+) -> Iterator[Finding]:
+    seq, stake = record.seq, getattr(record.event, "stake", None)
     if isinstance(stake, str) and stake not in before.stakes:
         yield error(
             "stakes-before-roll",
@@ -63,7 +80,14 @@ def common(
             f"roll at seq {seq} names stake {stake!r}, which was never locked; "
             "stakes must be locked before the roll",
         )
-    if isinstance(event, events.StakesLocked) and event.stake in before.stakes:
+
+
+def _locked_again(
+    before: State, record: events.Recorded, after: State, types: Mapping[int, str]
+) -> Iterator[Finding]:
+    seq, event = record.seq, record.event
+    assert isinstance(event, events.StakesLocked)
+    if event.stake in before.stakes:
         first = before.stakes[event.stake].seq
         yield error(
             "stakes-locked-once",
@@ -71,7 +95,13 @@ def common(
             f"seq {seq} locks stake {event.stake!r} again; it was locked at seq {first} "
             "and that first lock stands",
         )
+
+
+def _claimed_outcome(
+    before: State, record: events.Recorded, after: State, types: Mapping[int, str]
+) -> Iterator[Finding]:
     # Any system's roll (`roll.made`, a throw...): an event that rolled is the newest roll.
+    seq = record.seq
     roll = after.rolls[-1] if len(after.rolls) > len(before.rolls) else None
     if roll is not None and roll.seq == seq and roll.claimed not in (None, roll.outcome):
         yield error(
@@ -80,59 +110,109 @@ def common(
             f"roll at seq {seq} was recorded as {roll.claimed!r}, "
             f"but the rules give {roll.outcome!r}",
         )
-    if kind in attrition(after.system):
-        for name in _involved(before, event):
-            who = before.combatants.get(name)
-            if who is not None and not who.active:
-                yield error(
-                    "event-after-defeat",
-                    (seq,),
-                    f"seq {seq} ({kind}) involves {name!r}, who is {who.status} "
-                    f"and no longer in the fight: by the rules it would not happen; "
-                    f"{as_played(before, after)}",
-                )
-    if isinstance(event, events.TracksNoted):
-        view = before.combatants[event.target].view()
-        for track, noted in event.values.items():
-            if view.get(track) != noted:
-                yield warning(
-                    "tracks-diverged",
-                    (seq,),
-                    f"the sheet at seq {seq} says {event.target!r} {track} is "
-                    f"{_show(noted)}; the ledger has {_show(view.get(track))}",
-                )
-    if isinstance(event, events.TrackAdjusted):
-        was = before.combatants[event.target].view().get(event.track)
-        yield info(
-            "manual-adjustment",
-            (seq,),
-            f"seq {seq} sets {event.target!r} {event.track} to {_show(event.value)} "
-            f"(the rules gave {_show(was)}): {event.reason}",
-        )
-    if isinstance(event, events.EventRetracted):
-        target_type = types.get(event.target, "?")
-        if target_type == "event.retracted":
-            yield info(
-                "ruling-reversed",
-                (seq, event.target),
-                f"seq {seq} redoes: it retracts the retraction at seq {event.target}: "
-                f"{event.reason}",
-            )
-        else:
-            yield info(
-                "ruling-reversed",
-                (seq, event.target),
-                f"seq {seq} retracts seq {event.target} ({target_type}): {event.reason}",
+
+
+def _after_defeat(
+    before: State, record: events.Recorded, after: State, types: Mapping[int, str]
+) -> Iterator[Finding]:
+    seq, event, kind = record.seq, record.event, record.type
+    for name in _involved(before, event):
+        who = before.combatants.get(name)
+        if who is not None and not who.active:
+            yield error(
+                "event-after-defeat",
+                (seq,),
+                f"seq {seq} ({kind}) involves {name!r}, who is {who.status} "
+                f"and no longer in the fight: by the rules it would not happen; "
+                f"{as_played(before, after)}",
             )
 
-    if isinstance(event, events.EventCorrected):
-        target_type = types.get(event.target, "?")
-        fields = ", ".join(f"{k}={_show(v)}" for k, v in event.fields.items())
+
+def _sheet_differs(
+    before: State, record: events.Recorded, after: State, types: Mapping[int, str]
+) -> Iterator[Finding]:
+    seq, event = record.seq, record.event
+    assert isinstance(event, events.TracksNoted)
+    view = before.combatants[event.target].view()
+    for track, noted in event.values.items():
+        if view.get(track) != noted:
+            yield warning(
+                "tracks-diverged",
+                (seq,),
+                f"the sheet at seq {seq} says {event.target!r} {track} is "
+                f"{_show(noted)}; the ledger has {_show(view.get(track))}",
+            )
+
+
+def _adjusted(
+    before: State, record: events.Recorded, after: State, types: Mapping[int, str]
+) -> Iterator[Finding]:
+    seq, event = record.seq, record.event
+    assert isinstance(event, events.TrackAdjusted)
+    was = before.combatants[event.target].view().get(event.track)
+    yield info(
+        "manual-adjustment",
+        (seq,),
+        f"seq {seq} sets {event.target!r} {event.track} to {_show(event.value)} "
+        f"(the rules gave {_show(was)}): {event.reason}",
+    )
+
+
+def _retracted(
+    before: State, record: events.Recorded, after: State, types: Mapping[int, str]
+) -> Iterator[Finding]:
+    seq, event = record.seq, record.event
+    assert isinstance(event, events.EventRetracted)
+    target_type = types.get(event.target, "?")
+    if target_type == "event.retracted":
         yield info(
             "ruling-reversed",
             (seq, event.target),
-            f"seq {seq} corrects seq {event.target} ({target_type}: {fields}): {event.reason}",
+            f"seq {seq} redoes: it retracts the retraction at seq {event.target}: {event.reason}",
         )
+    else:
+        yield info(
+            "ruling-reversed",
+            (seq, event.target),
+            f"seq {seq} retracts seq {event.target} ({target_type}): {event.reason}",
+        )
+
+
+def _corrected(
+    before: State, record: events.Recorded, after: State, types: Mapping[int, str]
+) -> Iterator[Finding]:
+    seq, event = record.seq, record.event
+    assert isinstance(event, events.EventCorrected)
+    target_type = types.get(event.target, "?")
+    fields = ", ".join(f"{k}={_show(v)}" for k, v in event.fields.items())
+    yield info(
+        "ruling-reversed",
+        (seq, event.target),
+        f"seq {seq} corrects seq {event.target} ({target_type}: {fields}): {event.reason}",
+    )
+
+
+@cache
+def _checks(kind: type[events.EventBase], system: str) -> tuple[Check, ...]:
+    """The common rules that can apply to an event of class `kind` in `system`, in the order
+    their findings are listed (looked up once per class: the audit asks on every event)."""
+    tag = kind.model_fields["type"].default
+    found: list[Check] = []
+    if tag == "roll.made":
+        found.append(_roll_before_lock)
+    if issubclass(kind, events.StakesLocked):
+        found.append(_locked_again)
+    found.append(_claimed_outcome)
+    if tag in attrition(system):
+        found.append(_after_defeat)
+    own = (
+        (events.TracksNoted, _sheet_differs),
+        (events.TrackAdjusted, _adjusted),
+        (events.EventRetracted, _retracted),
+        (events.EventCorrected, _corrected),
+    )
+    found += [check for base, check in own if issubclass(kind, base)]
+    return tuple(found)
 
 
 def _show(value: Any) -> str:
@@ -183,7 +263,7 @@ def raised_and_reminded(
     if len(after.skipped) > len(before.skipped):
         gone = after.skipped[-1]
         return [orphaned(record.seq, gone.type, gone.reason)], []
-    found = list(common(before, record, after, types))
+    found = common(before, record, after, types)
     found += ruleset.audit(before, record.seq, record.event, after)
     return found, opened(ruleset, before, after)
 
