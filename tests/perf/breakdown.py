@@ -1,0 +1,257 @@
+"""Where the time of the benchmark's missed figures goes: each stage measured alone, per event,
+on the benchmark's own fixtures, beside the whole. Not collected by pytest; run by hand:
+
+    .venv/bin/python tests/perf/breakdown.py          # a table per figure
+    .venv/bin/python tests/perf/breakdown.py --json   # the same as JSON
+
+`floor` is the sum of the stages a figure cannot do without (what the figure is defined to do,
+and the chain check every read makes); the ratio it would give is beside the one measured.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sqlite3
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from ledger import Ledger, chain, events
+from ledger.chainhash import hash_text
+from ledger.rows import recorded
+from projections import audit, core
+from projections.registry import RULESETS
+from tests.longstreams import lines, skirmish
+from tests.perf.bench import (
+    ROWS,
+    first_hit,
+    fixture,
+    fresh,
+    fsync_time,
+    raw_connection,
+)
+
+Row = tuple[Any, ...]
+
+
+def best(run: Callable[[], Any], times: int = 5) -> float:
+    """The fastest of `times` runs, in seconds (the least disturbed by the rest of the machine)."""
+    took = []
+    for _ in range(times):
+        start = time.perf_counter()
+        run()
+        took.append(time.perf_counter() - start)
+    return min(took)
+
+
+def rows_of(path: Path, encounter: str) -> list[Row]:
+    conn = sqlite3.connect(path)
+    rows = conn.execute(
+        f"SELECT {ROWS} FROM events WHERE encounter = ? ORDER BY seq", (encounter,)
+    ).fetchall()
+    conn.close()
+    return rows
+
+
+def envelopes(rows: list[Row], parsed: list[events.Event]) -> list[events.Recorded]:
+    """The records of stored rows whose events are parsed already."""
+    return [
+        recorded(r[0], r[1], r[2], r[4], r[6], r[7], e) for r, e in zip(rows, parsed, strict=True)
+    ]
+
+
+def replay(path: Path, encounter: str) -> dict[str, float]:
+    """A full refold: read, validate, check the chain, build the records, fold."""
+    rows = rows_of(path, encounter)
+    system = json.loads(rows[0][5])["system"]
+    conn = sqlite3.connect(path)
+    query = f"SELECT {ROWS} FROM events WHERE encounter = ? ORDER BY seq"
+    parsed = [events.read_stored(r[3], r[5], system)[0] for r in rows]
+    records = [
+        recorded(*r[:2], r[2], r[4], r[6], r[7], e) for r, e in zip(rows, parsed, strict=True)
+    ]
+    with Ledger(path) as ledger:
+        stages = {
+            "raw: SELECT + json.loads": best(
+                lambda: [json.loads(r[5]) for r in conn.execute(query, (encounter,))]
+            ),
+            "SELECT": best(lambda: conn.execute(query, (encounter,)).fetchall()),
+            "validate (the event's model)": best(
+                lambda: [events.read_stored(r[3], r[5], system) for r in rows]
+            ),
+            "chain check (hash each row)": best(
+                lambda: [hash_text(r[0], r[1], r[2], r[3], r[4], r[5], r[6]) for r in rows]
+            ),
+            "envelope (events.Recorded)": best(
+                lambda: [
+                    recorded(*r[:2], r[2], r[4], r[6], r[7], e)
+                    for r, e in zip(rows, parsed, strict=True)
+                ]
+            ),
+            "fold (projections.core.fold)": best(lambda: core.fold(RULESETS, records)),
+            "ours: Ledger.refold": best(lambda: ledger.refold(encounter)),
+        }
+    conn.close()
+    floor = ("SELECT", "validate (the event's model)", "chain check (hash each row)")
+    return _per_event(stages, len(rows), (*floor, "fold (projections.core.fold)"))
+
+
+def import_lines(folder: Path, count: int) -> dict[str, float]:
+    """An import of JSON Lines: parse and validate, encode and hash, fold, insert."""
+    source = list(lines(skirmish(count)))
+    items = [json.loads(t) for t in source]
+    system = items[0]["system"]
+
+    def ours() -> None:
+        with Ledger(fresh(folder, "import.db")) as ledger:
+            ledger.import_lines(source, into="big")
+
+    parsed = [events.parse(dict(i), system) for i in items]
+    bodies = [events.body_of(e) for e in parsed]
+    texts = [chain.canonical(b, True) for b in bodies]
+    rows = [
+        ("big", n, chain.new_id(), i["type"], "2026-01-01T00:00:00.000000Z", t, "0" * 64, "0" * 64)
+        for n, (i, t) in enumerate(zip(items, texts, strict=True), start=1)
+    ]
+    with Ledger(fresh(folder, "import-once.db")) as ledger:
+        ledger.import_lines(source, into="big")
+        records = ledger.store.records("big")
+    now = core.standing_at(records)
+
+    def insert() -> None:
+        conn = raw_connection(fresh(folder, "import-raw.db"))
+        conn.execute("BEGIN IMMEDIATE")
+        conn.executemany(f"INSERT INTO events ({ROWS}) VALUES (?,?,?,?,?,?,?,?)", rows)
+        conn.execute("COMMIT")
+        conn.close()
+
+    stages = {
+        "json.loads": best(lambda: [json.loads(t) for t in source]),
+        "validate (events.parse)": best(lambda: [events.parse(dict(i), system) for i in items]),
+        "dump + canonical text": best(
+            lambda: [chain.canonical(events.body_of(e), True) for e in parsed]
+        ),
+        "chain hash": best(lambda: [hash_text(*r[:6], r[6]) for r in rows]),
+        "fold (with its undos)": best(
+            lambda: core.fold(RULESETS, records, corrected_today=bool(now.fixes))
+        ),
+        "insert (executemany, one commit)": best(insert),
+        "ours: Ledger.import_lines": best(ours, 3),
+    }
+    floor = (
+        "json.loads",
+        "validate (events.parse)",
+        "dump + canonical text",
+        "chain hash",
+        "fold (with its undos)",
+        "insert (executemany, one commit)",
+    )
+    return _per_event(stages, len(source), floor)
+
+
+def append(folder: Path, count: int) -> dict[str, float]:
+    """A durable append, one event a transaction: its commit against its CPU."""
+    stream = list(skirmish(count + 15))
+
+    def ours(durable: bool) -> float:
+        with Ledger(fresh(folder, "append.db")) as ledger:
+            ledger.import_lines(list(lines(iter(stream[:15]))), into="a")
+            if not durable:
+                ledger.store.conn.execute("PRAGMA synchronous=OFF")
+            start = time.perf_counter()
+            for item in stream[15:]:
+                ledger.record("a", item)
+            return (time.perf_counter() - start) / count
+
+    def raw(durable: bool) -> float:
+        with Ledger(fresh(folder, "append-rows.db")) as ledger:
+            ledger.import_lines(list(lines(iter(stream))), into="a")
+        conn = sqlite3.connect(folder / "append-rows.db")
+        rows = conn.execute(f"SELECT {ROWS} FROM events ORDER BY seq").fetchall()[15:]
+        conn.close()
+        conn = raw_connection(fresh(folder, "append-raw.db"))
+        if not durable:
+            conn.execute("PRAGMA synchronous=OFF")
+        start = time.perf_counter()
+        for row in rows:
+            conn.execute("BEGIN IMMEDIATE")
+            conn.execute(f"INSERT INTO events ({ROWS}) VALUES (?,?,?,?,?,?,?,?)", row)
+            conn.execute("COMMIT")
+        took = (time.perf_counter() - start) / len(rows)
+        conn.close()
+        return took
+
+    stages = {
+        "fdatasync (raw, one page)": fsync_time(folder, 50),
+        "raw: insert + commit, durable": min(raw(True) for _ in range(3)),
+        "raw: insert + commit, no fsync": min(raw(False) for _ in range(3)),
+        "ours: Ledger.record, no fsync (its CPU)": min(ours(False) for _ in range(3)),
+        "ours: Ledger.record, durable": min(ours(True) for _ in range(3)),
+    }
+    return {k: v * 1e6 for k, v in stages.items()}
+
+
+def undo(folder: Path) -> dict[str, float]:
+    """An undo of the first hit: the downstream diff folds and audits both stories."""
+    source = fixture("undo-10k.db", {"u": 10_000})
+    hit = first_hit(source, "u")
+    with Ledger(source) as ledger:
+        records = ledger.store.records("u")
+        refold = best(lambda: ledger.refold("u"))
+    without = core.standing_at(records, without=[hit])
+
+    def undone() -> float:
+        path = fresh(folder, "undo.db")
+        path.write_bytes(source.read_bytes())
+        with Ledger(path) as ledger:
+            start = time.perf_counter()
+            ledger.undo("u", hit, reason="breakdown")
+            return time.perf_counter() - start
+
+    stages = {
+        "reference: Ledger.refold": refold,
+        "fold (as it stands)": best(lambda: core.fold(RULESETS, records, without=[hit])),
+        "fold + audit, as it stood": best(lambda: audit.audit(RULESETS, records)),
+        "fold + audit, as it stands": best(
+            lambda: audit.audit_stream(RULESETS, records, without.gone | {hit}, ())
+        ),
+        "ours: Ledger.undo of the first hit": min(undone() for _ in range(3)),
+    }
+    return {k: v * 1e3 for k, v in stages.items()}
+
+
+def _per_event(stages: dict[str, float], count: int, floor: tuple[str, ...]) -> dict[str, float]:
+    table = {k: v / count * 1e6 for k, v in stages.items()}
+    table["floor (the stages it cannot do without)"] = sum(table[k] for k in floor)
+    return table
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as scratch:
+        folder = Path(scratch)
+        figures = {
+            "replay_full_vs_raw (us an event)": replay(fixture("undo-10k.db", {"u": 10_000}), "u"),
+            "import_vs_raw (us a line)": import_lines(folder, 20_000),
+            "append_vs_raw (us an append)": append(folder, 200),
+            "undo_first_vs_fold (ms)": undo(folder),
+        }
+    if args.json:
+        print(json.dumps(figures, indent=2))
+        return
+    for figure, table in figures.items():
+        print(figure)
+        for stage, value in table.items():
+            print(f"  {stage:48} {value:10.2f}")
+
+
+if __name__ == "__main__":
+    main()
