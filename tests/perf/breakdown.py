@@ -156,24 +156,49 @@ def import_lines(folder: Path, count: int) -> dict[str, float]:
 
 
 def append(folder: Path, count: int) -> dict[str, float]:
-    """A durable append, one event a transaction: its commit against its CPU."""
+    """A durable append, one event a transaction: its commit, its statements and its CPU."""
     stream = list(skirmish(count + 15))
+    start_file = folder / "append-start.db"
+    with Ledger(fresh(folder, start_file.name)) as ledger:
+        ledger.import_lines(list(lines(iter(stream[:15]))), into="a")
+    statements: list[str] = []
 
-    def ours(durable: bool) -> float:
-        with Ledger(fresh(folder, "append.db")) as ledger:
-            ledger.import_lines(list(lines(iter(stream[:15]))), into="a")
+    def ours(durable: bool, trace: bool = False) -> float:
+        path = fresh(folder, "append.db")
+        path.write_bytes(start_file.read_bytes())
+        with Ledger(path) as ledger:
+            ledger.record("a", stream[15])  # the file opened and the encounter folded once
             if not durable:
                 ledger.store.conn.execute("PRAGMA synchronous=OFF")
+            if trace:
+                ledger.store.conn.set_trace_callback(statements.append)
             start = time.perf_counter()
-            for item in stream[15:]:
+            for item in stream[16:]:
                 ledger.record("a", item)
-            return (time.perf_counter() - start) / count
+            return (time.perf_counter() - start) / (count - 1)
+
+    def replayed(durable: bool) -> float:
+        # The ledger's own statements (as sqlite ran them, values inlined), on the same file
+        # from the same start, without any of the Python that chose them.
+        path = fresh(folder, "append-replayed.db")
+        path.write_bytes(start_file.read_bytes())
+        conn = sqlite3.connect(path, isolation_level=None)
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute(f"PRAGMA synchronous={'FULL' if durable else 'OFF'}")
+        with Ledger(path) as ledger:
+            ledger.record("a", stream[15])
+        start = time.perf_counter()
+        for sql in statements:
+            conn.execute(sql)
+        took = (time.perf_counter() - start) / (count - 1)
+        conn.close()
+        return took
 
     def raw(durable: bool) -> float:
         with Ledger(fresh(folder, "append-rows.db")) as ledger:
             ledger.import_lines(list(lines(iter(stream))), into="a")
         conn = sqlite3.connect(folder / "append-rows.db")
-        rows = conn.execute(f"SELECT {ROWS} FROM events ORDER BY seq").fetchall()[15:]
+        rows = conn.execute(f"SELECT {ROWS} FROM events ORDER BY seq").fetchall()[16:]
         conn.close()
         conn = raw_connection(fresh(folder, "append-raw.db"))
         if not durable:
@@ -187,14 +212,20 @@ def append(folder: Path, count: int) -> dict[str, float]:
         conn.close()
         return took
 
+    ours(False, trace=True)
+    shape = sum(1 for s in statements if s != "BEGIN IMMEDIATE") / (count - 1)
     stages = {
         "fdatasync (raw, one page)": fsync_time(folder, 50),
         "raw: insert + commit, durable": min(raw(True) for _ in range(3)),
         "raw: insert + commit, no fsync": min(raw(False) for _ in range(3)),
+        "the ledger's statements replayed raw, durable": min(replayed(True) for _ in range(3)),
+        "the ledger's statements replayed raw, no fsync": min(replayed(False) for _ in range(3)),
         "ours: Ledger.record, no fsync (its CPU)": min(ours(False) for _ in range(3)),
         "ours: Ledger.record, durable": min(ours(True) for _ in range(3)),
     }
-    return {k: v * 1e6 for k, v in stages.items()}
+    table = {k: v * 1e6 for k, v in stages.items()}
+    table["statements an append runs (besides BEGIN)"] = shape
+    return table
 
 
 def undo(folder: Path) -> dict[str, float]:
