@@ -70,9 +70,13 @@ class Standing:
 
     def first_change(self, other: Standing) -> int | None:
         """The first seq that counts, or reads, differently in `other`."""
+        return min(self.changes(other), default=None)
+
+    def changes(self, other: Standing) -> set[int]:
+        """The seqs that count, or read, differently in `other`."""
         moved = set(self.gone ^ other.gone)
         moved |= {seq for seq in self.fixes.keys() | other.fixes.keys() if self._fixed(other, seq)}
-        return min(moved, default=None)
+        return moved
 
     def _fixed(self, other: Standing, seq: int) -> bool:
         mine, theirs = self.fixes.get(seq, ()), other.fixes.get(seq, ())
