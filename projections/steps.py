@@ -46,7 +46,8 @@ def changes(before: State | None, after: State) -> list[Change]:
         if name not in old:
             out.append(Change(combatant=name, track="status", before=None, after=combatant.status))
             continue
-        if old[name] is combatant:
+        if old[name] is combatant or old[name] == combatant:
+            # Equal tracks need no views: two folds of one stream hold equal, distinct copies.
             continue
         was, tracks = old[name].view(), combatant.view()
         for track, value in tracks.items():
