@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Annotated, Literal
 
-from pydantic import Field, JsonValue, model_validator
+from pydantic import Field, model_validator
 
 from ledger.events.base import MAX_AMOUNT, EventBase, Name, Seq, Side, SystemKey, Text
+from ledger.events.frozen import Json, JsonObject
 
 Manner = Literal["defeated", "fled", "surrendered", "bargained", "escaped", "resolved", "other"]
 
@@ -18,7 +18,7 @@ class EncounterOpened(EventBase, frozen=True):
     type: Literal["encounter.opened"] = "encounter.opened"
     system: SystemKey
     title: Text | None = None
-    rules: Mapping[str, JsonValue] = {}
+    rules: JsonObject = Field(default={}, validate_default=True)
 
 
 class CombatantJoined(EventBase, frozen=True):
@@ -27,7 +27,7 @@ class CombatantJoined(EventBase, frozen=True):
     type: Literal["combatant.joined"] = "combatant.joined"
     name: Name
     side: Side
-    stats: Mapping[str, JsonValue] = {}
+    stats: JsonObject = Field(default={}, validate_default=True)
 
 
 class CombatantLeft(EventBase, frozen=True):
@@ -84,7 +84,7 @@ class EventCorrected(EventBase, frozen=True):
     target: Seq
     reason: Text
     #: The fields to change (null removes one; a nested object changes only the keys given).
-    fields: Mapping[str, JsonValue]
+    fields: JsonObject
 
     @model_validator(mode="after")
     def _changes_fields(self) -> EventCorrected:
@@ -101,7 +101,7 @@ class TrackAdjusted(EventBase, frozen=True):
     type: Literal["track.adjusted"] = "track.adjusted"
     target: Name
     track: Name
-    value: JsonValue
+    value: Json
     reason: Text
 
 
@@ -110,7 +110,7 @@ class TracksNoted(EventBase, frozen=True):
 
     type: Literal["tracks.noted"] = "tracks.noted"
     target: Name
-    values: Mapping[str, JsonValue]
+    values: JsonObject
 
 
 class RoundStarted(EventBase, frozen=True):

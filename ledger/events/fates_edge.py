@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Annotated, Literal
 
-from pydantic import Field, model_validator
+from pydantic import AfterValidator, Field, model_validator
 
 from ledger.events.base import Amount, EventBase, Model, Name, Positive, SignedAmount, Text
 from ledger.events.common import StakesLocked
+from ledger.events.frozen import frozen_object
 
 Armor = Literal["none", "light", "medium", "heavy"]
 Position = Literal["desperate", "controlled", "dominant"]
@@ -43,7 +44,9 @@ class AdversaryStats(Model, frozen=True):
     moves: tuple[Move, ...] = ()
     pool: Amount | None = None
     resolution: Text | None = None
-    attributes: Mapping[Name, Amount] = {}
+    attributes: Annotated[Mapping[Name, Amount], AfterValidator(frozen_object)] = Field(
+        default={}, validate_default=True
+    )
     tl: Amount | None = None
     #: Its rules say excess damage crosses into the next phase (None: the encounter's rule).
     carry_excess: bool | None = None

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Annotated, Literal
 
-from pydantic import Field, JsonValue, model_validator
+from pydantic import AfterValidator, Field, model_validator
 
 from ledger.events.base import EventBase, Model, Name, Text
 from ledger.events.common import RollMade, StakesLocked
+from ledger.events.frozen import JsonObject, frozen_object
 
 Attribute = Literal["stones", "scrolls", "swords", "sorcery"]
 Tier = Literal["1", "2", "3", "4", "5"]
@@ -27,7 +27,10 @@ class EnemyStats(Model, frozen=True):
     """An enemy: its Level, an optional GM-trimmed slot layout, and bestiary tags."""
 
     level: Level
-    slots: dict[Tier, Annotated[int, Field(ge=0, le=3)]] | None = None
+    slots: (
+        Annotated[dict[Tier, Annotated[int, Field(ge=0, le=3)]], AfterValidator(frozen_object)]
+        | None
+    ) = None
     tags: tuple[Name, ...] = ()
 
     @model_validator(mode="after")
@@ -47,7 +50,7 @@ class EnemyStats(Model, frozen=True):
 class PlayerRecord(Model, frozen=True):
     """A player's harm record, kept as given (the texts do not define it)."""
 
-    record: Mapping[str, JsonValue] = {}
+    record: JsonObject = Field(default={}, validate_default=True)
 
 
 class ThrowMade(EventBase, frozen=True):
