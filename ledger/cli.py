@@ -13,7 +13,17 @@ from typing import Annotated
 
 import typer
 
-from ledger import change_words, files, progress, render, service
+from ledger import (
+    change_words,
+    files,
+    progress,
+    reads,
+    reference_commands,
+    render,
+    report_cli,
+    service,
+    verify_cli,
+)
 from ledger.errors import BadInput
 from ledger.shell import (
     By,
@@ -379,17 +389,18 @@ def copy_(
     )
 
 
-def _register_commands() -> None:
-    # The read commands after these (help lists them in this order); each system's verbs are
-    # added by the app when a command line names one (`shell.OneLineErrors`).
-    from ledger import reads, reference_commands, report_cli
-
-    reads.register()
-    report_cli.register()
-    reference_commands.register()
-
-
-_register_commands()
+# The read, report and reference commands after these, in this order (`--help` lists them so);
+# each system's verbs are added by the app when a command line names one (`shell.OneLineErrors`).
+app.registered_commands.extend(
+    command
+    for commands in (
+        reads.commands,
+        verify_cli.commands,
+        report_cli.commands,
+        reference_commands.commands,
+    )
+    for command in commands.registered_commands
+)
 
 
 def main() -> None:

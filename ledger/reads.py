@@ -1,19 +1,18 @@
-"""The read commands of `encounter`: log, tracks, replay, history, audit, list, export, verify.
+"""The read commands of `encounter`: log, tracks, replay, history, audit, list, export.
 
 They never write: NAME may be an encounter of the ledger file or a `.jsonl` file read into
-memory. Registered on the app by `ledger.cli` after the writing commands.
+memory. `ledger.cli` adds them (`commands`) to the app after the writing commands.
 """
 
 # No `from __future__ import annotations`: typer reads these annotations each time the app runs.
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import Annotated
 
 import typer
 
 from ledger import (
-    chain,
     change_words,
     conventions,
     events,
@@ -24,28 +23,19 @@ from ledger import (
     report_cli,
     service,
 )
-from ledger.chain import ChainReport
 from ledger.errors import BadInput, UnknownName
-from ledger.rows import Head
 from ledger.shell import (
     Json,
     Source,
     Without,
-    app,
     emit_json,
     fail,
     guard,
-    names_a_file,
     opened,
     source,
 )
 from ledger.stores import is_postgres
 from projections import gametime
-
-
-def _digest_like(text: str) -> bool:
-    """A whole hex digest, or its first 12 digits or more."""
-    return 12 <= len(text) <= 64 and all(c in "0123456789abcdefABCDEF" for c in text)
 
 
 def _next(shown: int, total: int) -> bool:
@@ -58,391 +48,283 @@ def _next(shown: int, total: int) -> bool:
     return answer.strip().lower() not in ("q", "quit")
 
 
-def register() -> None:
-    """Add the read commands to the app."""
+#: The read commands (`ledger.cli` adds them to the app after the writing ones).
+commands = typer.Typer()
 
-    @app.command()
-    def log(ctx: typer.Context, name: Source, json_: Json = False) -> None:
-        """Every event, retractions and corrections included; undone events marked with the seq
-        that undid them, corrected ones with the seqs of the corrections in force."""
-        from projections.revisions import standing
 
-        with source(ctx, name) as (ledger, encounter):
-            records = guard(lambda: ledger.records(encounter))
-        now = standing(records)
-        by: dict[int, int] = {}
-        for r in records:
-            target = getattr(r.event, "target", None)
-            if r.type == "event.retracted" and r.seq not in now.gone and isinstance(target, int):
-                by[target] = r.seq
-        fixed = {seq: [r.seq for r in fixes] for seq, fixes in now.fixes.items()}
-        if json_:
-            # The export's lines, and on each event that does not count the seq that retracts
-            # it (on each corrected one, the corrections in force).
-            for record in records:
-                line = record.exchange()
-                if record.seq in by:
-                    line["retracted_by"] = by[record.seq]
-                if record.seq in fixed:
-                    line["corrected_by"] = fixed[record.seq]
-                emit_json(line)
-            return
-        render.show(render.log_table(records, by, fixed, now.gone))
+@commands.command()
+def log(ctx: typer.Context, name: Source, json_: Json = False) -> None:
+    """Every event, retractions and corrections included; undone events marked with the seq
+    that undid them, corrected ones with the seqs of the corrections in force."""
+    from projections.revisions import standing
 
-    @app.command()
-    def tracks(
-        ctx: typer.Context,
-        name: Source,
-        at: Annotated[
-            int | None,
-            typer.Option(
-                "--at",
-                help="The tracks right after this seq, as the table knew them then (undos and "
-                "amends recorded later not applied; `replay --as-played --to SEQ` agrees).",
-            ),
-        ] = None,
-        corrected: Annotated[
-            bool,
-            typer.Option(
-                "--corrected",
-                help="With --at: apply every undo and amend in force today, as `replay --to "
-                "SEQ` tells it.",
-            ),
-        ] = False,
-        without: Without = None,
-        round_: Annotated[
-            int | None,
-            typer.Option("--round", help="The tracks at the end of this game round."),
-        ] = None,
-        scene: Annotated[
-            str | None, typer.Option("--scene", help="With --round: the round of this scene.")
-        ] = None,
-        json_: Json = False,
-    ) -> None:
-        """The tracks of every combatant (now, at a seq, at the end of a round, or without some
-        events)."""
-        if round_ is not None and (at is not None or without):
-            fail(BadInput("--round (the end of a round) does not combine with --at or --without"))
-        if scene is not None and round_ is None:
-            fail(BadInput("--scene picks the scene of --round N: give --round too"))
-        with source(ctx, name) as (ledger, encounter):
-            if round_ is not None:
-                number = round_
-                state = guard(
-                    lambda: ledger.round_tracks(encounter, number, gametime.scene_of(scene))
-                )
-            else:
-                state = guard(
-                    lambda: ledger.tracks(
-                        encounter, at=at, without=without or (), corrected=corrected
-                    )
-                )
-        if json_:
-            emit_json(state.view())
-            return
-        typer.echo(
-            plaintext.tracks_header(
-                state.encounter, state.system, state.seq, state.round, state.scene
-            )
-        )
-        render.show(*render.tracks_tables(state))
-        pools = render.pools_line(state)
-        if pools:
-            typer.echo(pools)
+    with source(ctx, name) as (ledger, encounter):
+        records = guard(lambda: ledger.records(encounter))
+    now = standing(records)
+    by: dict[int, int] = {}
+    for r in records:
+        target = getattr(r.event, "target", None)
+        if r.type == "event.retracted" and r.seq not in now.gone and isinstance(target, int):
+            by[target] = r.seq
+    fixed = {seq: [r.seq for r in fixes] for seq, fixes in now.fixes.items()}
+    if json_:
+        # The export's lines, and on each event that does not count the seq that retracts
+        # it (on each corrected one, the corrections in force).
+        for record in records:
+            line = record.exchange()
+            if record.seq in by:
+                line["retracted_by"] = by[record.seq]
+            if record.seq in fixed:
+                line["corrected_by"] = fixed[record.seq]
+            emit_json(line)
+        return
+    render.show(render.log_table(records, by, fixed, now.gone))
 
-    @app.command()
-    def replay(
-        ctx: typer.Context,
-        name: Source,
-        start: Annotated[
-            int | None, typer.Option("--from-seq", "--from", help="First seq shown.")
-        ] = None,
-        end: Annotated[
-            int | None,
-            typer.Option(
-                "--to-seq",
-                "--to",
-                help="Last seq folded (it ends where `tracks --at SEQ --corrected` is; with "
-                "--as-played, where `tracks --at SEQ` is).",
-            ),
-        ] = None,
-        as_played: Annotated[
-            bool,
-            typer.Option(
-                "--as-played",
-                help="Tell it as it happened at the table: every event as recorded, each undo "
-                "and amend a step of its own that changes the tracks where it was recorded.",
-            ),
-        ] = False,
-        without: Without = None,
-        round_: Annotated[
-            int | None, typer.Option("--round", help="Only the events of this game round.")
-        ] = None,
-        scene: Annotated[
-            str | None, typer.Option("--scene", help="Only the events of this scene.")
-        ] = None,
-        step_: Annotated[
-            bool,
-            typer.Option("--step", help="One event at a time: Enter for the next, q to quit."),
-        ] = False,
-        json_: Json = False,
-    ) -> None:
-        """Step through the encounter in words, as corrected (each event as amended, where it
-        happened; undone events left out), and the tracks each step changed."""
-        if step_ and json_:
-            fail(BadInput("--step waits for Enter between events; it does not combine with --json"))
-        if step_ and not sys.stdin.isatty():
-            fail(BadInput("replay --step reads Enter from a terminal; standard input is not one"))
-        with source(ctx, name) as (ledger, encounter):
-            steps = guard(
-                lambda: list(ledger.replay(encounter, start, end, without or (), as_played))
-            )
-        wanted = gametime.scene_of(scene)
-        chosen = [
-            s
-            for s in steps
-            if (round_ is None or s.round == round_) and (scene is None or s.scene == wanted)
-        ]
-        if not chosen and (round_ is not None or scene is not None):
-            time = gametime.when(round_, wanted)
-            fail(UnknownName(f"no effective event of encounter {encounter!r} is in {time}"))
-        for number, step in enumerate(chosen, start=1):
-            if json_:
-                emit_json(step.document())
-                continue
-            render.echo_step(step)
-            if step_ and number < len(chosen) and not _next(number, len(chosen)):
-                break
 
-    @app.command()
-    def history(
-        ctx: typer.Context,
-        name: Source,
-        combatant: Annotated[
-            str,
-            typer.Argument(
-                help="Whose tracks to follow.", autocompletion=conventions.complete_combatants
-            ),
-        ],
-        track: Annotated[
-            str | None, typer.Option("--track", help="Only this track (e.g. fatigue).")
-        ] = None,
-        json_: Json = False,
-    ) -> None:
-        """What happened to one combatant (or one track): every event of the story as
-        corrected that touched it, even where the net change is zero, and what it did."""
-        with source(ctx, name) as (ledger, encounter):
-            found = guard(lambda: list(ledger.history(encounter, combatant, track)))
-        if json_:
-            for step in found:
-                emit_json(
-                    {
-                        "seq": step.record.seq,
-                        "type": step.record.type,
-                        "event": events.body_of(step.record.event),
-                        "changes": [c.model_dump(mode="json") for c in step.changes],
-                        "what": change_words.what_happened(step, combatant),
-                        "round": step.round,
-                        "scene": step.scene,
-                        "text": step.text,
-                    }
-                )
-            return
-        if not found:
-            what = f"{combatant}'s {track}" if track else combatant
-            typer.echo(f"No event touched {what}.")
-        for step in found:
-            for line in change_words.history_entry(step, combatant):
-                typer.echo(line)
-
-    @app.command()
-    def audit(
-        ctx: typer.Context, name: Source, html: report_cli.Html = None, json_: Json = False
-    ) -> None:
-        """Check the encounter against its rules; exit 1 when any finding is an error."""
-        if html is not None:
-            report = report_cli.load(ctx, name)
-            report_cli.html(ctx, name, html, report)
-            encounter, findings = report.encounter, list(report.findings)
+@commands.command()
+def tracks(
+    ctx: typer.Context,
+    name: Source,
+    at: Annotated[
+        int | None,
+        typer.Option(
+            "--at",
+            help="The tracks right after this seq, as the table knew them then (undos and "
+            "amends recorded later not applied; `replay --as-played --to SEQ` agrees).",
+        ),
+    ] = None,
+    corrected: Annotated[
+        bool,
+        typer.Option(
+            "--corrected",
+            help="With --at: apply every undo and amend in force today, as `replay --to "
+            "SEQ` tells it.",
+        ),
+    ] = False,
+    without: Without = None,
+    round_: Annotated[
+        int | None,
+        typer.Option("--round", help="The tracks at the end of this game round."),
+    ] = None,
+    scene: Annotated[
+        str | None, typer.Option("--scene", help="With --round: the round of this scene.")
+    ] = None,
+    json_: Json = False,
+) -> None:
+    """The tracks of every combatant (now, at a seq, at the end of a round, or without some
+    events)."""
+    if round_ is not None and (at is not None or without):
+        fail(BadInput("--round (the end of a round) does not combine with --at or --without"))
+    if scene is not None and round_ is None:
+        fail(BadInput("--scene picks the scene of --round N: give --round too"))
+    with source(ctx, name) as (ledger, encounter):
+        if round_ is not None:
+            number = round_
+            state = guard(lambda: ledger.round_tracks(encounter, number, gametime.scene_of(scene)))
         else:
-            with source(ctx, name) as (ledger, encounter):
-                head = ledger.store.head(encounter) if progress.wanted(json_) else None
-                show = head is not None and head.seq >= progress.LARGE_EVENTS
-                what = f"Auditing {encounter} ({head.seq if head else 0:,} events)"
-                with progress.bar(what, None, show):
-                    findings = guard(lambda: ledger.audit(encounter))
-        errors = sum(f.severity == "error" for f in findings)
-        if json_:
-            emit_json(
-                {"encounter": encounter, "findings": [f.model_dump(mode="json") for f in findings]}
+            state = guard(
+                lambda: ledger.tracks(encounter, at=at, without=without or (), corrected=corrected)
             )
-        elif findings:
-            render.show(render.findings_table(findings))
-            warnings = sum(f.severity == "warning" for f in findings)
-            notes = len(findings) - errors - warnings
-            typer.echo(f"{errors} error(s), {warnings} warning(s), {notes} note(s).")
-        else:
-            typer.echo(f"{encounter}: no findings.")
-        if errors:
-            raise typer.Exit(1)
-
-    @app.command("list")
-    def list_(ctx: typer.Context, json_: Json = False) -> None:
-        """The encounters in the ledger file."""
-        location = ctx.obj
-        if (
-            not is_postgres(location)
-            and not Path(location).exists()
-            and Path(location).parent.is_dir()
-        ):
-            heads = []
-        else:
-            with opened(ctx, create=False) as ledger:
-                heads = ledger.encounters()
-        if json_:
-            emit_json([h.model_dump(mode="json") for h in heads])
-            return
-        if not heads:
-            typer.echo(f"No encounters in {ctx.obj}.")
-            return
-        render.show(render.heads_table(heads))
-
-    @app.command()
-    def export(
-        ctx: typer.Context,
-        name: Source,
-        out: Annotated[Path | None, typer.Option("--out", help="Write to this file.")] = None,
-        force: Annotated[
-            bool,
-            typer.Option("--force", help="Replace an existing --out file (through a symlink)."),
-        ] = False,
-        format_: Annotated[
-            report_cli.ExportFormat,
-            typer.Option(
-                "--format", help="jsonl: the events, chain included; md: the session log in words."
-            ),
-        ] = report_cli.ExportFormat.jsonl,
-    ) -> None:
-        """The encounter as JSON Lines (envelope and chain included), or as a Markdown log."""
-        if format_ is report_cli.ExportFormat.md:
-            report_cli.markdown(ctx, name, out)
-            return
-        count = 0
-
-        def lines(ledger: service.Ledger, encounter: str) -> Iterator[str]:
-            nonlocal count
-            for line in ledger.export(encounter):
-                count += 1
-                yield line + "\n"
-
-        with source(ctx, name) as (ledger, encounter):
-            if out is None:
-                guard(lambda: sys.stdout.writelines(lines(ledger, encounter)))
-                return
-            if out.resolve() == Path(ctx.obj).resolve():
-                fail(BadInput(f"export would overwrite {out}, the ledger file itself"))
-            guard(lambda: files.write_whole(out, lines(ledger, encounter), force=force))
-        typer.echo(f"Exported {count} events of {name!r} to {out}.", err=True)
-
-    @app.command()
-    def verify(
-        ctx: typer.Context,
-        name: Annotated[
-            str | None,
-            typer.Argument(help="One encounter, or an exported .jsonl file (default: all)."),
-        ] = None,
-        head: Annotated[
-            str | None,
-            typer.Option(
-                "--head",
-                help="The published digest (its first 12+ hex digits will do): exit 1 unless "
-                "the chain ends there.",
-            ),
-        ] = None,
-        json_: Json = False,
-    ) -> None:
-        """Recompute the hash chains; exit 1 when one is broken (or does not end at --head)."""
-        if head is not None and not _digest_like(head):
-            fail(BadInput(f"--head {head!r} is not a digest (64 hex digits, or the first 12+)"))
-        show = progress.wanted(json_)
-        if name is not None and names_a_file(name):
-            file = name
-            size = Path(file).stat().st_size if show and Path(file).is_file() else 0
-            with progress.bar(f"Verifying {file}", None, size >= progress.LARGE_BYTES):
-                reports = guard(lambda: files.verify_file(file))
-            problems: list[str] = []
-        else:
-            with opened(ctx, create=False) as ledger:
-                heads = [h for h in ledger.encounters() if name is None or h.encounter == name]
-                total = sum(h.seq for h in heads)
-                what = f"Verifying {len(heads)} encounter{'s' * (len(heads) != 1)}"
-                with progress.bar(what, total, show and total >= progress.LARGE_EVENTS) as step:
-                    # One encounter at a time, so that the bar moves between them.
-                    reports = [r for h in heads for r in _verified(ledger, h, step)]
-                    if not heads:
-                        reports = guard(lambda: ledger.verify(name))
-                problems = ledger.problems()
-        # One encounter publishes its head; a whole file (or a file of several) one digest.
-        digest = chain.file_digest({r.encounter: r.head for r in reports})
-        whole = len(reports) > 1 or (name is None and bool(reports))
-        ends_at = digest if whole else (reports[0].head if reports else None)
-        matched = None if head is None else ends_at is not None and chain.matches(ends_at, head)
-        if json_:
-            _verify_document(reports, problems, digest if whole else None, matched)
-        broken = bool(problems) or any(not r.ok or r.cache is not None for r in reports)
-        for problem in problems:
-            typer.echo(f"{ctx.obj}: BROKEN: {problem}")
-        for r in reports:
-            if r.ok:
-                typer.echo(f"{r.encounter}: {r.events} events, chain ok, head {r.head}")
-            else:
-                typer.echo(f"{r.encounter}: BROKEN at seq {r.bad_seq}: {r.problem}")
-            if r.cache is not None:
-                typer.echo(f"{r.encounter}: CACHE DISAGREES: {r.cache} (the next write repairs it)")
-            if r.unread is not None:
-                typer.echo(f"{r.encounter}: NOT READABLE BY THIS BUILD: {r.unread}")
-        if not reports:
-            typer.echo(f"No encounters in {ctx.obj}.")
-        elif whole and not broken:
-            # A digest over chains that do not verify would publish a damaged file.
-            typer.echo(f"all encounters ({len(reports)}): digest {digest}")
-        if matched is True:
-            typer.echo(f"head matches the published digest {head}")
-        elif matched is False:
-            if whole:
-                found = f"this file's digest is {digest}"
-            else:
-                found = f"this chain ends at seq {reports[0].events} with head {ends_at}"
-            typer.echo(
-                f"head does NOT match the published digest {head}: {found} (events cut off, "
-                "added or changed since it was published)"
-            )
-        if broken or matched is False:
-            raise typer.Exit(1)
-
-
-def _verify_document(
-    reports: list[ChainReport], problems: list[str], digest: str | None, matched: bool | None
-) -> NoReturn:
-    """`verify --json`: one document, `{"ok", "problems", "encounters": [{"encounter",
-    "events", "head", "ok", "bad_seq", "problem", "cache", "unread"}], "digest", "head_matches"}`
-    (`digest` over every head for a whole file, else null; `head_matches` null without
-    --head); exit 1 when anything is broken or the chain does not end at --head."""
-    encounters = [{**r.model_dump(mode="json"), "ok": r.ok} for r in reports]
-    ok = not problems and all(r.ok and r.cache is None for r in reports)
-    emit_json(
-        {
-            "ok": ok,
-            "problems": problems,
-            "encounters": encounters,
-            "digest": digest,
-            "head_matches": matched,
-        }
+    if json_:
+        emit_json(state.view())
+        return
+    typer.echo(
+        plaintext.tracks_header(state.encounter, state.system, state.seq, state.round, state.scene)
     )
-    raise typer.Exit(0 if ok and matched is not False else 1)
+    render.show(*render.tracks_tables(state))
+    pools = render.pools_line(state)
+    if pools:
+        typer.echo(pools)
 
 
-def _verified(ledger: service.Ledger, head: Head, step: Callable[[int], None]) -> list[ChainReport]:
-    reports = guard(lambda: ledger.verify(head.encounter))
-    step(head.seq)
-    return reports
+@commands.command()
+def replay(
+    ctx: typer.Context,
+    name: Source,
+    start: Annotated[
+        int | None, typer.Option("--from-seq", "--from", help="First seq shown.")
+    ] = None,
+    end: Annotated[
+        int | None,
+        typer.Option(
+            "--to-seq",
+            "--to",
+            help="Last seq folded (it ends where `tracks --at SEQ --corrected` is; with "
+            "--as-played, where `tracks --at SEQ` is).",
+        ),
+    ] = None,
+    as_played: Annotated[
+        bool,
+        typer.Option(
+            "--as-played",
+            help="Tell it as it happened at the table: every event as recorded, each undo "
+            "and amend a step of its own that changes the tracks where it was recorded.",
+        ),
+    ] = False,
+    without: Without = None,
+    round_: Annotated[
+        int | None, typer.Option("--round", help="Only the events of this game round.")
+    ] = None,
+    scene: Annotated[
+        str | None, typer.Option("--scene", help="Only the events of this scene.")
+    ] = None,
+    step_: Annotated[
+        bool,
+        typer.Option("--step", help="One event at a time: Enter for the next, q to quit."),
+    ] = False,
+    json_: Json = False,
+) -> None:
+    """Step through the encounter in words, as corrected (each event as amended, where it
+    happened; undone events left out), and the tracks each step changed."""
+    if step_ and json_:
+        fail(BadInput("--step waits for Enter between events; it does not combine with --json"))
+    if step_ and not sys.stdin.isatty():
+        fail(BadInput("replay --step reads Enter from a terminal; standard input is not one"))
+    with source(ctx, name) as (ledger, encounter):
+        steps = guard(lambda: list(ledger.replay(encounter, start, end, without or (), as_played)))
+    wanted = gametime.scene_of(scene)
+    chosen = [
+        s
+        for s in steps
+        if (round_ is None or s.round == round_) and (scene is None or s.scene == wanted)
+    ]
+    if not chosen and (round_ is not None or scene is not None):
+        time = gametime.when(round_, wanted)
+        fail(UnknownName(f"no effective event of encounter {encounter!r} is in {time}"))
+    for number, step in enumerate(chosen, start=1):
+        if json_:
+            emit_json(step.document())
+            continue
+        render.echo_step(step)
+        if step_ and number < len(chosen) and not _next(number, len(chosen)):
+            break
+
+
+@commands.command()
+def history(
+    ctx: typer.Context,
+    name: Source,
+    combatant: Annotated[
+        str,
+        typer.Argument(
+            help="Whose tracks to follow.", autocompletion=conventions.complete_combatants
+        ),
+    ],
+    track: Annotated[
+        str | None, typer.Option("--track", help="Only this track (e.g. fatigue).")
+    ] = None,
+    json_: Json = False,
+) -> None:
+    """What happened to one combatant (or one track): every event of the story as
+    corrected that touched it, even where the net change is zero, and what it did."""
+    with source(ctx, name) as (ledger, encounter):
+        found = guard(lambda: list(ledger.history(encounter, combatant, track)))
+    if json_:
+        for step in found:
+            emit_json(
+                {
+                    "seq": step.record.seq,
+                    "type": step.record.type,
+                    "event": events.body_of(step.record.event),
+                    "changes": [c.model_dump(mode="json") for c in step.changes],
+                    "what": change_words.what_happened(step, combatant),
+                    "round": step.round,
+                    "scene": step.scene,
+                    "text": step.text,
+                }
+            )
+        return
+    if not found:
+        what = f"{combatant}'s {track}" if track else combatant
+        typer.echo(f"No event touched {what}.")
+    for step in found:
+        for line in change_words.history_entry(step, combatant):
+            typer.echo(line)
+
+
+@commands.command()
+def audit(
+    ctx: typer.Context, name: Source, html: report_cli.Html = None, json_: Json = False
+) -> None:
+    """Check the encounter against its rules; exit 1 when any finding is an error."""
+    if html is not None:
+        report = report_cli.load(ctx, name)
+        report_cli.html(ctx, name, html, report)
+        encounter, findings = report.encounter, list(report.findings)
+    else:
+        with source(ctx, name) as (ledger, encounter):
+            head = ledger.store.head(encounter) if progress.wanted(json_) else None
+            show = head is not None and head.seq >= progress.LARGE_EVENTS
+            what = f"Auditing {encounter} ({head.seq if head else 0:,} events)"
+            with progress.bar(what, None, show):
+                findings = guard(lambda: ledger.audit(encounter))
+    errors = sum(f.severity == "error" for f in findings)
+    if json_:
+        emit_json(
+            {"encounter": encounter, "findings": [f.model_dump(mode="json") for f in findings]}
+        )
+    elif findings:
+        render.show(render.findings_table(findings))
+        warnings = sum(f.severity == "warning" for f in findings)
+        notes = len(findings) - errors - warnings
+        typer.echo(f"{errors} error(s), {warnings} warning(s), {notes} note(s).")
+    else:
+        typer.echo(f"{encounter}: no findings.")
+    if errors:
+        raise typer.Exit(1)
+
+
+@commands.command("list")
+def list_(ctx: typer.Context, json_: Json = False) -> None:
+    """The encounters in the ledger file."""
+    location = ctx.obj
+    if not is_postgres(location) and not Path(location).exists() and Path(location).parent.is_dir():
+        heads = []
+    else:
+        with opened(ctx, create=False) as ledger:
+            heads = ledger.encounters()
+    if json_:
+        emit_json([h.model_dump(mode="json") for h in heads])
+        return
+    if not heads:
+        typer.echo(f"No encounters in {ctx.obj}.")
+        return
+    render.show(render.heads_table(heads))
+
+
+@commands.command()
+def export(
+    ctx: typer.Context,
+    name: Source,
+    out: Annotated[Path | None, typer.Option("--out", help="Write to this file.")] = None,
+    force: Annotated[
+        bool,
+        typer.Option("--force", help="Replace an existing --out file (through a symlink)."),
+    ] = False,
+    format_: Annotated[
+        report_cli.ExportFormat,
+        typer.Option(
+            "--format", help="jsonl: the events, chain included; md: the session log in words."
+        ),
+    ] = report_cli.ExportFormat.jsonl,
+) -> None:
+    """The encounter as JSON Lines (envelope and chain included), or as a Markdown log."""
+    if format_ is report_cli.ExportFormat.md:
+        report_cli.markdown(ctx, name, out)
+        return
+    count = 0
+
+    def lines(ledger: service.Ledger, encounter: str) -> Iterator[str]:
+        nonlocal count
+        for line in ledger.export(encounter):
+            count += 1
+            yield line + "\n"
+
+    with source(ctx, name) as (ledger, encounter):
+        if out is None:
+            guard(lambda: sys.stdout.writelines(lines(ledger, encounter)))
+            return
+        if out.resolve() == Path(ctx.obj).resolve():
+            fail(BadInput(f"export would overwrite {out}, the ledger file itself"))
+        guard(lambda: files.write_whole(out, lines(ledger, encounter), force=force))
+    typer.echo(f"Exported {count} events of {name!r} to {out}.", err=True)

@@ -15,7 +15,7 @@ import typer
 from ledger import exchange, files
 from ledger.errors import BadInput
 from ledger.report import Report, build
-from ledger.shell import Source, app, fail, guard, names_a_file, source
+from ledger.shell import Source, fail, guard, names_a_file, source
 
 
 class ExportFormat(StrEnum):
@@ -89,15 +89,16 @@ def markdown(ctx: typer.Context, name: str, out: Path | None) -> None:
         typer.echo(f"Exported the session log of {report.encounter!r} to {out}.", err=True)
 
 
-def register() -> None:
-    """Add `report` to the app."""
-
-    @app.command()
-    def report(ctx: typer.Context, name: Source, html_: Html = None) -> None:
-        """The post-session report: the timeline in words, track charts, rulings and findings."""
-        if html_ is None:
-            fail(BadInput("report needs --html FILE (the Markdown log is export --format md)"))
-        html(ctx, name, html_, load(ctx, name))
+#: `report` (`ledger.cli` adds it to the app after the read commands).
+commands = typer.Typer()
 
 
-__all__ = ["ExportFormat", "Html", "html", "load", "markdown", "register"]
+@commands.command()
+def report(ctx: typer.Context, name: Source, html_: Html = None) -> None:
+    """The post-session report: the timeline in words, track charts, rulings and findings."""
+    if html_ is None:
+        fail(BadInput("report needs --html FILE (the Markdown log is export --format md)"))
+    html(ctx, name, html_, load(ctx, name))
+
+
+__all__ = ["ExportFormat", "Html", "commands", "html", "load", "markdown"]

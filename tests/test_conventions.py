@@ -284,3 +284,34 @@ def test_the_command_list_shows_each_summary_as_one_sentence_not_its_line_breaks
     lines = {line.split()[1]: line for line in out.splitlines() if line.startswith("│ ")}
     assert "is recomputed, and what that changed downstream is shown." in lines["undo"]
     assert "every event of the story as corrected that touched it" in lines["history"]
+
+
+def test_every_command_is_a_module_level_function_not_a_closure() -> None:
+    import ast
+
+    nested = []
+    for path in sorted((ROOT / "ledger").rglob("*.py")):
+        for outer in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(outer, ast.FunctionDef | ast.AsyncFunctionDef):
+                continue
+            for inner in ast.walk(outer):
+                if inner is outer or not isinstance(inner, ast.FunctionDef):
+                    continue
+                for decorator in inner.decorator_list:
+                    called = decorator.func if isinstance(decorator, ast.Call) else decorator
+                    if isinstance(called, ast.Attribute) and called.attr == "command":
+                        nested.append(f"{path.relative_to(ROOT)}: {outer.name}.{inner.name}")
+    assert nested == []
+
+
+def test_the_generic_commands_are_listed_writes_reads_verify_report_then_reference() -> None:
+    names = [
+        info.name or info.callback.__name__.lower().replace("_", "-")
+        for info in cli.app.registered_commands
+        if info.callback is not None
+    ]
+    assert names == [
+        "new", "add", "record", "round", "undo", "redo", "amend", "import", "copy",
+        "log", "tracks", "replay", "history", "audit", "list", "export",
+        "verify", "report", "schema", "rules", "views",
+    ]  # fmt: skip
