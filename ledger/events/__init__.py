@@ -15,13 +15,14 @@ import importlib.util
 import json
 import operator
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from functools import cache, reduce
 from types import UnionType
 from typing import TYPE_CHECKING, Annotated, Any, Final, Literal, Union, get_args, get_origin
 
+import msgspec
 import orjson
 from pydantic import BaseModel, Field, ValidationError
+from pydantic_core import core_schema
 
 from ledger import systems
 from ledger.errors import BadInput, did_you_mean
@@ -329,12 +330,12 @@ else:
             )
 
 
-@dataclass(frozen=True, slots=True)
-class Recorded:
+class Recorded(msgspec.Struct, frozen=True):
     """An event as stored: the envelope (encounter, seq, id, time, chain) around the event.
 
-    A plain frozen dataclass: the store builds one from every row it reads, from values the
-    chain and the event's model have checked (pydantic stays at the boundary, the event).
+    A frozen msgspec struct (a tenth of a frozen dataclass's cost to build): the store builds one
+    from every row it reads, from values the chain and the event's model have checked (pydantic
+    stays at the boundary, the event).
     """
 
     encounter: str
@@ -346,7 +347,12 @@ class Recorded:
     event: _AnyEvent
     #: The body as stored, when it was written at an older version of its type than `event`
     #: (upcast) has: the hash covers these bytes, so an export carries them as they are.
-    as_stored: dict[str, Any] | None = field(default=None, hash=False)
+    as_stored: dict[str, Any] | None = None
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
+        """A record inside a model is taken as it is: only the store builds them."""
+        return core_schema.is_instance_schema(cls)
 
     @property
     def type(self) -> str:
