@@ -333,7 +333,7 @@ def _same_as_stored(
         stored.event, events.EncounterOpened
     ):
         rules = core.pinned_rules(ruleset(event.system), event.rules)
-        event = event.model_copy(update={"rules": rules})
+        event = event.pinning(rules)
     if stored.encounter != session.encounter:
         raise BadInput(
             f"event id {stored.id!r} is already stored in encounter {stored.encounter!r}; "

@@ -239,7 +239,7 @@ class Session:
                     f"({before.system}); encounter.opened comes once, at seq 1"
                 )
             rules = core.pinned_rules(ruleset(event.system), event.rules)
-            event = event.model_copy(update={"rules": rules})
+            event = event.pinning(rules)
         elif before is None:
             raise UnknownName(
                 f"encounter {self.encounter!r} does not exist yet", code="unknown-encounter"

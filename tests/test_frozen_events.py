@@ -190,3 +190,12 @@ def test_a_ledger_hands_out_read_only_events(db: Path) -> None:
     assert isinstance(joined, events.CombatantJoined)
     with pytest.raises(TypeError):
         joined.stats["record"]["grit"] = 3  # type: ignore[index,call-overload]
+
+
+def test_the_opening_a_write_hands_back_pins_its_rules_read_only(db: Path) -> None:
+    with Ledger(db) as ledger:
+        opened = ledger.open("ford", "ssss").records[0].event
+    assert isinstance(opened, events.EncounterOpened)
+    assert opened.rules["max_per_tier"] == 3
+    with pytest.raises(TypeError, match="read-only"):
+        opened.rules["max_per_tier"] = 2  # type: ignore[index]

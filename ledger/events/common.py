@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Annotated, Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, JsonValue, model_validator
 
 from ledger.events.base import MAX_AMOUNT, EventBase, Name, Seq, Side, SystemKey, Text
-from ledger.events.frozen import Json, JsonObject
+from ledger.events.frozen import Json, JsonObject, frozen_object
 
 Manner = Literal["defeated", "fled", "surrendered", "bargained", "escaped", "resolved", "other"]
 
@@ -19,6 +20,11 @@ class EncounterOpened(EventBase, frozen=True):
     system: SystemKey
     title: Text | None = None
     rules: JsonObject = Field(default={}, validate_default=True)
+
+    def pinning(self, table: Mapping[str, JsonValue]) -> EncounterOpened:
+        """This opening with `table` (the full house-rule table in force) as its rules,
+        read-only as a parsed event's (a copy with an update validates nothing)."""
+        return self.model_copy(update={"rules": frozen_object(table)})
 
 
 class CombatantJoined(EventBase, frozen=True):
