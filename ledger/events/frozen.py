@@ -13,7 +13,7 @@ stored body, hash or export changes; only every method that would change them ra
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Annotated, Any, NoReturn
+from typing import Annotated, Any, Final, NoReturn
 
 from pydantic import AfterValidator, JsonValue
 
@@ -65,19 +65,24 @@ class FrozenList(list[Any]):
         return FrozenList, (list(self),)
 
 
+#: What `frozen` makes read-only (a read-only one is built again: it may hold a plain one).
+_CONTAINERS: Final = frozenset({dict, list, FrozenDict, FrozenList})
+
+
 def frozen(value: Any) -> Any:
     """`value` with every dict and list in it read-only (a new container only where needed)."""
     kind = type(value)
     if kind is dict or kind is FrozenDict:
-        return FrozenDict({k: frozen(v) for k, v in value.items()})
+        return frozen_object(value)
     if kind is list or kind is FrozenList:
-        return FrozenList(frozen(v) for v in value)
+        return FrozenList([frozen(v) if type(v) in _CONTAINERS else v for v in value])
     return value
 
 
 def frozen_object(value: Mapping[str, Any]) -> FrozenDict:
     """A JSON object field, read-only all the way down."""
-    return FrozenDict({k: frozen(v) for k, v in value.items()})
+    # `frozen` is called only for what it changes: most values of a stat block are scalars.
+    return FrozenDict({k: frozen(v) if type(v) in _CONTAINERS else v for k, v in value.items()})
 
 
 #: A JSON object field of an event, read-only (`stats`, `rules`, `fields`, `values`).
