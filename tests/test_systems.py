@@ -158,6 +158,23 @@ def test_a_scan_writes_the_cache_and_the_next_process_reads_it(cache: Path) -> N
     assert systems.known() == BUILT_IN
 
 
+def test_a_process_that_reads_a_current_cache_never_reads_installed_metadata(cache: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    discovery.found()  # writes this environment's cache file
+    probe = (
+        "import sys, json\nfrom ledger import systems\nsystems.get('ssss').load_shown()\n"
+        "print(json.dumps(sorted(sys.modules)))"
+    )
+    env = {**os.environ, "XDG_CACHE_HOME": str(cache)}
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, env=env
+    ).stdout
+    assert "importlib.metadata" not in json.loads(out)
+
+
 def test_a_cache_of_another_environment_state_is_not_trusted(cache: Path) -> None:
     discovery.found()
     path = discovery.cache_file()
