@@ -1,20 +1,20 @@
 """Fold states as plain JSON, for the projection cache (never pickle).
 
-A snapshot is `["snapshot/2", system, state]`: the state encoded by msgspec (in C) and read back
-into the state class of its system's ruleset, whose annotations name every class a snapshot may
-build (a system's state names the union of its combatant and roll classes; those are tagged by
-class name). The events and house rules a state holds are pydantic models: they are written as
-their JSON and validated again when read. A text in any other shape (one of the first codec's,
-`["m", "module:Class", ...]`, or of an unknown system) is `Unknown`, and the cache ignores it.
-The storage of the text is `ledger.cache`'s.
+A snapshot is `["snapshot/2", system, state, rolls]`: the state (its rolls apart, each roll an
+array) encoded by msgspec, in C, and read back into the state class of its system's ruleset,
+whose annotations name every class a snapshot may build (a system's state names the union of
+its combatant and roll classes, tagged by class name). The events and house rules a state holds
+are pydantic models: written as their JSON, validated again when read. A text in any other shape
+(one of the first codec's, `["m", "module:Class", ...]`, or of an unknown system) is `Unknown`,
+and the cache ignores it. The storage of the text is `ledger.cache`'s.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from functools import cache
-from typing import Any, Final, get_args, get_origin
+from typing import Any, Final, get_args, get_origin, get_type_hints
 
 import msgspec
 from pydantic import BaseModel
@@ -45,59 +45,93 @@ def _enc_hook(value: Any) -> Any:
 
 
 _ENCODER: Final = msgspec.json.Encoder(enc_hook=_enc_hook)
-#: The head of a snapshot, its state left unparsed until the system is known.
-_HEAD: Final = msgspec.json.Decoder(tuple[str, str, msgspec.Raw])
+#: The head of a snapshot, its state and rolls left unparsed until the system is known.
+_HEAD: Final = msgspec.json.Decoder(tuple[str, str, msgspec.Raw, msgspec.Raw])
+
+
+#: How many rolls `pieces` encodes at a time.
+_CHUNK: Final = 4096
 
 
 def encode(state: core.State) -> str:
     """The state as JSON text (raises TypeError or ValueError for what JSON cannot carry)."""
-    return _ENCODER.encode((VERSION, state.system, state)).decode()
+    return "".join(pieces(state))
+
+
+def pieces(state: core.State) -> Iterator[str]:
+    """`encode`'s text in pieces, the rolls a few thousand at a time (their concatenation is
+    the whole text): the audit compares a snapshot so, without a second whole text beside it."""
+    # The rolls apart from the rest: read back as a typed array, they become structs in C
+    # without a dict apiece between (a long fight's rolls are most of a snapshot).
+    rest = msgspec.structs.replace(state, rolls=Log())
+    head = _ENCODER.encode((VERSION, state.system, rest, ())).decode()
+    yield head[: -len("[]]")] + "["
+    rolls = state.rolls
+    for start in range(0, len(rolls), _CHUNK):
+        chunk = _ENCODER.encode(rolls[start : start + _CHUNK]).decode()
+        yield ("," if start else "") + chunk[1:-1]
+    yield "]]"
 
 
 def matches(state: core.State, text: str) -> bool:
-    """Whether `text` is `encode(state)` (the audit's check of a snapshot)."""
+    """Whether `text` is `encode(state)` (the audit's check of a snapshot), compared a piece
+    at a time."""
+    at = 0
     try:
-        return encode(state) == text
+        for piece in pieces(state):
+            if not text.startswith(piece, at):
+                return False
+            at += len(piece)
     except (TypeError, ValueError):
         return False
+    return at == len(text)
 
 
 def decode(text: str) -> core.State:
     """A state from `encode`'s text; raises `Unknown` (or ValueError) for anything else."""
     try:
-        version, system, raw = _HEAD.decode(text)
+        version, system, raw, raw_rolls = _HEAD.decode(text)
     except msgspec.DecodeError as exc:
         raise Unknown(f"not a snapshot of this version ({exc})") from None
     if version != VERSION:
         raise Unknown(f"a snapshot of version {version!r}, not {VERSION!r}")
+    state_decoder, rolls_decoder = _decoders(system)
     try:
-        state = _decoder(system).decode(raw)
+        state = state_decoder.decode(raw)
+        rolls = rolls_decoder.decode(raw_rolls)
     except msgspec.DecodeError as exc:
         raise Unknown(f"a {system} snapshot that does not read back ({exc})") from None
-    if not isinstance(state, core.State) or state.system != system:
+    if not isinstance(state, core.State) or state.system != system or state.rolls:
         raise Unknown("a snapshot holds a state of its system")
-    return resealed(state)
+    return resealed(msgspec.structs.replace(state, rolls=Log(rolls)))
 
 
 @cache
-def _decoder(system: str) -> msgspec.json.Decoder[Any]:
+def _decoders(system: str) -> tuple[msgspec.json.Decoder[Any], msgspec.json.Decoder[Any]]:
+    """The decoders of a system's state (its rolls left out) and of its rolls."""
     from projections.registry import RULESETS
 
     try:
         ruleset = RULESETS[system]
     except KeyError:
         raise Unknown(f"a snapshot of the unknown system {system!r}") from None
-    return msgspec.json.Decoder(ruleset.state, dec_hook=_dec_hook(system))
+    hook = _dec_hook(system)
+    roll = get_args(get_type_hints(ruleset.state)["rolls"])[0]
+    rolls = tuple.__class_getitem__((roll, ...))
+    return (
+        msgspec.json.Decoder(ruleset.state, dec_hook=hook),
+        msgspec.json.Decoder(rolls, dec_hook=hook),
+    )
 
 
 def _dec_hook(system: str) -> Callable[[type, Any], Any]:
     """How a snapshot of `system` reads back what msgspec does not know by itself."""
 
     def hook(kind: type, value: Any) -> Any:
-        origin = get_origin(kind)
-        if origin is Log:
-            items = tuple.__class_getitem__((get_args(kind)[0], ...))
-            return Log(msgspec.convert(value, items, dec_hook=hook))
+        if get_origin(kind) is Log:
+            if value:
+                raise ValueError("a snapshot holds its rolls apart")
+            return Log()
         if isinstance(kind, type) and issubclass(kind, events.EventBase):
             # An event as its system reads it (a Fate's Edge `stakes.locked` is its own class).
             try:

@@ -84,10 +84,12 @@ def builtins(value: Any) -> Any:
     return _FROM_JSON.decode(_TO_JSON.encode(value))
 
 
-class Roll(Value, frozen=True, kw_only=True, tag_field="class", tag=True):
+class Roll(Value, frozen=True, kw_only=True, tag_field="class", tag=True, array_like=True):
     """An effective roll with its computed outcome; rulesets subclass it with their numbers.
 
-    Fields annotated `Hidden` are kept out of `dump()` (internal numbers the audit reads).
+    Fields annotated `Hidden` are kept out of `dump()` (internal numbers the audit reads). Its
+    JSON is an array (its class name, then its fields in order): a long fight's snapshot holds
+    every roll, and the field names were most of it.
     """
 
     seq: int
@@ -100,9 +102,9 @@ class Roll(Value, frozen=True, kw_only=True, tag_field="class", tag=True):
         """The roll as `tracks --json` shows it (its hidden numbers left out)."""
         shown = _dumped(type(self))
         if mode == "python":
-            return {name: getattr(self, name) for name in shown}
-        data = builtins(self)
-        return {name: data[name] for name in shown}
+            return {name: getattr(self, name) for name, _ in shown}
+        data = builtins(self)  # [its class, its fields in order]
+        return {name: data[at] for name, at in shown}
 
     def dump_json(self) -> str:
         """`dump()` as compact JSON text (as pydantic writes a model's)."""
@@ -122,9 +124,10 @@ _OWN: Final = frozenset(("seq", "stake", "actor", "outcome", "claimed"))
 
 
 @cache
-def _dumped(kind: type[Roll]) -> tuple[str, ...]:
+def _dumped(kind: type[Roll]) -> tuple[tuple[str, int], ...]:
+    # The fields `dump` shows, with their places in the struct's JSON array (after its class).
     kept = hidden(kind)
-    return tuple(n for n in kind.__struct_fields__ if n not in kept)
+    return tuple((n, at) for at, n in enumerate(kind.__struct_fields__, 1) if n not in kept)
 
 
 def _plain(value: Any) -> str:

@@ -97,6 +97,7 @@ def test_a_snapshot_matches_its_own_encoding_and_nothing_else(example: Path) -> 
         state = ledger.refold(imported.encounter)
     text = snapshot_codec.encode(state)
     assert snapshot_codec.matches(state, text)
+    assert "".join(snapshot_codec.pieces(state)) == text
     middle = len(text) // 2
     for other in (text[:-1], text + " ", text[:middle] + "\u00e9" + text[middle + 1 :], ""):
         assert not snapshot_codec.matches(state, other)
