@@ -99,33 +99,43 @@ def _locked_again(
 
 def _claimed_outcome(
     before: State, record: events.Recorded, after: State, types: Mapping[int, str]
-) -> Iterator[Finding]:
+) -> list[Finding]:
     # Any system's roll (`roll.made`, a throw...): an event that rolled is the newest roll.
-    seq = record.seq
-    roll = after.rolls[-1] if len(after.rolls) > len(before.rolls) else None
-    if roll is not None and roll.seq == seq and roll.claimed not in (None, roll.outcome):
-        yield error(
+    # A list, not a generator: this runs on every event, and rarely finds anything.
+    seq, rolls = record.seq, after.rolls
+    if rolls is before.rolls:
+        return []  # no roll added (most events): the same log
+    roll = rolls[-1] if len(rolls) > len(before.rolls) else None
+    if roll is None or roll.seq != seq or roll.claimed in (None, roll.outcome):
+        return []
+    return [
+        error(
             "outcome-claim",
             (seq,),
             f"roll at seq {seq} was recorded as {roll.claimed!r}, "
             f"but the rules give {roll.outcome!r}",
         )
+    ]
 
 
 def _after_defeat(
     before: State, record: events.Recorded, after: State, types: Mapping[int, str]
-) -> Iterator[Finding]:
+) -> list[Finding]:
     seq, event, kind = record.seq, record.event, record.type
+    found = []
     for name in _involved(before, event):
         who = before.combatants.get(name)
         if who is not None and not who.active:
-            yield error(
-                "event-after-defeat",
-                (seq,),
-                f"seq {seq} ({kind}) involves {name!r}, who is {who.status} "
-                f"and no longer in the fight: by the rules it would not happen; "
-                f"{as_played(before, after)}",
+            found.append(
+                error(
+                    "event-after-defeat",
+                    (seq,),
+                    f"seq {seq} ({kind}) involves {name!r}, who is {who.status} "
+                    f"and no longer in the fight: by the rules it would not happen; "
+                    f"{as_played(before, after)}",
+                )
             )
+    return found
 
 
 def _sheet_differs(
