@@ -74,25 +74,30 @@ def matches(digest: str, published: str) -> bool:
     return bool(published) and digest.lower().startswith(published.lower())
 
 
-#: Random bytes for ids, read from the OS 256 ids at a time (a bulk import asks for thousands),
-#: with the process that read them: a forked child must not reuse its parent's bytes.
-_ID_BYTES = 16 * 256
-_pool: list[bytes] = []
-_pool_pid = 0
+#: Ids made from the OS's random bytes 256 at a time (a bulk import asks for thousands). A
+#: forked child empties its copy (`os.register_at_fork`): it must not reuse its parent's ids.
+_IDS_AT_ONCE = 256
+_pool: list[str] = []
+
+
+def _forget_ids() -> None:
+    _pool.clear()
+
+
+os.register_at_fork(after_in_child=_forget_ids)
 
 
 def new_id() -> str:
     """A random (version 4) UUID as text."""
-    global _pool, _pool_pid
     try:
-        if _pool_pid != os.getpid():
-            raise IndexError
-        chunk = _pool.pop()  # atomic: threads never share an id
+        return _pool.pop()  # atomic: threads never share an id
     except IndexError:
-        block = os.urandom(_ID_BYTES)
-        _pool = [block[i : i + 16] for i in range(0, _ID_BYTES, 16)]
-        _pool_pid = os.getpid()
-        chunk = _pool.pop()
+        block = os.urandom(16 * _IDS_AT_ONCE)
+        _pool.extend(_uuid4(block[i : i + 16]) for i in range(0, len(block), 16))
+        return _pool.pop()
+
+
+def _uuid4(chunk: bytes) -> str:
     raw = bytearray(chunk)
     raw[6] = (raw[6] & 0x0F) | 0x40
     raw[8] = (raw[8] & 0x3F) | 0x80

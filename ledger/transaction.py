@@ -13,9 +13,10 @@ import itertools
 from abc import ABC, abstractmethod
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Final
+
+import msgspec
 
 from ledger import chain, events
 from ledger.errors import BadInput, BrokenChain
@@ -30,10 +31,10 @@ _BATCH: Final = 2000
 _WINDOW: Final = 2 * _BATCH
 
 
-@dataclass(frozen=True, slots=True)
-class Given:
+class Given(msgspec.Struct, frozen=True):
     """What an imported line fixes about its own append: its id, its time, and the body to
-    store as an older version of its type wrote it (its hash covers those bytes)."""
+    store as an older version of its type wrote it (its hash covers those bytes). A msgspec
+    struct: an import builds one a line."""
 
     id: str | None = None
     recorded_at: str | None = None

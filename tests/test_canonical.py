@@ -7,6 +7,7 @@ Every append stores and hashes this text, and anyone recomputes the hash with th
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -96,3 +97,18 @@ def test_ids_stay_unique_and_version_4_across_refills_of_the_pool() -> None:
     ids = [chain.new_id() for _ in range(2000)]
     assert len(set(ids)) == 2000
     assert all(i[14] == "4" and i[19] in "89ab" and len(i) == 36 for i in ids)
+
+
+def test_a_forked_child_never_makes_the_ids_its_parent_will() -> None:
+    chain.new_id()  # the pool is filled: a child copies it with the process
+    read, write = os.pipe()
+    child = os.fork()
+    if child == 0:  # pragma: no cover - the child reports through the pipe
+        os.write(write, chain.new_id().encode())
+        os._exit(0)
+    os.close(write)
+    os.waitpid(child, 0)
+    theirs = os.read(read, 64).decode()
+    os.close(read)
+    mine = {chain.new_id() for _ in range(300)}
+    assert len(theirs) == 36 and theirs not in mine

@@ -266,8 +266,10 @@ def read_stored(kind: str, body: str, system: str) -> tuple[Event, dict[str, Any
 def body_of(event: EventBase) -> dict[str, Any]:
     """The stored `body` of an event: its fields (defaults filled in) without `type` or nulls."""
     # The serializer itself (what model_dump calls): every append and export dumps a body.
-    dumped = event.__pydantic_serializer__.to_python(event, mode="json", exclude={"type"})
-    return versions.stamped(type_of(event), {k: v for k, v in dumped.items() if v is not None})
+    # Without `exclude`, whose set pydantic reads on every call: `type` is dropped below.
+    dumped = event.__pydantic_serializer__.to_python(event, mode="json")
+    kind = dumped.pop("type")
+    return versions.stamped(kind, {k: v for k, v in dumped.items() if v is not None})
 
 
 @cache
