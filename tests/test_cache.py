@@ -67,13 +67,14 @@ def fresh_tracks(store: Backend, encounter: str = "big") -> tuple[core.State, co
 def folded(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """The seqs every fold adds from here on, in order (a read through the cache folds few)."""
     seqs: list[int] = []
-    feed = core.RunningFold.feed  # every event folded goes through it (`add` too)
+    # Every event after seq 1 is folded through it: a RunningFold's, and a write's own event.
+    advance = core.advance
 
-    def counting(self: core.RunningFold, record: Any, strict: bool = False) -> None:
-        seqs.append(record.seq)
-        feed(self, record, strict)
+    def counting(ruleset: Any, state: core.State, seq: int, event: Any) -> core.State:
+        seqs.append(seq)
+        return advance(ruleset, state, seq, event)
 
-    monkeypatch.setattr(core.RunningFold, "feed", counting)
+    monkeypatch.setattr(core, "advance", counting)
     return seqs
 
 
