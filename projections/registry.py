@@ -44,6 +44,8 @@ def ruleset(system: str) -> AnyRuleset:
     return _loaded(system)
 
 
+@cache
 def readings(system: str) -> Readings:
     """How the tracks of a system read (`projections.shown`), as its description names them."""
+    # Once per system and process, as `_loaded`: every step a replay tells asks for them.
     return events.system(system).load_shown()
