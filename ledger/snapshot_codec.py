@@ -39,12 +39,16 @@ def _enc_hook(value: Any) -> Any:
         return dict(value)
     if isinstance(value, Log):
         return tuple(value)
+    if isinstance(value, events.EventBase):
+        # As stored (its type, its body): read back by its model's own validator in one pass.
+        return (events.type_of(value), events.body_of(value))
     if isinstance(value, BaseModel):
         return value.model_dump(mode="json")
     raise TypeError(f"a snapshot cannot hold a {type(value).__name__}")
 
 
 _ENCODER: Final = msgspec.json.Encoder(enc_hook=_enc_hook)
+_BODY: Final = msgspec.json.Encoder()
 #: The head of a snapshot, its state and rolls left unparsed until the system is known.
 _HEAD: Final = msgspec.json.Decoder(tuple[str, str, msgspec.Raw, msgspec.Raw])
 
@@ -134,8 +138,10 @@ def _dec_hook(system: str) -> Callable[[type, Any], Any]:
             return Log()
         if isinstance(kind, type) and issubclass(kind, events.EventBase):
             # An event as its system reads it (a Fate's Edge `stakes.locked` is its own class).
+            if type(value) is not list or len(value) != 2 or type(value[0]) is not str:
+                raise ValueError("an event is stored as its type and its body")
             try:
-                event = events.parse(value, system)
+                event = events.parse_stored(value[0], _BODY.encode(value[1]).decode(), system)
             except BadInput as exc:
                 raise ValueError(str(exc)) from None
             if not isinstance(event, kind):
