@@ -7,13 +7,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Annotated, Final, Literal
+from typing import Annotated, Final, Literal, cast
 
 import msgspec
 from pydantic import BaseModel, Field, field_validator
 
 from ledger.errors import BadInput
 from ledger.events import ironsworn as vocab
+from ledger.events.frozen import FrozenDict
 from projections import core
 from projections.log import Log
 from projections.values import EMPTY, Hidden
@@ -49,13 +50,18 @@ RANK_HARM: Final[Mapping[vocab.Rank, int]] = MappingProxyType(
 )
 
 
+def _read_only(ranks: Mapping[vocab.Rank, int]) -> Mapping[vocab.Rank, int]:
+    # A read-only dict (pydantic dumps it as the object it is; a MappingProxyType it cannot).
+    return cast(Mapping[vocab.Rank, int], FrozenDict(ranks.items()))
+
+
 class Rules(BaseModel, frozen=True, extra="forbid"):
     """House rules where the text is silent (NOTES.md 5.2, 'Configurable defaults')."""
 
     edition: Literal["classic"] = "classic"
     harm_default: int = Field(2, ge=0)
     rank_harm: Mapping[vocab.Rank, Annotated[int, Field(ge=0)]] = Field(
-        default_factory=lambda: dict(RANK_HARM)
+        default_factory=lambda: _read_only(RANK_HARM)
     )
     score_cap: int = Field(10, ge=1)
     momentum_min: int = Field(-6, le=0)
@@ -72,8 +78,9 @@ class Rules(BaseModel, frozen=True, extra="forbid"):
     @field_validator("rank_harm")
     @classmethod
     def _every_rank(cls, value: Mapping[vocab.Rank, int]) -> Mapping[vocab.Rank, int]:
-        # An override names the ranks it changes; the others keep the book's harm.
-        return {**RANK_HARM, **value}
+        # An override names the ranks it changes; the others keep the book's harm. Read-only,
+        # as all a state holds (a dict subclass, which pydantic dumps as the object it is).
+        return _read_only({**RANK_HARM, **value})
 
 
 #: A meter's value: 0 to 5.

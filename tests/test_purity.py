@@ -7,6 +7,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import pytest
+from pydantic import BaseModel
 
 from ledger import Ledger
 from projections import core
@@ -145,6 +146,9 @@ def _values(value: object) -> Iterator[object]:
     if isinstance(value, Value):
         for name in value.__struct_fields__:
             yield from _values(getattr(value, name))
+    elif isinstance(value, BaseModel):  # the house rules, the events, a stat block
+        for name in type(value).model_fields:
+            yield from _values(getattr(value, name))
     elif isinstance(value, Mapping):
         for item in value.values():
             yield from _values(item)
@@ -161,7 +165,9 @@ def test_a_folded_state_cannot_be_changed_anywhere(example: Path) -> None:
     held = list(_values(state))
     assert any(isinstance(v, core.Combatant) for v in held)
     for value in held:
-        assert not isinstance(value, dict | list | set)  # tuples and read-only mappings only
+        # Tuples and read-only mappings only (an event's own containers are read-only
+        # subclasses of dict and list).
+        assert type(value) not in (dict, list, set, bytearray)
         if isinstance(value, Value):
             first = value.__struct_fields__[0]
             with pytest.raises(AttributeError):
