@@ -398,3 +398,26 @@ def test_no_file_of_the_ledger_names_it() -> None:
         "system.py",
         "verbs.py",
     ]
+
+
+def test_a_gm_override_is_validated_by_its_combatants_own_constraints_and_check(
+    site: Path, vigil: Path
+) -> None:
+    override = ("record", "vigil", "track.adjusted", "target=Ada", "reason=ruling")
+    cases = [
+        (
+            "value=-1",
+            "track 'lit' of 'Ada' field 'lit': input should be greater than or equal to 0 (got -1)",
+        ),
+        ("value=4", "track 'lit' of 'Ada': value error, 4 lit is more than the 3 candles held"),
+    ]
+    for value, message in cases:
+        refused = with_candlelight(site, vigil, *override, "track=lit", value)
+        assert (refused.returncode, refused.stdout, refused.stderr) == (
+            2,
+            "",
+            f"Error: {message}\n",
+        )
+    done(with_candlelight(site, vigil, *override, "track=lit", "value=2"))
+    tracks = json.loads(done(with_candlelight(site, vigil, "tracks", "vigil", "--json")))
+    assert tracks["combatants"]["Ada"]["lit"] == 2

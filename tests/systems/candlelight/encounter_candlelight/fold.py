@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from typing import Any, assert_never
+from typing import Annotated, Any, assert_never
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, Field, ValidationError
 
 from ledger import events
 from ledger.errors import BadInput
@@ -26,8 +26,13 @@ class Rules(BaseModel, frozen=True, extra="forbid"):
 class Holder(core.Combatant, frozen=True, kw_only=True):
     """A combatant's candles: how many burn, and how many it holds."""
 
-    lit: int
+    lit: Annotated[int, Field(ge=0)]  # a GM's override is validated so; the fold is not
     candles: int
+
+    def check(self) -> None:
+        """No more candles lit than held (a GM's override must keep it)."""
+        if self.lit > self.candles:
+            raise ValueError(f"{self.lit} lit is more than the {self.candles} candles held")
 
 
 class CandlelightState(core.State, frozen=True, kw_only=True):
