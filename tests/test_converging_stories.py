@@ -15,8 +15,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ledger import BadInput, Ledger, Written
-from projections import core, downstream, revisions
-from tests.test_fuzz import CAST, FUZZ, STRATEGIES, Event, new_values, record_all
+from projections import core, downstream
+from tests.test_fuzz import CAST, FUZZ, STRATEGIES, Event, correctable, new_values, record_all
 
 
 def told(written: Written) -> dict[str, Any]:
@@ -75,15 +75,7 @@ def test_an_amend_tells_what_folding_both_stories_to_the_end_tells(
     @given(st.lists(STRATEGIES[system](), min_size=6, max_size=30), st.integers(0, 40), st.data())
     def check(stream: list[Event], pick: int, data: st.DataObject) -> None:
         with record_all(system, stream) as ledger:
-            records = ledger.records("fuzz")
-            now = revisions.standing(records)
-            facts = [
-                r
-                for r in records
-                if r.seq > 1 + len(CAST[system])
-                and r.seq not in now.gone
-                and r.type not in revisions.UNCORRECTABLE
-            ]
+            facts = correctable(system, ledger.records("fuzz"))
             if not facts:
                 return
             target = facts[pick % len(facts)]

@@ -430,6 +430,18 @@ def new_values(data: st.DataObject, body: dict[str, Any]) -> dict[str, Any]:
     return fields
 
 
+def correctable(system: str, records: list[events.Recorded]) -> list[events.Recorded]:
+    """The events of a fuzzed stream an amend may correct: in force, after the cast joined."""
+    now = revisions.standing(records)
+    return [
+        r
+        for r in records
+        if r.seq > 1 + len(CAST[system])
+        and r.seq not in now.gone
+        and r.type not in revisions.UNCORRECTABLE
+    ]
+
+
 @pytest.mark.parametrize("system", list(STRATEGIES))
 def test_a_correction_folds_as_the_corrected_event_written_in_place_from_the_start(
     system: str,
@@ -439,14 +451,7 @@ def test_a_correction_folds_as_the_corrected_event_written_in_place_from_the_sta
     def check(stream: list[Event], pick: int, data: st.DataObject) -> None:
         with record_all(system, stream) as ledger:
             records = ledger.records("fuzz")
-            now = revisions.standing(records)
-            facts = [
-                r
-                for r in records
-                if r.seq > 1 + len(CAST[system])
-                and r.seq not in now.gone
-                and r.type not in revisions.UNCORRECTABLE
-            ]
+            facts = correctable(system, records)
             if not facts:
                 return
             target = facts[pick % len(facts)]

@@ -417,6 +417,16 @@ def es_app(folder: Path) -> Any:
     return app, Encounter
 
 
+def raw_appends(conn: sqlite3.Connection, rows: list[tuple[Any, ...]]) -> float:
+    """The time of one raw append (insert + commit, one row a transaction), on average."""
+    start = time.perf_counter()
+    for row in rows:
+        conn.execute("BEGIN IMMEDIATE")
+        conn.execute(f"INSERT INTO events ({ROWS}) VALUES (?,?,?,?,?,?,?,?)", row)
+        conn.execute("COMMIT")
+    return (time.perf_counter() - start) / len(rows)
+
+
 def bench_append(b: Bench, folder: Path, es: bool, reps: Reps) -> None:
     count = 200 if not reps.quick else 100
 
@@ -433,14 +443,8 @@ def bench_append(b: Bench, folder: Path, es: bool, reps: Reps) -> None:
 
     def reference() -> float:
         rows = stored_rows(folder / "append.db", "a")[15:]
-        path = fresh(folder, "append-raw.db")
-        conn = raw_connection(path)
-        start = time.perf_counter()
-        for row in rows:
-            conn.execute("BEGIN IMMEDIATE")
-            conn.execute(f"INSERT INTO events ({ROWS}) VALUES (?,?,?,?,?,?,?,?)", row)
-            conn.execute("COMMIT")
-        took = (time.perf_counter() - start) / len(rows)
+        conn = raw_connection(fresh(folder, "append-raw.db"))
+        took = raw_appends(conn, rows)
         conn.close()
         return took
 

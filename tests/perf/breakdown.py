@@ -34,7 +34,9 @@ from tests.perf.bench import (
     fixture,
     fresh,
     fsync_time,
+    raw_appends,
     raw_connection,
+    stored_rows,
 )
 
 Row = tuple[Any, ...]
@@ -50,15 +52,6 @@ def best(run: Callable[[], Any], times: int = 5) -> float:
     return min(took)
 
 
-def rows_of(path: Path, encounter: str) -> list[Row]:
-    conn = sqlite3.connect(path)
-    rows = conn.execute(
-        f"SELECT {ROWS} FROM events WHERE encounter = ? ORDER BY seq", (encounter,)
-    ).fetchall()
-    conn.close()
-    return rows
-
-
 def envelopes(rows: list[Row], parsed: list[events.Event]) -> list[events.Recorded]:
     """The records of stored rows whose events are parsed already."""
     return [
@@ -68,7 +61,7 @@ def envelopes(rows: list[Row], parsed: list[events.Event]) -> list[events.Record
 
 def replay(path: Path, encounter: str) -> dict[str, float]:
     """A full refold: read, validate, check the chain, build the records, fold."""
-    rows = rows_of(path, encounter)
+    rows = stored_rows(path, encounter)
     system = json.loads(rows[0][5])["system"]
     conn = sqlite3.connect(path)
     query = f"SELECT {ROWS} FROM events WHERE encounter = ? ORDER BY seq"
@@ -197,18 +190,11 @@ def append(folder: Path, count: int) -> dict[str, float]:
     def raw(durable: bool) -> float:
         with Ledger(fresh(folder, "append-rows.db")) as ledger:
             ledger.import_lines(list(lines(iter(stream))), into="a")
-        conn = sqlite3.connect(folder / "append-rows.db")
-        rows = conn.execute(f"SELECT {ROWS} FROM events ORDER BY seq").fetchall()[16:]
-        conn.close()
+        rows = stored_rows(folder / "append-rows.db", "a")[16:]
         conn = raw_connection(fresh(folder, "append-raw.db"))
         if not durable:
             conn.execute("PRAGMA synchronous=OFF")
-        start = time.perf_counter()
-        for row in rows:
-            conn.execute("BEGIN IMMEDIATE")
-            conn.execute(f"INSERT INTO events ({ROWS}) VALUES (?,?,?,?,?,?,?,?)", row)
-            conn.execute("COMMIT")
-        took = (time.perf_counter() - start) / len(rows)
+        took = raw_appends(conn, rows)
         conn.close()
         return took
 
