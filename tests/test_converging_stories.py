@@ -16,7 +16,16 @@ from hypothesis import strategies as st
 
 from ledger import BadInput, Ledger, Written
 from projections import core, downstream
-from tests.test_fuzz import CAST, FUZZ, STRATEGIES, Event, correctable, new_values, record_all
+from tests.test_fuzz import (
+    CAST,
+    FUZZ,
+    STRATEGIES,
+    Event,
+    correctable,
+    new_values,
+    record_all,
+    undoable,
+)
 
 
 def told(written: Written) -> dict[str, Any]:
@@ -48,12 +57,9 @@ def test_an_undo_tells_what_folding_both_stories_to_the_end_tells(
     @given(st.lists(STRATEGIES[system](), min_size=6, max_size=30), st.integers(0, 40))
     def check(stream: list[Event], pick: int) -> None:
         with record_all(system, stream) as ledger:
-            records = ledger.records("fuzz")
-            gone = core.excluded(records)
-            live = [r.seq for r in records if r.seq > 1 and r.seq not in gone]
-            if not live:
+            target = undoable(ledger.records("fuzz"), pick)
+            if target is None:
                 return
-            target = live[pick % len(live)]
 
             def undo(ledger: Ledger) -> Written:
                 return ledger.undo("fuzz", target, reason="fuzz", dry_run=True)

@@ -341,18 +341,22 @@ def effective_view(state: core.State) -> dict[str, Any]:
     return {k: view[k] for k in ("combatants", "pools", "rolls")}
 
 
+def undoable(records: list[events.Recorded], pick: int) -> int | None:
+    """The seq of an event in force to undo, picked by `pick` (None: nothing to undo)."""
+    gone = core.excluded(records)
+    live = [r.seq for r in records if r.seq > 1 and r.seq not in gone]
+    return live[pick % len(live)] if live else None
+
+
 @pytest.mark.parametrize("system", list(STRATEGIES))
 def test_undo_then_redo_restores_the_state(system: str) -> None:
     @FUZZ
     @given(st.lists(STRATEGIES[system](), min_size=6, max_size=30), st.integers(0, 40))
     def check(stream: list[Event], pick: int) -> None:
         with record_all(system, stream) as ledger:
-            records = ledger.records("fuzz")
-            gone = core.excluded(records)
-            live = [r.seq for r in records if r.seq > 1 and r.seq not in gone]
-            if not live:
+            target = undoable(ledger.records("fuzz"), pick)
+            if target is None:
                 return
-            target = live[pick % len(live)]
             before = effective_view(ledger.tracks("fuzz"))
             try:
                 ledger.undo("fuzz", target, reason="fuzz")
