@@ -48,7 +48,6 @@ def _enc_hook(value: Any) -> Any:
 
 
 _ENCODER: Final = msgspec.json.Encoder(enc_hook=_enc_hook)
-_BODY: Final = msgspec.json.Encoder()
 #: The head of a snapshot, its state and rolls left unparsed until the system is known.
 _HEAD: Final = msgspec.json.Decoder(tuple[str, str, msgspec.Raw, msgspec.Raw])
 
@@ -141,7 +140,9 @@ def _dec_hook(system: str) -> Callable[[type, Any], Any]:
             if type(value) is not list or len(value) != 2 or type(value[0]) is not str:
                 raise ValueError("an event is stored as its type and its body")
             try:
-                event = events.parse_stored(value[0], _BODY.encode(value[1]).decode(), system)
+                if type(value[1]) is not dict:
+                    raise BadInput("an event's body is an object")
+                event = events.read_cached(value[0], value[1], system)
             except BadInput as exc:
                 raise ValueError(str(exc)) from None
             if not isinstance(event, kind):

@@ -91,6 +91,32 @@ def test_a_snapshot_decodes_to_the_state_it_was_encoded_from(example: Path) -> N
     assert again.rules == state.rules and isinstance(again.rules, MappingProxyType)
 
 
+@pytest.mark.parametrize(
+    ("damage", "why"),
+    [
+        (lambda lock: {**lock, "position": "heroic"}, "position"),
+        (lambda lock: {**lock, "stake": 7}, "stake"),
+        (lambda lock: ["not", "an", "object"], "object"),
+    ],
+    ids=["bad-value", "bad-type", "not-an-object"],
+)
+def test_a_snapshot_holding_an_event_its_model_refuses_does_not_read_back(
+    damage: Callable[[Any], Any], why: str
+) -> None:
+    example = next(p for p in EXAMPLES if p.stem == "fates-edge-ambush")
+    with Ledger(":memory:") as ledger:
+        imported = ledger.import_lines(example.read_text(encoding="utf-8").splitlines())
+        state = ledger.refold(imported.encounter)
+    assert state.stakes  # its locks are events the snapshot holds
+    document = json.loads(snapshot_codec.encode(state))
+    stake = next(iter(document[2]["stakes"].values()))
+    kind, body = stake["lock"]
+    assert kind == "stakes.locked"
+    stake["lock"] = [kind, damage(body)]
+    with pytest.raises(snapshot_codec.Unknown, match=why):
+        snapshot_codec.decode(json.dumps(document))
+
+
 @pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: p.stem)
 def test_a_snapshot_matches_its_own_encoding_and_nothing_else(example: Path) -> None:
     with Ledger(":memory:") as ledger:

@@ -235,6 +235,21 @@ def parse_stored(kind: str, body: str, system: str) -> Event:
     return read_stored(kind, body, system)[0]
 
 
+def read_cached(kind: str, body: Mapping[str, Any], system: str) -> Event:
+    """An event a projection cache snapshot holds (its type and body, as this build wrote
+    them), validated by its type's model from the decoded body in one pass; any other body is
+    read as a stored one is (`read_stored`), which says what is wrong with it."""
+    model = _models(system).get(kind)
+    if model is not None and not versions.may_need_upcast(kind):
+        try:
+            event: Event = model.__pydantic_validator__.validate_python(body)
+        except ValidationError:
+            pass
+        else:
+            return event
+    return read_stored(kind, json.dumps(body), system)[0]
+
+
 def read_stored(kind: str, body: str, system: str) -> tuple[Event, dict[str, Any] | None]:
     """A stored event validated for `system`, in one pass when it is of its type's current
     version, and the body as stored when it was of an older one (upcast; else None).
