@@ -102,24 +102,18 @@ def _keys(value: Any) -> int | None:
     # How many keys the objects in `value` have (None: it holds a float).
     kind = type(value)
     if kind is dict:
-        count = len(value)
-        for item in value.values():
-            if type(item) in (dict, list, float):
-                inner = _keys(item)
-                if inner is None:
-                    return None
-                count += inner
-        return count
-    if kind is list:
-        count = 0
-        for item in value:
-            if type(item) in (dict, list, float):
-                inner = _keys(item)
-                if inner is None:
-                    return None
-                count += inner
-        return count
-    return None if kind is float else 0
+        count, items = len(value), value.values()
+    elif kind is list:
+        count, items = 0, value
+    else:
+        return None if kind is float else 0
+    for item in items:
+        if type(item) in (dict, list, float):
+            inner = _keys(item)
+            if inner is None:
+                return None
+            count += inner
+    return count
 
 
 def iter_lines(lines: Iterable[str], source: str = "input") -> Iterator[tuple[int, dict[str, Any]]]:
