@@ -21,6 +21,7 @@ from pydantic import GetCoreSchemaHandler, TypeAdapter
 from pydantic_core import core_schema
 
 from projections.log import Log
+from projections.persistent import Persistent
 
 K = TypeVar("K")
 T = TypeVar("T")
@@ -44,21 +45,39 @@ Hidden = Annotated[T, HIDDEN]
 EMPTY: Final[Mapping[Any, Any]] = MappingProxyType({})
 
 
+#: From this many entries a mapping of a state is `Persistent`: setting a key shares the rest
+#: instead of copying it, which made a long fight's fold quadratic (a Fate's Edge state keeps
+#: every stake ever locked). Which of the two a mapping is depends on its size alone, and both
+#: iterate in insertion order, so a reader cannot tell them apart.
+PERSISTENT_FROM: Final = 64
+
+
+def _mapping(items: dict[K, V]) -> Mapping[K, V]:
+    """`items` read-only: a persistent map when it is large, else a proxy of it."""
+    if len(items) >= PERSISTENT_FROM:
+        return Persistent(items)
+    return MappingProxyType(items)
+
+
 def read_only(items: Mapping[K, V] | Iterable[tuple[K, V]]) -> Mapping[K, V]:
     """A read-only mapping of its own copy of `items`."""
-    return MappingProxyType(dict(items))
+    return _mapping(dict(items))
 
 
 def with_entry(mapping: Mapping[K, V], key: K, value: V) -> Mapping[K, V]:
     """`mapping` with `key` set to `value`, read-only (the original unchanged)."""
-    return MappingProxyType({**mapping, key: value})
+    if isinstance(mapping, Persistent):
+        return mapping.set(key, value)
+    return _mapping({**mapping, key: value})
 
 
 def without(mapping: Mapping[K, V], key: K) -> Mapping[K, V]:
     """`mapping` less `key` (itself when it has no such key)."""
     if key not in mapping:
         return mapping
-    return MappingProxyType({k: v for k, v in mapping.items() if k != key})
+    if isinstance(mapping, Persistent) and len(mapping) > PERSISTENT_FROM:
+        return mapping.delete(key)
+    return _mapping({k: v for k, v in mapping.items() if k != key})
 
 
 def frozen_json(value: Any) -> Any:
@@ -182,7 +201,7 @@ def _sealer(hint: Any) -> Seal | None:
         inner = _sealer(args[1]) if len(args) == 2 else frozen_json
         if inner is None:
             return _proxy
-        return lambda m: MappingProxyType({k: inner(v) for k, v in m.items()})
+        return lambda m: _mapping({k: inner(v) for k, v in m.items()})
     if origin is tuple:
         parts = [_sealer(a) for a in args if a is not Ellipsis]
         if all(p is None for p in parts):
@@ -204,7 +223,11 @@ def _sealer(hint: Any) -> Seal | None:
 
 
 def _proxy(mapping: Any) -> Any:
-    return mapping if isinstance(mapping, MappingProxyType) else MappingProxyType(mapping)
+    # Already the read-only kind its size calls for: kept; anything else sealed so.
+    large = len(mapping) >= PERSISTENT_FROM
+    if isinstance(mapping, Persistent if large else MappingProxyType):
+        return mapping
+    return _mapping(dict(mapping))
 
 
 def _by_type(members: Mapping[Any, Seal | None], value: Any) -> Any:

@@ -112,3 +112,40 @@ def encounter(
 def command(db: Path | str, args: Sequence[str]) -> list[str]:
     """The argv of an `encounter` command on `db` (for `subprocess.Popen`)."""
     return [sys.executable, "-m", "ledger", "--db", str(db), *args]
+
+
+def fates_edge_stream(count: int) -> Iterator[dict[str, Any]]:
+    """`count` events of a Fate's Edge encounter: two players, an adversary, then rounds of a
+    locked stake, its roll and a note (the encounter `encounter fatigue` writes to)."""
+    head: list[dict[str, Any]] = [
+        {"type": "encounter.opened", "system": "fates-edge", "title": "The long ford"},
+        {"type": "combatant.joined", "name": "Ash", "side": "player", "stats": {"body": 3}},
+        {"type": "combatant.joined", "name": "Brin", "side": "player", "stats": {"body": 2}},
+        {
+            "type": "combatant.joined",
+            "name": "Marsh Hag",
+            "side": "adversary",
+            "stats": {"resilience": 40, "fatigue_capacity": 3, "harm": 2, "pool": 6},
+        },
+    ]
+    for seq in range(1, count + 1):
+        if seq <= len(head):
+            yield head[seq - 1]
+            continue
+        step = (seq - len(head) - 1) % 3
+        stake = f"s{(seq - len(head) - 1) // 3}"
+        if step == 0:
+            yield {
+                "type": "stakes.locked",
+                "stake": stake,
+                "actor": "Ash",
+                "opposing": "Marsh Hag",
+                "kind": "action",
+                "intent": "keep the Hag at bay",
+                "position": "controlled",
+                "dv": 3,
+            }
+        elif step == 1:
+            yield {"type": "roll.made", "stake": stake, "dice": [6, 2, 4]}
+        else:
+            yield {"type": "note", "text": f"round {seq // 3}: the Hag circles"}
