@@ -150,6 +150,8 @@ def _dec_hook(system: str) -> Callable[[type, Any], Any]:
             return event
         if isinstance(kind, type) and issubclass(kind, BaseModel):
             return kind.model_validate_json(msgspec.json.encode(value))
+        # msgspec's protocol for a type its hook does not know: it reports the text as one
+        # that does not decode (`Unknown` above), which the cache skips.
         raise NotImplementedError(f"a snapshot cannot hold a {kind}")
 
     return hook

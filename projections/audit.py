@@ -13,7 +13,7 @@ from functools import cache
 from typing import Any, Final
 
 from ledger import events
-from projections.core import AnyRuleset, RunningFold, State
+from projections.core import AnyRuleset, RunningFold, State, roles_of
 from projections.findings import Finding, error, info, warning
 from projections.played import as_played
 from projections.revisions import standing
@@ -30,7 +30,8 @@ def attrition(system: str) -> frozenset[str]:
 
 
 def _involved(before: State, event: events.EventBase) -> list[str]:
-    names = [getattr(event, role) for role in _roles(type(event))]
+    # The event's own names; whom a roll opposes comes from its stake's lock below.
+    names = [getattr(event, role) for role in roles_of(type(event), ("target", "actor"))]
     stake = getattr(event, "stake", None) if events.type_of(event) == "roll.made" else None
     if stake:
         locked = before.stakes.get(stake)
@@ -42,13 +43,6 @@ def _involved(before: State, event: events.EventBase) -> list[str]:
         if isinstance(name, str) and name not in seen:
             seen.append(name)
     return seen
-
-
-@cache
-def _roles(kind: type[events.EventBase]) -> tuple[str, ...]:
-    # Which of the naming fields an event class has: asking an event for a field it lacks
-    # goes through pydantic's slow `__getattr__`, and the audit asks on every attrition event.
-    return tuple(r for r in ("target", "actor") if r in kind.model_fields)
 
 
 def event_type(event: events.EventBase) -> str:

@@ -57,14 +57,20 @@ def open_state(ruleset: AnyRuleset, encounter: str, opened: events.EncounterOpen
     return after
 
 
+#: The fields of an event that name a combatant, by the role they name it in.
+ROLES: Final = ("target", "actor", "opposing")
+
+
 @cache
-def _roles(kind: type[events.EventBase]) -> tuple[str, ...]:
-    # Which of the naming fields an event type has (asking each event is slow on a long fold).
-    return tuple(r for r in ("target", "actor", "opposing") if r in kind.model_fields)
+def roles_of(kind: type[events.EventBase], roles: tuple[str, ...] = ROLES) -> tuple[str, ...]:
+    """Which of `roles` an event class has fields for (asked once per class: asking an event
+    for a field it lacks goes through pydantic's slow `__getattr__`, and folds ask on every
+    event)."""
+    return tuple(r for r in roles if r in kind.model_fields)
 
 
 def _check_names(state: State, event: events.EventBase) -> None:
-    for role in _roles(type(event)):
+    for role in roles_of(type(event)):
         name = getattr(event, role)
         if isinstance(name, str):
             state.combatant(name, role)
