@@ -228,10 +228,13 @@ class PgStore(WarnsOnce, PgReads):
             raise StoreError(f"cannot read the ledger at {self.name}: {one_line(exc)}") from exc
 
     @contextmanager
-    def begin(self, encounter: str, expect: int | None = None) -> Iterator[Transaction]:
+    def begin(
+        self, encounter: str, expect: int | None = None, *, bulk: bool = False
+    ) -> Iterator[Transaction]:
         """One write transaction: the encounter's advisory lock is taken, its head read from
         the events, the chain after the verified mark and `expect` checked, and everything
-        appended commits together or not at all (or is rolled back when it was discarded)."""
+        appended commits together or not at all (or is rolled back when it was discarded).
+        A `bulk` transaction is run as any other: the server's buffers are its own."""
         check_write_args(encounter, expect)
         text(encounter)
         if self.readonly:

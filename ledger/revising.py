@@ -61,6 +61,10 @@ def revise(
         checkpoints = [older] if older is not None else []
     session.stored = min(session.stored, checkpoints[-1][0] if checkpoints else 0)
     start, state = checkpoints[-1] if checkpoints else (0, None)
+    # A recent event's state is nearer still: only the events after it are folded again.
+    nearer = [r for r in session.recent if start < r[0] < fork]
+    if nearer:
+        start, state = nearer[-1]
     audited = audit or strict
     # As the stream stood, the new event did not count: it is left out of that fold.
     then = Standing(stood.gone | {record.seq}, stood.fixes) if audited else None
@@ -105,6 +109,10 @@ def revise(
     found += audit_rules.opened(RULESETS[before.system], before, after)
     session.state, session.revisions, session.standing = after, revisions, stands
     session.checkpoints = checkpoints
+    # The states from the fork on were folded as the stream stood: only the new head's stands.
+    kept = [r for r in session.recent if r[0] < fork]
+    session.recent.clear()
+    session.recent.extend([*kept, (record.seq, after)])
     session.downstream = folds.downstream() if audited else None
     return record, found
 

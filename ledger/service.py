@@ -361,7 +361,10 @@ class Ledger(Queries):
         commits, what was folded remembered for the next write. A use case builds its events
         over the session inside the block, and stores what it adds to the projection cache
         (`Session.keep`) before it ends; a dry run discards the transaction instead."""
-        with _gc_paused() if bulk else nullcontext(), self.store.begin(encounter, expect) as txn:
+        with (
+            _gc_paused() if bulk else nullcontext(),
+            self.store.begin(encounter, expect, bulk=bulk) as txn,
+        ):
             if txn.system is None and not opening:
                 self.store.require(encounter)
             session = Session(self._cache if folds is None else folds, txn)

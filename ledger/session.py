@@ -9,6 +9,7 @@ projection cache in the same transaction (`Session.keep`).
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Iterable, Mapping
 from typing import Final
 
@@ -32,6 +33,12 @@ REVISIONS: Final = frozenset({"event.retracted", "event.corrected"})
 #: events before what it changes (instead of the whole encounter).
 CHECKPOINT_EVERY: Final = SNAPSHOT_EVERY
 
+#: A session also keeps the state after each of its last this many events, so that undoing or
+#: correcting a recent event (the usual mistake: the wrong hit, just now) refolds only the events
+#: after it rather than everything since the last checkpoint. States share what they did not
+#: change, so these cost little memory.
+RECENT_KEPT: Final = 32
+
 Checkpoint = tuple[int, core.State]
 
 
@@ -48,6 +55,7 @@ class AtHead:
         standing: Standing,
         checkpoints: list[Checkpoint],
         stored: int = 0,
+        recent: Iterable[Checkpoint] = (),
     ) -> None:
         self.seq = seq
         self.hash = hash
@@ -57,6 +65,8 @@ class AtHead:
         self.checkpoints = checkpoints
         #: The newest seq of a checkpoint that the file's cache holds too (0: none).
         self.stored = stored
+        #: The states after the last few events (`RECENT_KEPT`), oldest first.
+        self.recent = tuple(recent)
 
 
 def fold_on(
@@ -93,6 +103,8 @@ class Session:
         self.standing = Standing()
         self.checkpoints: list[Checkpoint] = []
         self.stored = 0
+        #: The states after this encounter's last few events (not a checkpoint: never stored).
+        self.recent: deque[Checkpoint] = deque(maxlen=RECENT_KEPT)
         #: What the last retraction or correction admitted did downstream.
         self.downstream: Downstream | None = None
 
@@ -121,6 +133,7 @@ class Session:
             self.standing = folded.standing
             self.checkpoints = list(folded.checkpoints)
             self.stored = folded.stored
+            self.recent.extend(folded.recent)
             self._ready = True
         return self
 
@@ -144,6 +157,7 @@ class Session:
             self.standing,
             self.checkpoints,
             self.stored,
+            self.recent,
         )
 
     def stored_event(self, seq: int) -> events.Recorded:
@@ -271,6 +285,7 @@ class Session:
                 raise RuleRefused(refusal(found))
         record = self.txn.append(event, given)
         self.state = after
+        self.recent.append((record.seq, after))
         if record.seq % CHECKPOINT_EVERY == 0:
             self.checkpoints.append((record.seq, after))
         return record, found
@@ -327,6 +342,7 @@ def at_head(folds: Mapping[str, AtHead], txn: Transaction) -> AtHead:
                 cached.standing,
                 checkpoints,
                 cached.stored,
+                cached.recent,
             )
     revisions = txn.revisions()
     now = standing(revisions)

@@ -99,11 +99,12 @@ class EventStore(Protocol):
         """What is wrong with the ledger as a whole (the append-only triggers)."""
 
     def begin(
-        self, encounter: str, expect: int | None = None
+        self, encounter: str, expect: int | None = None, *, bulk: bool = False
     ) -> AbstractContextManager[Transaction]:
         """One write transaction of `encounter` under its write lock: the head read and checked
         against the last row, the chain after the verified mark checked, `expect` checked;
-        what is appended commits together when the block ends, or nothing does."""
+        what is appended commits together when the block ends, or nothing does (`bulk`: an
+        import of many events, which the store may tune for)."""
 
     def verify(self, encounter: str) -> ChainReport:
         """Recompute one encounter's chain; name the first seq that does not verify."""

@@ -6,11 +6,13 @@ import os
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import settings
 
 from ledger import Ledger
+from projections import core
 from tests import pgcluster
 from tests.stores import KINDS, Backend, open_backend
 
@@ -92,3 +94,18 @@ def ledger(backend: Backend) -> Iterator[Ledger]:
     """A fresh ledger on each store (the contract tests run on both)."""
     with backend.ledger() as opened:
         yield opened
+
+
+@pytest.fixture
+def folded(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The seqs every fold adds from here on, in order (a read through the cache folds few)."""
+    seqs: list[int] = []
+    # Every event after seq 1 is folded through it: a RunningFold's, and a write's own event.
+    advance = core.advance
+
+    def counting(ruleset: Any, state: core.State, seq: int, event: Any) -> core.State:
+        seqs.append(seq)
+        return advance(ruleset, state, seq, event)
+
+    monkeypatch.setattr(core, "advance", counting)
+    return seqs

@@ -63,21 +63,6 @@ def fresh_tracks(store: Backend, encounter: str = "big") -> tuple[core.State, co
         return ledger.tracks(encounter), ledger.refold(encounter)
 
 
-@pytest.fixture
-def folded(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """The seqs every fold adds from here on, in order (a read through the cache folds few)."""
-    seqs: list[int] = []
-    # Every event after seq 1 is folded through it: a RunningFold's, and a write's own event.
-    advance = core.advance
-
-    def counting(ruleset: Any, state: core.State, seq: int, event: Any) -> core.State:
-        seqs.append(seq)
-        return advance(ruleset, state, seq, event)
-
-    monkeypatch.setattr(core, "advance", counting)
-    return seqs
-
-
 @pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: p.stem)
 def test_a_snapshot_decodes_to_the_state_it_was_encoded_from(example: Path) -> None:
     with Ledger(":memory:") as ledger:
