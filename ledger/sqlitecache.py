@@ -143,14 +143,17 @@ class SqliteCache:
         gone: Sequence[str],
     ) -> None:
         """Replace these combatants' rows; delete the rows `gone`."""
-        self.conn.executemany(
-            "INSERT OR REPLACE INTO cache_views VALUES (?,?,?,?,?)",
-            [(encounter, name, *head, text) for name, text in rows],
-        )
-        self.conn.executemany(
-            "DELETE FROM cache_views WHERE encounter = ? AND name = ?",
-            [(encounter, name) for name in gone],
-        )
+        # Most writes change one combatant and remove none: no statement for an empty batch.
+        if rows:
+            self.conn.executemany(
+                "INSERT OR REPLACE INTO cache_views VALUES (?,?,?,?,?)",
+                [(encounter, name, *head, text) for name, text in rows],
+            )
+        if gone:
+            self.conn.executemany(
+                "DELETE FROM cache_views WHERE encounter = ? AND name = ?",
+                [(encounter, name) for name in gone],
+            )
 
     def replace_view(
         self, encounter: str, head: tuple[int, str], top: str, rows: Sequence[tuple[str, str]]
@@ -187,11 +190,12 @@ class SqliteCache:
             self._write(
                 "DELETE FROM cache_rolls WHERE encounter = ? AND n >= ?", (encounter, replace_from)
             )
-        self._write(
-            "INSERT OR REPLACE INTO cache_rolls VALUES (?,?,?)",
-            [(encounter, n, text) for n, text in rows],
-            many=True,
-        )
+        if rows:
+            self._write(
+                "INSERT OR REPLACE INTO cache_rolls VALUES (?,?,?)",
+                [(encounter, n, text) for n, text in rows],
+                many=True,
+            )
 
     def roll_rows(self, encounter: str) -> Iterator[tuple[int, str]] | None:
         """The stored rolls by n, streamed from one cursor (None: no rolls table)."""

@@ -50,6 +50,22 @@ BULK_CACHE_KIB: Final = 16384
 _LAST: Final = (
     "SELECT seq, hash, recorded_at FROM events WHERE encounter = ? ORDER BY seq DESC LIMIT 1"
 )
+#: A write's first read, in one statement: the heads cache's row of the encounter (if any) with
+#: its verified mark, and the last stored row (if any), to check the one against the other.
+_WRITE_HEAD: Final = (
+    "SELECT h.encounter, h.system, h.title, h.seq, h.hash, h.opened_at, h.updated_at, "
+    "h.verified, l.seq, l.hash, l.recorded_at FROM (SELECT ? AS name) q "
+    "LEFT JOIN heads h ON h.encounter = q.name LEFT JOIN (SELECT seq, hash, recorded_at "
+    "FROM events WHERE encounter = ? ORDER BY seq DESC LIMIT 1) l"
+)
+#: The heads cache's row written in place (an upsert keeps the row and its key's index entry:
+#: a REPLACE deletes and reinserts both, one more page for every commit to write and sync).
+_PUT_HEAD: Final = (
+    "INSERT INTO heads VALUES (?,?,?,?,?,?,?,?) ON CONFLICT (encounter) DO UPDATE SET "
+    "system = excluded.system, title = excluded.title, seq = excluded.seq, "
+    "hash = excluded.hash, opened_at = excluded.opened_at, updated_at = excluded.updated_at, "
+    "verified = excluded.verified"
+)
 #: Every encounter name in `events`, one index seek each (not a scan of every row).
 _NAMES: Final = """WITH RECURSIVE names(name) AS (
         SELECT MIN(encounter) FROM events
@@ -364,13 +380,11 @@ class Store(WarnsOnce, ReadsRecords):
         """The head to extend, the seq the chain is verified through, and whether the cache
         had to be repaired: the cached head is checked against the last stored row (one
         indexed read), and the rows win when they disagree."""
-        row = self.conn.execute(
-            f"SELECT {_HEAD_COLUMNS}, verified FROM heads WHERE encounter = ?", (encounter,)
-        ).fetchone()
-        cached = head_of(row[:7]) if row else None
-        last = self._last_row(encounter)
+        row = self.conn.execute(_WRITE_HEAD, (encounter, encounter)).fetchone()
+        cached = head_of(row[:7]) if row[0] is not None else None
+        last = (row[8], row[9], row[10]) if row[8] is not None else None
         if heads_agree(cached, last):
-            return cached, row[7] if row else 0, False
+            return cached, row[7] if cached is not None else 0, False
         self.tell(encounter, heads_disagreement(encounter, cached, last, "repaired from the rows"))
         # The mark came with the cache: the whole chain is checked again.
         return self._derived_head(encounter, last), 0, True
@@ -463,7 +477,7 @@ class SqliteTransaction(Transaction):
 
     def _put_head(self, head: Head) -> None:
         self._store.conn.execute(
-            "INSERT OR REPLACE INTO heads VALUES (?,?,?,?,?,?,?,?)",
+            _PUT_HEAD,
             (head.encounter, head.system, head.title, head.seq, head.hash, head.opened_at,
              head.updated_at, head.seq),
         )  # fmt: skip
