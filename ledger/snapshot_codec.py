@@ -1,12 +1,15 @@
 """Fold states as plain JSON, for the projection cache (never pickle).
 
-A snapshot is `["snapshot/2", system, state, rolls]`: the state (its rolls apart, each roll an
-array) encoded by msgspec, in C, and read back into the state class of its system's ruleset,
-whose annotations name every class a snapshot may build (a system's state names the union of
-its combatant and roll classes, tagged by class name). The events and house rules a state holds
-are pydantic models: written as their JSON, validated again when read. A text in any other shape
-(one of the first codec's, `["m", "module:Class", ...]`, or of an unknown system) is `Unknown`,
-and the cache ignores it. The storage of the text is `ledger.cache`'s.
+A snapshot is `["snapshot/3", system, state, refs, rolls]`: the state (its rolls apart, each
+roll an array) encoded by msgspec, in C, and read back into the state class of its system's
+ruleset, whose annotations name every class a snapshot may build (a system's state names the
+union of its combatant and roll classes, tagged by class name). A mapping of the state whose
+values are rolls (Fate's Edge's stake -> the roll that resolved it) is written in `refs`, each
+roll that is also in the log as its place there: a long fight's snapshot held every roll twice.
+The events and house rules a state holds are pydantic models: written as their JSON, validated
+again when read. A text in any other shape (an older version's, the first codec's `["m",
+"module:Class", ...]`, or of an unknown system) is `Unknown`, and the cache ignores it. The
+storage of the text is `ledger.cache`'s.
 """
 
 from __future__ import annotations
@@ -14,7 +17,8 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterator, Mapping
 from functools import cache
-from typing import Any, Final, get_args, get_origin, get_type_hints
+from types import UnionType
+from typing import Annotated, Any, Final, NamedTuple, Union, get_args, get_origin, get_type_hints
 
 import msgspec
 from pydantic import BaseModel
@@ -23,10 +27,10 @@ from ledger import events
 from ledger.errors import BadInput
 from projections import core
 from projections.log import Log
-from projections.values import resealed
+from projections.values import EMPTY, resealed
 
 #: The first item of every snapshot this codec writes; a text without it is not read.
-VERSION: Final = "snapshot/2"
+VERSION: Final = "snapshot/3"
 TEXT: Final = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
 
@@ -48,8 +52,8 @@ def _enc_hook(value: Any) -> Any:
 
 
 _ENCODER: Final = msgspec.json.Encoder(enc_hook=_enc_hook)
-#: The head of a snapshot, its state and rolls left unparsed until the system is known.
-_HEAD: Final = msgspec.json.Decoder(tuple[str, str, msgspec.Raw, msgspec.Raw])
+#: The head of a snapshot, its parts left unparsed until the system is known.
+_HEAD: Final = msgspec.json.Decoder(tuple[str, str, msgspec.Raw, msgspec.Raw, msgspec.Raw])
 
 
 #: How many rolls `pieces` encodes at a time.
@@ -66,14 +70,31 @@ def pieces(state: core.State) -> Iterator[str]:
     the whole text): the audit compares a snapshot so, without a second whole text beside it."""
     # The rolls apart from the rest: read back as a typed array, they become structs in C
     # without a dict apiece between (a long fight's rolls are most of a snapshot).
-    rest = msgspec.structs.replace(state, rolls=Log())
-    head = _ENCODER.encode((VERSION, state.system, rest, ())).decode()
+    fields = _roll_maps(type(state))
+    rest = msgspec.structs.replace(state, rolls=Log(), **dict.fromkeys(fields, EMPTY))
+    refs = _refs(state, fields)
+    head = _ENCODER.encode((VERSION, state.system, rest, refs, ())).decode()
     yield head[: -len("[]]")] + "["
     rolls = state.rolls
     for start in range(0, len(rolls), _CHUNK):
         chunk = _ENCODER.encode(rolls[start : start + _CHUNK]).decode()
         yield ("," if start else "") + chunk[1:-1]
     yield "]]"
+
+
+def _refs(state: core.State, fields: tuple[str, ...]) -> list[dict[Any, int | core.Roll]]:
+    """Each roll mapping of the state, a roll that is in the log as its place there (else the
+    roll itself): decided by value, so equal states have equal texts."""
+    if not fields:
+        return []
+    rolls = state.rolls
+    place = {roll.seq: at for at, roll in enumerate(rolls)}
+
+    def ref(roll: core.Roll) -> int | core.Roll:
+        at = place.get(roll.seq)
+        return at if at is not None and rolls[at] == roll else roll
+
+    return [{key: ref(roll) for key, roll in getattr(state, f).items()} for f in fields]
 
 
 def matches(state: core.State, text: str) -> bool:
@@ -93,25 +114,67 @@ def matches(state: core.State, text: str) -> bool:
 def decode(text: str) -> core.State:
     """A state from `encode`'s text; raises `Unknown` (or ValueError) for anything else."""
     try:
-        version, system, raw, raw_rolls = _HEAD.decode(text)
+        version, system, raw, raw_refs, raw_rolls = _HEAD.decode(text)
     except msgspec.DecodeError as exc:
+        if text.startswith('["snapshot/') and not text.startswith(f'["{VERSION}"'):
+            raise Unknown(f"a snapshot of another version than {VERSION!r}") from None
         raise Unknown(f"not a snapshot of this version ({exc})") from None
     if version != VERSION:
         raise Unknown(f"a snapshot of version {version!r}, not {VERSION!r}")
-    state_decoder, rolls_decoder = _decoders(system)
+    decoders = _decoders(system)
     try:
-        state = state_decoder.decode(raw)
-        rolls = rolls_decoder.decode(raw_rolls)
+        state = decoders.state.decode(raw)
+        refs = decoders.refs.decode(raw_refs)
+        rolls = decoders.rolls.decode(raw_rolls)
     except msgspec.DecodeError as exc:
         raise Unknown(f"a {system} snapshot that does not read back ({exc})") from None
     if not isinstance(state, core.State) or state.system != system or state.rolls:
         raise Unknown("a snapshot holds a state of its system")
-    return resealed(msgspec.structs.replace(state, rolls=Log(rolls)))
+    fields = _roll_maps(type(state))
+    if any(getattr(state, f) for f in fields):
+        raise Unknown("a snapshot holds its roll mappings apart")
+    try:
+        maps = {
+            f: {key: rolls[r] if type(r) is int else r for key, r in refs[n].items()}
+            for n, f in enumerate(fields)
+        }
+    except IndexError:
+        raise Unknown("a snapshot refers to a roll it does not hold") from None
+    return resealed(msgspec.structs.replace(state, rolls=Log(rolls), **maps))
 
 
 @cache
-def _decoders(system: str) -> tuple[msgspec.json.Decoder[Any], msgspec.json.Decoder[Any]]:
-    """The decoders of a system's state (its rolls left out) and of its rolls."""
+def _roll_maps(kind: type[core.State]) -> tuple[str, ...]:
+    """The fields of a state class that map keys to rolls, in order."""
+    hints = get_type_hints(kind)
+    return tuple(
+        name
+        for name in kind.__struct_fields__
+        if get_origin(hints[name]) is Mapping and _rolls_only(get_args(hints[name])[1])
+    )
+
+
+def _rolls_only(hint: Any) -> bool:
+    # A roll class, or a union of them (a mapping of anything else keeps its values inline).
+    kinds = get_args(hint) if get_origin(hint) in (Union, UnionType) else (hint,)
+    return all(isinstance(k, type) and issubclass(k, core.Roll) for k in kinds)
+
+
+_PLACE: Final[Any] = Annotated[int, msgspec.Meta(ge=0)]
+
+
+class _Decoders(NamedTuple):
+    """How a system's snapshot reads back: its state (rolls and roll mappings left out), the
+    roll mappings (a place in the log, or a roll), and the rolls."""
+
+    state: msgspec.json.Decoder[Any]
+    refs: msgspec.json.Decoder[Any]
+    rolls: msgspec.json.Decoder[Any]
+
+
+@cache
+def _decoders(system: str) -> _Decoders:
+    """The decoders of a system's snapshot."""
     from projections.registry import RULESETS
 
     try:
@@ -119,11 +182,19 @@ def _decoders(system: str) -> tuple[msgspec.json.Decoder[Any], msgspec.json.Deco
     except KeyError:
         raise Unknown(f"a snapshot of the unknown system {system!r}") from None
     hook = _dec_hook(system)
-    roll = get_args(get_type_hints(ruleset.state)["rolls"])[0]
-    rolls = tuple.__class_getitem__((roll, ...))
-    return (
-        msgspec.json.Decoder(ruleset.state, dec_hook=hook),
-        msgspec.json.Decoder(rolls, dec_hook=hook),
+    kind: type[core.State] = ruleset.state
+    hints = get_type_hints(kind)
+    roll = get_args(hints["rolls"])[0]
+    maps = []
+    for name in _roll_maps(kind):
+        key, value = get_args(hints[name])
+        # A value is a place in the log of rolls, or a roll the log does not hold.
+        maps.append(dict.__class_getitem__((key, _PLACE | value)))
+    refs = tuple.__class_getitem__(tuple(maps) or ((),))
+    return _Decoders(
+        msgspec.json.Decoder(kind, dec_hook=hook),
+        msgspec.json.Decoder(refs, dec_hook=hook),
+        msgspec.json.Decoder(tuple.__class_getitem__((roll, ...)), dec_hook=hook),
     )
 
 

@@ -13,15 +13,19 @@ from typing import Any, Final
 
 from ledger.cache import TABLES, SnapshotRow
 
-_SCHEMA: Final = (
-    """CREATE TABLE IF NOT EXISTS cache_snapshots (
+_SNAPSHOTS: Final = """CREATE TABLE IF NOT EXISTS cache_snapshots (
         encounter TEXT NOT NULL,
         seq INTEGER NOT NULL,
         hash TEXT NOT NULL,
         gone TEXT NOT NULL,
         state TEXT NOT NULL,
         PRIMARY KEY (encounter, seq)
-    ) WITHOUT ROWID""",
+    )"""
+_SCHEMA: Final = (
+    # A rowid table: its key is an index apart, and a row's state text (a long fight's is most
+    # of a megabyte) is read only when asked for. In the clustered layout of earlier files
+    # (WITHOUT ROWID), a search of the keys read every text it passed.
+    _SNAPSHOTS,
     # One row for the head (name ''), holding its seq and hash, the system, the pools and the
     # combatants' names in order; one row a combatant, holding its tracks: a write rewrites
     # only the combatants it changed.
@@ -78,6 +82,7 @@ class SqliteCache:
 
     def put_snapshots(self, encounter: str, rows: Sequence[SnapshotRow], keep: int) -> None:
         """Store snapshot rows; keep only the encounter's newest `keep`."""
+        self._relaid()
         self._write(
             "INSERT OR REPLACE INTO cache_snapshots VALUES (?,?,?,?,?)",
             [(encounter, *row) for row in rows],
@@ -88,6 +93,17 @@ class SqliteCache:
             "cache_snapshots WHERE encounter = ? ORDER BY seq DESC LIMIT ?)",
             (encounter, encounter, keep),
         )
+
+    def _relaid(self) -> None:
+        """The snapshots table anew when it has the clustered layout of earlier files (its
+        texts are of an earlier snapshot version, which this build does not read). Checked
+        where snapshots are stored, once in a few hundred writes."""
+        found = self._read(
+            "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'cache_snapshots'", ()
+        )
+        if found and "WITHOUT ROWID" in str(found[0][0]).upper():
+            self.conn.execute("DROP TABLE cache_snapshots")
+            self.conn.execute(_SNAPSHOTS)
 
     def snapshot_keys(self, encounter: str, upto: int) -> list[tuple[int, str, str, str]]:
         """The keys of the snapshots at or below `upto`, newest first, with their event's hash."""

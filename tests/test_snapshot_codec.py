@@ -1,0 +1,163 @@
+"""The snapshot codec's format (`ledger.snapshot_codec`): what a long fight's snapshot holds once,
+and which texts the cache refuses to read (an older version's, a damaged one).
+
+A snapshot reads back to the very state it was encoded from; a text of another version, or one
+that refers to what it does not hold, is `Unknown`, and the cache folds from the log instead and
+writes the snapshot anew.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ledger import Ledger, snapshot_codec
+from projections import core
+from projections.fates_edge_model import FatesEdgeState
+from tests.longstreams import fates_edge_stream, lines
+
+FIXTURES = Path(__file__).parent / "fixtures"
+EXAMPLE = Path(__file__).parent.parent / "examples" / "fates-edge-ambush.jsonl"
+#: `examples/fates-edge-ambush.jsonl` folded, as the codec of format "snapshot/2" wrote it.
+SNAPSHOT_2 = FIXTURES / "snapshot-2" / "fates-edge-ambush.json"
+
+
+def long_fight(events: int = 700) -> FatesEdgeState:
+    with Ledger(":memory:") as ledger:
+        ledger.import_lines(lines(fates_edge_stream(events)), into="ford")
+        state = ledger.refold("ford")
+    assert isinstance(state, FatesEdgeState)
+    return state
+
+
+def test_a_long_fights_snapshot_holds_each_resolving_roll_once_as_its_place_in_the_log() -> None:
+    state = long_fight()
+    assert len(state.rolled) > 200
+    document = json.loads(snapshot_codec.encode(state))
+    version, system, rest, refs, rolls = document
+    assert (version, system, rest["rolled"]) == ("snapshot/3", "fates-edge", {})
+    [rolled] = refs
+    assert list(rolled) == list(state.rolled)
+    assert all(rolls[at][1] == state.rolled[stake].seq for stake, at in rolled.items())
+    again = snapshot_codec.decode(snapshot_codec.encode(state))
+    assert isinstance(again, FatesEdgeState)
+    assert again == state and again.view() == state.view()
+    assert list(again.rolled) == list(state.rolled)
+    # Read back as the log's own rolls, not as copies of them.
+    assert all(any(r is roll for r in again.rolls) for roll in again.rolled.values())
+
+
+def test_a_resolving_roll_the_log_does_not_hold_is_written_whole_and_reads_back() -> None:
+    state = long_fight(60)
+    stake = next(iter(state.rolled))
+    other = core.replace(state.rolled[stake], outcome="success", successes=9)
+    changed = core.replace(state, rolled=core.with_entry(state.rolled, stake, other))
+    document = json.loads(snapshot_codec.encode(changed))
+    assert document[3][0][stake] == json.loads(json.dumps(core.builtins(other)))
+    again = snapshot_codec.decode(snapshot_codec.encode(changed))
+    assert again == changed and again != state
+    assert snapshot_codec.encode(again) == snapshot_codec.encode(changed)
+
+
+@pytest.mark.parametrize(
+    ("damage", "why"),
+    [
+        (lambda doc: doc[3][0].update({"s0": len(doc[4])}), "a roll it does not hold"),
+        (lambda doc: doc[3][0].update({"s0": -1}), "does not read back"),
+        (lambda doc: doc[3][0].update({"s0": "0"}), "does not read back"),
+        (lambda doc: doc[3].append({}), "does not read back"),
+        (lambda doc: doc[2].update({"rolled": {"s0": doc[4][0]}}), "roll mappings apart"),
+        (lambda doc: doc.append([]), "version"),
+    ],
+    ids=["past-the-log", "negative", "not-a-place", "extra-mapping", "inline", "extra-part"],
+)
+def test_a_snapshot_whose_roll_references_are_damaged_does_not_read_back(
+    damage: Callable[[list[Any]], None], why: str
+) -> None:
+    document = json.loads(snapshot_codec.encode(long_fight(60)))
+    damage(document)
+    with pytest.raises(snapshot_codec.Unknown, match=why):
+        snapshot_codec.decode(json.dumps(document))
+
+
+def test_a_snapshot_of_the_previous_format_is_unknown() -> None:
+    old = SNAPSHOT_2.read_text(encoding="utf-8").strip()
+    assert old.startswith('["snapshot/2","fates-edge",{')
+    with pytest.raises(snapshot_codec.Unknown, match="version"):
+        snapshot_codec.decode(old)
+
+
+def stored_snapshots(path: Path) -> list[tuple[int, str]]:
+    with sqlite3.connect(path) as conn:
+        rows = conn.execute("SELECT seq, state FROM cache_snapshots ORDER BY seq").fetchall()
+    conn.close()
+    return rows
+
+
+def test_a_file_holding_a_previous_format_snapshot_folds_from_the_log_and_stores_it_anew(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "old.db"
+    with Ledger(path) as ledger:
+        imported = ledger.import_lines(EXAMPLE.read_text(encoding="utf-8").splitlines())
+        folded = ledger.refold(imported.encounter)
+    [(seq, text)] = stored_snapshots(path)
+    assert seq == folded.seq and text == snapshot_codec.encode(folded)
+    with sqlite3.connect(path) as conn:
+        conn.execute("UPDATE cache_snapshots SET state = ?", (SNAPSHOT_2.read_text().strip(),))
+        conn.execute("DELETE FROM cache_views")  # so that `tracks` folds
+    conn.close()
+    seqs: list[int] = []
+    advance = core.advance
+
+    def counting(ruleset: Any, state: core.State, seq: int, event: Any) -> core.State:
+        seqs.append(seq)
+        return advance(ruleset, state, seq, event)
+
+    monkeypatch.setattr(core, "advance", counting)
+    with Ledger(path) as ledger:
+        assert ledger.tracks(imported.encounter) == folded
+        assert seqs[0] == 2  # from the log's start: the old snapshot was not read
+        ledger.warm_cache(imported.encounter)
+    [(_, text)] = stored_snapshots(path)
+    assert text == snapshot_codec.encode(folded)
+    seqs.clear()
+    with Ledger(path) as ledger:
+        assert ledger.tracks(imported.encounter) == folded
+    assert seqs == []
+
+
+def test_an_earlier_files_clustered_snapshot_table_is_laid_out_anew_when_snapshots_are_stored(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "clustered.db"
+    with Ledger(path) as ledger:
+        ledger.import_lines(lines(fates_edge_stream(300)), into="ford")
+        folded = ledger.refold("ford")
+    with sqlite3.connect(path) as conn:
+        conn.executescript(
+            """CREATE TABLE old (encounter TEXT NOT NULL, seq INTEGER NOT NULL,
+                hash TEXT NOT NULL, gone TEXT NOT NULL, state TEXT NOT NULL,
+                PRIMARY KEY (encounter, seq)) WITHOUT ROWID;
+            INSERT INTO old SELECT * FROM cache_snapshots;
+            DROP TABLE cache_snapshots;
+            ALTER TABLE old RENAME TO cache_snapshots;"""
+        )
+    conn.close()
+    with Ledger(path) as ledger:
+        assert ledger.tracks("ford") == folded  # the clustered table still reads
+        ledger.warm_cache("ford")
+    with sqlite3.connect(path) as conn:
+        [(schema,)] = conn.execute(
+            "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'cache_snapshots'"
+        ).fetchall()
+    conn.close()
+    assert "WITHOUT ROWID" not in schema.upper()
+    assert [seq for seq, _ in stored_snapshots(path)] == [300]  # the others are dropped with it
+    with Ledger(path) as ledger:
+        assert ledger.tracks("ford") == ledger.refold("ford") == folded
