@@ -86,6 +86,8 @@ class PgCache:
         #: Called when the tables are found missing inside a transaction, to create them under
         #: the schema lock (the store's `create_cache`; None outside a transaction).
         self.create: Callable[[psycopg.Connection[Any]], None] | None = None
+        #: The privilege question sent ahead (`ask_usable`), its answer not read yet.
+        self._asked: psycopg.Cursor[Any] | None = None
 
     @classmethod
     def pooled(cls, connect: Connect, name: str) -> PgCache:
@@ -109,10 +111,18 @@ class PgCache:
         tables.create = create
         return tables
 
+    def ask_usable(self) -> None:
+        """Send the question whether the tables can be used ahead of the transaction's first
+        read: in pipeline mode its answer then comes back with that read's."""
+        if self._usable is None and self._asked is None:
+            with self._connect() as conn:
+                self._asked = conn.execute(_USABLE)
+
     def _ready(self, conn: psycopg.Connection[Any]) -> bool:
         """Whether the tables can be used here (asked once a transaction, made when missing)."""
         if self._usable is None:
-            row = conn.execute(_USABLE).fetchone()
+            asked, self._asked = self._asked, None
+            row = (asked if asked is not None else conn.execute(_USABLE)).fetchone()
             usable = row is not None and row[0] is True
             if row is not None and row[0] is None and self.create is not None:
                 try:
@@ -208,12 +218,13 @@ class PgCache:
         with self._connect() as conn:
             if not self._ready(conn):
                 return False
+            # RETURNING: rows to fetch, which a pipeline waits for (its rowcount it does not).
             moved = conn.execute(
                 "UPDATE cache_views SET seq = %s, hash = %s, view = %s "
-                "WHERE encounter = %s AND name = '' AND seq = %s AND hash = %s",
+                "WHERE encounter = %s AND name = '' AND seq = %s AND hash = %s RETURNING 1",
                 (*head, top, encounter, *before),
             )
-            return moved.rowcount == 1
+            return len(moved.fetchall()) == 1
 
     def put_combatants(
         self,

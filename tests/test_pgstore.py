@@ -319,6 +319,22 @@ def test_text_postgresql_cannot_hold_is_bad_input_and_appends_nothing(pg: PgBack
         assert ledger.store.require("ford").seq == 2
 
 
+def test_an_id_another_writer_stored_first_is_refused_at_the_insert_and_appends_nothing(
+    pg: PgBackend, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The insert is the last word on an id (another writer may store it after this write's
+    # own check): in pipeline mode its refusal is still told at the insert, as bad input.
+    opened(pg, "ford", "moor")
+    with pg.ledger() as ledger:
+        taken = ledger.records("moor")[-1].id
+        monkeypatch.setattr("ledger.pgstore.PgTransaction._stored_by_id", lambda *_: None)
+        line = f'{{"type": "note", "text": "mine", "id": "{taken}"}}'
+        with pytest.raises(BadInput, match="an event id in this batch is already stored"):
+            ledger.import_lines([line], into="ford")
+        assert ledger.store.require("ford").seq == 2
+        assert ledger.record("ford", {"type": "note", "text": "next"}).seq == 3
+
+
 def test_a_schema_in_the_url_keeps_two_ledgers_apart(pg: PgBackend) -> None:
     other = PgBackend(pg.server)
     try:

@@ -172,10 +172,14 @@ def append(folder: Path, count: int) -> dict[str, float]:
                 ledger.store.conn.execute("PRAGMA synchronous=OFF")
             if trace:
                 ledger.store.conn.set_trace_callback(statements.append)
+                pages.append(wal_pages(ledger.store.conn, path, empty_first=True))
             start = time.perf_counter()
             for item in stream[16:]:
                 ledger.record("a", item)
-            return (time.perf_counter() - start) / (count - 1)
+            took = (time.perf_counter() - start) / (count - 1)
+            if trace:
+                pages[-1] = (wal_pages(ledger.store.conn, path) - pages[-1]) / (count - 1)
+            return took
 
     def replayed(durable: bool, busy: float = 0.0) -> float:
         # The ledger's own statements (as sqlite ran them, values inlined), on the same file
@@ -197,18 +201,28 @@ def append(folder: Path, count: int) -> dict[str, float]:
         conn.close()
         return took
 
-    def raw(durable: bool) -> float:
+    def raw(durable: bool, count_pages: bool = False) -> float:
         with Ledger(fresh(folder, "append-rows.db")) as ledger:
             ledger.import_lines(list(lines(iter(stream))), into="a")
         rows = stored_rows(folder / "append-rows.db", "a")[16:]
-        conn = raw_connection(fresh(folder, "append-raw.db"))
+        path = fresh(folder, "append-raw.db")
+        conn = raw_connection(path)
         if not durable:
             conn.execute("PRAGMA synchronous=OFF")
+        if count_pages:
+            raw_appends(conn, rows[:1])
+            start = wal_pages(conn, path, empty_first=True)
+            raw_appends(conn, rows[1:])
+            pages.append((wal_pages(conn, path) - start) / (len(rows) - 1))
+            conn.close()
+            return 0.0
         took = raw_appends(conn, rows)
         conn.close()
         return took
 
+    pages: list[float] = []
     ours(False, trace=True)
+    raw(False, count_pages=True)
     shape = sum(1 for s in statements if s != "BEGIN IMMEDIATE") / (count - 1)
     stages = {
         "fdatasync (raw, one page)": fsync_time(folder, 50),
@@ -228,7 +242,20 @@ def append(folder: Path, count: int) -> dict[str, float]:
     )
     table = {k: v * 1e6 for k, v in stages.items()}
     table["statements an append runs (besides BEGIN)"] = shape
+    table["WAL pages a commit writes: ours"] = pages[0]
+    table["WAL pages a commit writes: raw insert"] = pages[1]
     return table
+
+
+def wal_pages(conn: sqlite3.Connection, path: Path, empty_first: bool = False) -> float:
+    """The WAL's length in pages; with `empty_first`, the WAL emptied first and not
+    checkpointed again (so that the pages the commits after it write add up)."""
+    if empty_first:
+        conn.execute("PRAGMA wal_autocheckpoint=0")
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    size = Path(f"{path}-wal").stat().st_size if Path(f"{path}-wal").exists() else 0
+    (page,) = conn.execute("PRAGMA page_size").fetchone()
+    return max(size - 32, 0) / (page + 24)
 
 
 def undo(folder: Path) -> dict[str, float]:
