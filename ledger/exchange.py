@@ -332,7 +332,7 @@ def admit_line(session: Session, item: dict[str, Any], new_ids: bool, strict: bo
     )
     event = events.parse(item, session.system())
     id_ = envelope.get("id")
-    if id_ is None and isinstance(event, events.EncounterOpened) and session.system():
+    if id_ is None and type(event) is events.EncounterOpened and session.system():
         raise BadInput(
             f"encounter {session.encounter!r} is already open ({session.system()}), and "
             "this line has no id to match it with what is stored: import into a new name "

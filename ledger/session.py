@@ -26,8 +26,9 @@ from projections.findings import Finding
 from projections.registry import RULESETS, ruleset
 from projections.revisions import Standing, corrected, standing
 
-#: The event types that change how earlier events count.
+#: The event types that change how earlier events count, and their models.
 REVISIONS: Final = frozenset({"event.retracted", "event.corrected"})
+REVISION_MODELS: Final = frozenset({events.EventRetracted, events.EventCorrected})
 
 #: A write keeps the folded state every this many seqs, so an undo refolds at most this many
 #: events before what it changes (instead of the whole encounter).
@@ -246,7 +247,11 @@ class Session:
         """Validate one event against the head state, append it, and return its findings."""
         before = self.ready().state
         seq = self.seq + 1
-        if isinstance(event, events.EncounterOpened):
+        # Exact classes (no event model is subclassed): pydantic's model classes are ABCs,
+        # whose isinstance costs several times as much, and an import asks for every line.
+        kind = type(event)
+        if kind is events.EncounterOpened:
+            assert isinstance(event, events.EncounterOpened)
             if before is not None:
                 raise BadInput(
                     f"encounter {self.encounter!r} is already open "
@@ -258,8 +263,9 @@ class Session:
             raise UnknownName(
                 f"encounter {self.encounter!r} does not exist yet", code="unknown-encounter"
             )
-        if isinstance(event, events.EventRetracted | events.EventCorrected):
+        if kind in REVISION_MODELS:
             assert before is not None
+            assert isinstance(event, events.EventRetracted | events.EventCorrected)
             return revising.revise(
                 self,
                 event,

@@ -178,7 +178,7 @@ class Transaction(ABC):
             raise BadInput(f"{kind} event holds a number that JSON cannot carry: {exc}") from exc
         row = (self.encounter, seq, id, kind, recorded_at, body_text, prev_hash, digest)
         self._rows.append(row)
-        if isinstance(event, events.EncounterOpened):
+        if type(event) is events.EncounterOpened:  # exact: see `Session.admit`
             self.system = event.system
             self.opened = Head(
                 encounter=self.encounter,
