@@ -20,7 +20,7 @@ import msgspec
 
 from ledger import chain, events
 from ledger.errors import BadInput, BrokenChain
-from ledger.rows import Head, recorded, timestamp
+from ledger.rows import Head, timestamp
 
 if TYPE_CHECKING:
     from ledger.cache import CacheTables
@@ -189,7 +189,9 @@ class Transaction(ABC):
                 opened_at=recorded_at,
                 updated_at=recorded_at,
             )
-        record = recorded(self.encounter, seq, id, recorded_at, prev_hash, digest, event, as_stored)
+        record = events.Recorded(
+            self.encounter, seq, id, recorded_at, prev_hash, digest, event, as_stored
+        )
         self.seq, self.hash = seq, digest
         self.appended.append(record)
         self.count += 1
