@@ -214,8 +214,9 @@ def grit(state: SsssState, seq: int, event: vocab.GritUsed) -> SsssState:
 def _harmed(player: Player, harm: tuple[int, ...], state: SsssState) -> Player:
     """The player with a new harm record: defeated while it holds lethal harm."""
     lethal = state.house.pc_lethal_harm_level
-    was_lethal = any(h >= lethal for h in player.harm)
-    is_lethal = any(h >= lethal for h in harm)
+    # max() in C: a long fight's record holds every harm still standing.
+    was_lethal = max(player.harm, default=0) >= lethal
+    is_lethal = max(harm, default=0) >= lethal
     status = player.status
     if is_lethal and status == "active":
         status = "defeated"
