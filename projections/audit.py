@@ -239,8 +239,11 @@ def reminders(ruleset: AnyRuleset, state: State) -> dict[tuple[str, tuple[int, .
 
 def opened(ruleset: AnyRuleset, before: State, after: State) -> list[Finding]:
     """Reminders of the obligations an event opened (open after it, not before it)."""
+    now = reminders(ruleset, after)
+    if not now:  # nearly every event: nothing is owed after it, so nothing it opened is
+        return []
     was = reminders(ruleset, before)
-    return [f for key, f in reminders(ruleset, after).items() if key not in was]
+    return [f for key, f in now.items() if key not in was]
 
 
 def for_event(
