@@ -22,6 +22,7 @@ from projections.ruleset import AnyRuleset as AnyRuleset
 from projections.ruleset import Ruleset as Ruleset
 from projections.ruleset import pinned_rules as pinned_rules
 from projections.state import Combatant as Combatant
+from projections.state import Lock as Lock
 from projections.state import Roll as Roll
 from projections.state import Skipped as Skipped
 from projections.state import Stake as Stake
@@ -33,7 +34,7 @@ from projections.state import not_a_roll as not_a_roll
 from projections.state import note_roll as note_roll
 from projections.state import overridden as overridden
 from projections.state import replace_combatant as replace_combatant
-from projections.state import track_names
+from projections.state import stake_of, track_names
 from projections.values import EMPTY as EMPTY
 from projections.values import Value as Value
 from projections.values import fields_of as fields_of
@@ -102,7 +103,7 @@ def _left(ruleset: AnyRuleset, state: State, seq: int, event: events.CombatantLe
 def _locked(ruleset: AnyRuleset, state: State, seq: int, event: events.StakesLocked) -> State:
     _check_names(state, event)
     if event.stake not in state.stakes:
-        stake = Stake(seq=seq, lock=event)
+        stake = stake_of(state, seq, event)
         state = replace(state, stakes=with_entry(state.stakes, event.stake, stake))
     after: State = ruleset.apply(state, seq, event)
     return after

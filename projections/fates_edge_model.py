@@ -185,10 +185,39 @@ class Hit(core.Value, frozen=True, kw_only=True):
     defeated: bool = False
 
 
+class FELock(core.Lock, frozen=True, kw_only=True):
+    """The terms of a Fate's Edge test as the fold and the audit read them after its lock: the
+    fields of `FEStakesLocked` of the same names (its free text, the intent and the
+    consequence, stays in the log)."""
+
+    kind: vocab.StakeKind = "action"
+    opposing: str | None = None
+    position: vocab.Position = "controlled"
+    dv: int | None = None
+    effect: vocab.Effect = "standard"
+    harm: int | None = None
+    effect_harm: int | None = None
+    consequence_harm: int | None = None
+    partial: vocab.Partial | None = None
+    source: vocab.StakeSource = "player"
+    move: str | None = None
+
+
+#: A lock's terms: as recorded (the event) or as the state keeps them.
+Terms = FELock | vocab.FEStakesLocked
+
+
+class FEStake(core.Stake, frozen=True, kw_only=True):
+    """Locked stakes of a Fate's Edge test."""
+
+    lock: FELock
+
+
 class FatesEdgeState(core.State, frozen=True, kw_only=True):
     """The encounter plus what the audit must remember: snapshots, charges, SB provenance."""
 
     combatants: Mapping[str, Adversary | Player] = EMPTY
+    stakes: Mapping[str, FEStake] = EMPTY
     rolls: Log[FERoll] = msgspec.field(default_factory=Log)
     house: Rules = msgspec.field(default_factory=Rules)
     #: stake -> Fatigue marked on its opposing adversary when the stakes were locked
@@ -217,18 +246,17 @@ class FatesEdgeState(core.State, frozen=True, kw_only=True):
         """The roll that resolved a stake, if it was rolled."""
         return self.rolled.get(stake)
 
-    def lock(self, stake: str | None) -> vocab.FEStakesLocked | None:
-        """The stakes locked under an id (the first lock), if any."""
+    def lock(self, stake: str | None) -> FELock | None:
+        """The terms of the stakes locked under an id (the first lock), if any."""
         found = self.stakes.get(stake) if stake is not None else None
-        lock = found.lock if found is not None else None
-        return lock if isinstance(lock, vocab.FEStakesLocked) else None
+        return found.lock if found is not None else None
 
     def adversary(self, name: str | None) -> Adversary | None:
         """The named combatant when it is an adversary."""
         found = self.combatants.get(name) if name is not None else None
         return found if isinstance(found, Adversary) else None
 
-    def opposing(self, lock: vocab.FEStakesLocked) -> Adversary | None:
+    def opposing(self, lock: Terms) -> Adversary | None:
         """The adversary a test is against: `opposing`, else an adversary `target` or actor."""
         for name in (lock.opposing, lock.target, lock.actor):
             found = self.adversary(name)
@@ -254,7 +282,7 @@ def after_a_hit(move: vocab.Move | None) -> bool:
     return "after a hit" in trigger or "on a hit" in trigger
 
 
-def attack_cost(state: FatesEdgeState, lock: vocab.FEStakesLocked) -> int:
+def attack_cost(state: FatesEdgeState, lock: Terms) -> int:
     """The SB a test's attack must have been bought with: 0 for a consequence or an expressly
     free opportunity attack."""
     if lock.source == "opportunity":

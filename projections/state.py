@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from functools import cache
-from typing import Any, Final, Literal, TypeVar
+from typing import Any, Final, Literal, Self, TypeVar, get_args, get_type_hints
 
 import msgspec
 from pydantic import BaseModel, ValidationError
@@ -136,11 +136,46 @@ def _plain(value: Any) -> str:
     return str(value)
 
 
+class Lock(Value, frozen=True, kw_only=True, omit_defaults=True):
+    """What a state keeps of a stakes lock: the fields a fold or an audit reads of it later.
+
+    The event itself is in the log. A long fight's state holds every stake ever locked (a later
+    event may name any of them), so a snapshot holds every lock: as a struct of typed fields it
+    reads back in C, where the event would be validated again by pydantic. Rulesets subclass it
+    with the terms they read (the fields of the same names in their lock event).
+    """
+
+    stake: str
+    actor: str
+    target: str | None = None
+
+    @classmethod
+    def of(cls, event: events.StakesLocked) -> Self:
+        """The lock's terms in `event` (its attributes of the same names, read in C)."""
+        return msgspec.convert(event, cls, from_attributes=True)
+
+
 class Stake(Value, frozen=True, kw_only=True):
-    """Locked stakes: the first lock of a stake id stands."""
+    """Locked stakes: the first lock of a stake id stands. Rulesets with their own `Lock` name a
+    subclass of this one holding it, in their state's `stakes`."""
 
     seq: int
-    lock: events.StakesLocked
+    lock: Lock
+
+
+@cache
+def stake_classes(kind: type[State]) -> tuple[type[Stake], type[Lock]]:
+    """The classes of the stakes a state class holds and of their locks, as its `stakes`
+    annotation names them."""
+    stake: type[Stake] = get_args(get_type_hints(kind)["stakes"])[1]
+    lock: type[Lock] = get_type_hints(stake)["lock"]
+    return stake, lock
+
+
+def stake_of(state: State, seq: int, event: events.StakesLocked) -> Stake:
+    """The record of the stakes `event` locks at `seq`, of the classes the state holds."""
+    stake, lock = stake_classes(type(state))
+    return stake(seq=seq, lock=lock.of(event))
 
 
 class Skipped(Value, frozen=True, kw_only=True):

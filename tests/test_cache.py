@@ -25,6 +25,7 @@ from typer.testing import CliRunner
 
 from ledger import BadInput, Ledger, cache, cli, fastpath, headview, session, snapshot_codec
 from projections import core, revisions
+from projections.fates_edge_model import FatesEdgeState
 from projections.registry import RULESETS
 from tests.longstreams import lines, skirmish
 from tests.stores import KINDS, Backend, SqliteBackend, open_backend
@@ -76,28 +77,51 @@ def test_a_snapshot_decodes_to_the_state_it_was_encoded_from(example: Path) -> N
     assert again.rules == state.rules and isinstance(again.rules, MappingProxyType)
 
 
-@pytest.mark.parametrize(
-    ("damage", "why"),
-    [
-        (lambda lock: {**lock, "position": "heroic"}, "position"),
-        (lambda lock: {**lock, "stake": 7}, "stake"),
-        (lambda lock: ["not", "an", "object"], "object"),
-    ],
-    ids=["bad-value", "bad-type", "not-an-object"],
-)
-def test_a_snapshot_holding_an_event_its_model_refuses_does_not_read_back(
-    damage: Callable[[Any], Any], why: str
-) -> None:
+def ambush_snapshot() -> list[Any]:
     example = next(p for p in EXAMPLES if p.stem == "fates-edge-ambush")
     with Ledger(":memory:") as ledger:
         imported = ledger.import_lines(example.read_text(encoding="utf-8").splitlines())
         state = ledger.refold(imported.encounter)
-    assert state.stakes  # its locks are events the snapshot holds
-    document = json.loads(snapshot_codec.encode(state))
+    assert isinstance(state, FatesEdgeState)
+    assert state.stakes and state.spends  # its locks' terms, and the spend events
+    document: list[Any] = json.loads(snapshot_codec.encode(state))
+    return document
+
+
+def damages(field: str) -> pytest.MarkDecorator:
+    """A bad value of `field`, a name that is not text, a value that is not an object."""
+    return pytest.mark.parametrize(
+        ("damage", "why"),
+        [
+            (lambda item: {**item, field: "heroic"}, field),
+            (lambda item: {**item, "stake": 7}, "stake"),
+            (lambda item: ["not", "an", "object"], "object"),
+        ],
+        ids=["bad-value", "bad-type", "not-an-object"],
+    )
+
+
+@damages("purpose")
+def test_a_snapshot_holding_an_event_its_model_refuses_does_not_read_back(
+    damage: Callable[[Any], Any], why: str
+) -> None:
+    document = ambush_snapshot()
+    spend = next(iter(document[2]["spends"].values()))
+    kind, body = spend
+    assert kind == "sb.spent"
+    spend[1] = damage(body)
+    with pytest.raises(snapshot_codec.Unknown, match=why):
+        snapshot_codec.decode(json.dumps(document))
+
+
+@damages("position")
+def test_a_snapshot_holding_a_lock_its_class_refuses_does_not_read_back(
+    damage: Callable[[Any], Any], why: str
+) -> None:
+    document = ambush_snapshot()
     stake = next(iter(document[2]["stakes"].values()))
-    kind, body = stake["lock"]
-    assert kind == "stakes.locked"
-    stake["lock"] = [kind, damage(body)]
+    assert stake["lock"]["stake"] == "ash-spear"  # the terms, not the event
+    stake["lock"] = damage(stake["lock"])
     with pytest.raises(snapshot_codec.Unknown, match=why):
         snapshot_codec.decode(json.dumps(document))
 

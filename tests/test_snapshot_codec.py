@@ -16,13 +16,14 @@ from typing import Any
 
 import pytest
 
-from ledger import Ledger, snapshot_codec
+from ledger import Ledger, events, snapshot_codec
 from projections import core
-from projections.fates_edge_model import FatesEdgeState
+from projections.fates_edge_model import FatesEdgeState, FELock, FEStake
 from tests.longstreams import fates_edge_stream, lines
 
 FIXTURES = Path(__file__).parent / "fixtures"
-EXAMPLE = Path(__file__).parent.parent / "examples" / "fates-edge-ambush.jsonl"
+EXAMPLES = Path(__file__).parent.parent / "examples"
+EXAMPLE = EXAMPLES / "fates-edge-ambush.jsonl"
 #: `examples/fates-edge-ambush.jsonl` folded, as the codec of format "snapshot/2" wrote it.
 SNAPSHOT_2 = FIXTURES / "snapshot-2" / "fates-edge-ambush.json"
 
@@ -33,6 +34,42 @@ def long_fight(events: int = 700) -> FatesEdgeState:
         state = ledger.refold("ford")
     assert isinstance(state, FatesEdgeState)
     return state
+
+
+@pytest.mark.parametrize(
+    ("example", "stake", "lock"),
+    [
+        ("fates-edge-ambush", FEStake, FELock),
+        ("silken-blade", FEStake, FELock),
+        ("ironsworn-ambush", core.Stake, core.Lock),
+    ],
+)
+def test_each_stake_a_fold_keeps_holds_the_terms_of_its_first_lock(
+    example: str, stake: type[core.Stake], lock: type[core.Lock]
+) -> None:
+    played = (EXAMPLES / f"{example}.jsonl").read_text(encoding="utf-8").splitlines()
+    first = next((json.loads(line) for line in played if '"stakes.locked"' in line), None)
+    if first is None:  # the Ironsworn example locks no stakes of its own
+        first = {"type": "stakes.locked", "stake": "ford", "actor": "Kira", "target": "Raider"}
+        played.append(json.dumps(first))
+    # The same stake locked again: the first lock stands.
+    again = {"type": "stakes.locked", "stake": first["stake"], "actor": first["actor"]}
+    played.append(json.dumps({**again, "intent": "again"}))
+    with Ledger(":memory:") as ledger:
+        imported = ledger.import_lines(played)
+        state = ledger.refold(imported.encounter)
+        records = {r.seq: r.event for r in ledger.records(imported.encounter)}
+    locks = [(seq, e) for seq, e in records.items() if isinstance(e, events.StakesLocked)]
+    assert len(locks) > len(state.stakes) > 0  # stakes locked again among them
+    firsts = {event.stake: seq for seq, event in reversed(locks)}
+    assert list(state.stakes) == [event.stake for seq, event in locks if firsts[event.stake] == seq]
+    for name, kept in state.stakes.items():
+        event = records[kept.seq]
+        assert type(kept) is stake and type(kept.lock) is lock
+        assert (kept.seq, kept.lock.stake) == (firsts[name], name)
+        assert {f: getattr(event, f) for f in lock.__struct_fields__} == core.fields_of(kept.lock)
+    # The terms, not the events: a snapshot holds no lock event to validate again.
+    assert '"stakes.locked"' not in snapshot_codec.encode(state)
 
 
 def test_a_long_fights_snapshot_holds_each_resolving_roll_once_as_its_place_in_the_log() -> None:
