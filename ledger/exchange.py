@@ -246,7 +246,8 @@ class Importer:
     def admit(self, number: int, item: dict[str, Any]) -> None:
         """Admit the line numbered `number`, or raise bad input naming it."""
         try:
-            self._check_chain(number, item)
+            if self.unchained or self.chained_from is not None or "hash" in item:
+                self._check_chain(number, item)
             done = admit_line(self.session, item, self.new_ids, self.strict)
         except BadInput as exc:
             raise type(exc)(f"{self.source} line {number}: {exc}") from exc
@@ -337,11 +338,12 @@ def admit_line(session: Session, item: dict[str, Any], new_ids: bool, strict: bo
         and "hash" in envelope
         and versions.version_of(kind, item) < versions.current(kind)
     )
-    event = events.parse(item, session.system())
+    system = session.system()
+    event = events.parse(item, system)
     id_ = envelope.get("id")
-    if id_ is None and type(event) is events.EncounterOpened and session.system():
+    if id_ is None and type(event) is events.EncounterOpened and system:
         raise BadInput(
-            f"encounter {session.encounter!r} is already open ({session.system()}), and "
+            f"encounter {session.encounter!r} is already open ({system}), and "
             "this line has no id to match it with what is stored: import into a new name "
             "(--into NAME)"
         )

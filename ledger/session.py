@@ -245,8 +245,8 @@ class Session:
         given: Given = NOTHING_GIVEN,
     ) -> tuple[events.Recorded, list[Finding]]:
         """Validate one event against the head state, append it, and return its findings."""
-        before = self.ready().state
-        seq = self.seq + 1
+        before = (self if self._ready else self.ready()).state
+        seq = self.txn.seq + 1
         # Exact classes (no event model is subclassed): pydantic's model classes are ABCs,
         # whose isinstance costs several times as much, and an import asks for every line.
         kind = type(event)

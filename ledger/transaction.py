@@ -165,7 +165,7 @@ class Transaction(ABC):
         elif id in self._pending:
             raise BadInput(f"event id {id!r} is already stored")
         if recorded_at is None:
-            recorded_at = self.now()
+            recorded_at = self._stamp or self.now()
         kind = events.type_of(event)
         body = events.body_of(event) if as_stored is None else as_stored
         try:

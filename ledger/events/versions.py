@@ -61,6 +61,8 @@ def version_of(kind: str, data: Mapping[str, Any]) -> int:
 def upcast(kind: str, data: Mapping[str, Any]) -> Mapping[str, Any]:
     """A body (or an exchanged line) at its type's current version, without the version key:
     `data` itself when it is already current (the common case, no copy)."""
+    if KEY not in data and kind not in CURRENT:  # version 1 of a type that has no other
+        return data
     version = version_of(kind, data)
     now = current(kind)
     if version == now and KEY not in data:
