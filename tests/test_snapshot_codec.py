@@ -20,6 +20,7 @@ from ledger import Ledger, events, snapshot_codec
 from projections import core
 from projections.fates_edge_model import FatesEdgeState, FELock, FEStake
 from tests.longstreams import fates_edge_stream, lines
+from tests.stores import Backend
 
 FIXTURES = Path(__file__).parent / "fixtures"
 EXAMPLES = Path(__file__).parent.parent / "examples"
@@ -137,36 +138,67 @@ def stored_snapshots(path: Path) -> list[tuple[int, str]]:
 
 
 def test_a_file_holding_a_previous_format_snapshot_folds_from_the_log_and_stores_it_anew(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, folded: list[int]
 ) -> None:
     path = tmp_path / "old.db"
     with Ledger(path) as ledger:
         imported = ledger.import_lines(EXAMPLE.read_text(encoding="utf-8").splitlines())
-        folded = ledger.refold(imported.encounter)
+        state = ledger.refold(imported.encounter)
     [(seq, text)] = stored_snapshots(path)
-    assert seq == folded.seq and text == snapshot_codec.encode(folded)
+    assert seq == state.seq and text == snapshot_codec.encode(state)
     with sqlite3.connect(path) as conn:
         conn.execute("UPDATE cache_snapshots SET state = ?", (SNAPSHOT_2.read_text().strip(),))
         conn.execute("DELETE FROM cache_views")  # so that `tracks` folds
     conn.close()
-    seqs: list[int] = []
-    advance = core.advance
-
-    def counting(ruleset: Any, state: core.State, seq: int, event: Any) -> core.State:
-        seqs.append(seq)
-        return advance(ruleset, state, seq, event)
-
-    monkeypatch.setattr(core, "advance", counting)
+    folded.clear()
     with Ledger(path) as ledger:
-        assert ledger.tracks(imported.encounter) == folded
-        assert seqs[0] == 2  # from the log's start: the old snapshot was not read
+        assert ledger.tracks(imported.encounter) == state
+        assert folded[0] == 2  # from the log's start: the old snapshot was not read
         ledger.warm_cache(imported.encounter)
     [(_, text)] = stored_snapshots(path)
-    assert text == snapshot_codec.encode(folded)
-    seqs.clear()
+    assert text == snapshot_codec.encode(state)
+    folded.clear()
     with Ledger(path) as ledger:
-        assert ledger.tracks(imported.encounter) == folded
-    assert seqs == []
+        assert ledger.tracks(imported.encounter) == state
+    assert folded == []
+
+
+def test_previous_format_snapshots_are_ignored_and_the_next_write_stores_its_own(
+    backend: Backend, folded: list[int]
+) -> None:
+    def snapshots() -> list[tuple[int, str]]:
+        return [
+            (seq, text)
+            for seq, text in backend.execute(
+                "SELECT seq, state FROM cache_snapshots WHERE encounter = 'ford' ORDER BY seq"
+            )
+        ]
+
+    with backend.ledger() as ledger:
+        ledger.import_lines(lines(fates_edge_stream(1000)), into="ford")
+        state = ledger.refold("ford")
+    assert [seq for seq, _ in snapshots()] == [256, 512, 768, 1000]
+    for seq, text in snapshots():  # each as the previous format's tag reads now
+        old = text.replace(f'"{snapshot_codec.VERSION}"', '"snapshot/2"', 1)
+        backend.execute("UPDATE cache_snapshots SET state = ? WHERE seq = ?", (old, seq))
+    backend.execute("DELETE FROM cache_views")  # so that `tracks` folds
+    folded.clear()
+    with backend.ledger() as ledger:
+        assert ledger.tracks("ford") == state
+        assert folded[0] == 2
+        written = ledger.record("ford", {"type": "note", "text": "the fold's snapshots anew"})
+    # The write folded from the log's start and stored its fold's snapshots in this format.
+    assert [(seq, text[:14]) for seq, text in snapshots()] == [
+        (256, '["snapshot/3",'),
+        (512, '["snapshot/3",'),
+        (768, '["snapshot/3",'),
+        (1000, '["snapshot/2",'),
+    ]
+    backend.execute("DELETE FROM cache_views")
+    folded.clear()
+    with backend.ledger() as ledger:
+        assert ledger.tracks("ford") == written.state == ledger.refold("ford")
+    assert (folded[0], folded[-1]) == (769, 1001)  # from the snapshot at 768
 
 
 def test_an_earlier_files_clustered_snapshot_table_is_laid_out_anew_when_snapshots_are_stored(

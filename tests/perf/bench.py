@@ -231,9 +231,11 @@ def _fixture_key() -> str:
         "sqlitecache",
         "headview",
         "snapshot_codec",
-        # The snapshot's form is the state classes' too (a roll is stored as an array).
+        # The snapshot's form is the state classes' too (a roll is stored as an array, a
+        # Fate's Edge lock as the fields of `FELock`).
         "projections/state",
         "projections/values",
+        "projections/fates_edge_model",
     )
     paths = (
         f"{m}.py" if "/" in m else f"tests/{m}.py" if m == "longstreams" else f"ledger/{m}.py"
