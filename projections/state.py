@@ -151,10 +151,8 @@ class Lock(Value, frozen=True, kw_only=True, omit_defaults=True):
 
     @classmethod
     def of(cls, event: events.StakesLocked) -> Self:
-        """The lock's terms in `event` (its fields of the same names, read in C)."""
-        # A pydantic model's fields are its `__dict__`: read as a mapping, a third faster than
-        # attribute by attribute, and a fold makes one of these for every lock.
-        return msgspec.convert(event.__dict__, cls)
+        """The lock's terms in `event` (its attributes of the same names, read in C)."""
+        return msgspec.convert(event, cls, from_attributes=True)
 
 
 class Stake(Value, frozen=True, kw_only=True):
