@@ -240,26 +240,8 @@ class PgStore(WarnsOnce, PgReads):
         if self.readonly:
             raise StoreError(f"the ledger {self.name} is read-only; nothing was appended")
         try:
-            # In pipeline mode (psycopg's, libpq's): a statement whose result is not read yet
-            # waits in the connection's queue, so the lock, the head and the cache's privileges
-            # share one round trip, and the writes after the last read share the commit's (an
-            # append went from 10 round trips to 5).
-            with self.pool.connection() as conn, _pipeline(conn), conn.transaction():
-                conn.execute(
-                    "SELECT pg_advisory_xact_lock(%s, hashtext(%s))", (_LOCK_CLASS, encounter)
-                )
-                reads = _Reads(self, conn)
-                reads.cache_db.ask_usable()
-                head, verified, repaired = reads.checked_head(encounter)
-                check_expect(encounter, head.seq if head else 0, expect)
-                txn = PgTransaction(reads, encounter, head, verified, repaired)
-                if head is not None and verified < head.seq:
-                    prev = reads.hash_at(encounter, verified)
-                    txn.check_tail(reads.pages(encounter, verified, head.seq), prev)
-                yield txn
-                if txn.discarded:
-                    raise psycopg.Rollback()
-                txn.finish()
+            with self.pool.connection() as conn:
+                yield from self._in_pipeline(conn, encounter, expect)
         except psycopg.errors.LockNotAvailable as exc:
             raise Conflict(
                 f"encounter {encounter!r} stayed locked by another writer for {LOCK_TIMEOUT_S} s "
@@ -272,6 +254,41 @@ class PgStore(WarnsOnce, PgReads):
             ) from exc
         except psycopg.Error as exc:
             raise _write_error(self.name, exc) from exc
+
+    def _in_pipeline(
+        self, conn: psycopg.Connection[Any], encounter: str, expect: int | None
+    ) -> Iterator[Transaction]:
+        """The write transaction on `conn`, in pipeline mode (psycopg's, where libpq has it):
+        a statement whose result is not read yet waits in the connection's queue, so BEGIN,
+        the lock, the cache's privileges and the head share one round trip, and the writes
+        after the last read share the COMMIT's. BEGIN and COMMIT are sent by hand (the pool's
+        connections are in autocommit): psycopg's transaction block would sync the pipeline
+        as it opens, before its COMMIT and after it. An append makes 5 round trips (10 before
+        pipelining)."""
+        try:
+            with _pipeline(conn):
+                conn.execute("BEGIN")
+                conn.execute(
+                    "SELECT pg_advisory_xact_lock(%s, hashtext(%s))", (_LOCK_CLASS, encounter)
+                )
+                reads = _Reads(self, conn)
+                reads.cache_db.ask_usable()
+                head, verified, repaired = reads.checked_head(encounter)
+                check_expect(encounter, head.seq if head else 0, expect)
+                txn = PgTransaction(reads, encounter, head, verified, repaired)
+                if head is not None and verified < head.seq:
+                    prev = reads.hash_at(encounter, verified)
+                    txn.check_tail(reads.pages(encounter, verified, head.seq), prev)
+                yield txn
+                if not txn.discarded:
+                    txn.finish()
+                conn.execute("ROLLBACK" if txn.discarded else "COMMIT")
+        except BaseException:
+            # The pipeline has ended (synced): whatever the server still holds open is undone.
+            if conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
+                with suppress(psycopg.Error):
+                    conn.execute("ROLLBACK")
+            raise
 
     def verify(self, encounter: str) -> ChainReport:
         """Recompute one encounter's chain; name the first seq that does not verify, and say
