@@ -108,7 +108,11 @@ class Roll(Value, frozen=True, kw_only=True, tag_field="class", tag=True, array_
 
     def dump_json(self) -> str:
         """`dump()` as compact JSON text (as pydantic writes a model's)."""
-        return msgspec.json.encode(self.dump()).decode()
+        # The shown fields encoded once, in C (not through `dump`'s JSON data and back): the
+        # head view stores each roll's text, every roll of an import at its end.
+        values = msgspec.structs.astuple(self)
+        shown = {name: values[at - 1] for name, at in _dumped(type(self))}
+        return _TO_JSON.encode(shown).decode()
 
     def describe(self) -> str:
         """The computed outcome and its numbers, for people: `success (successes 3, sb 1)`."""

@@ -195,6 +195,16 @@ def test_each_write_refreshes_the_head_view_in_its_transaction(big: Backend) -> 
     assert view["combatants"]["Sage"]["harm"] == [1]
 
 
+@pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: p.stem)
+def test_a_rolls_stored_text_is_the_json_of_what_tracks_shows_of_it(example: Path) -> None:
+    with Ledger(":memory:") as ledger:
+        imported = ledger.import_lines(example.read_text(encoding="utf-8").splitlines())
+        state = ledger.refold(imported.encounter)
+    for roll in state.rolls:
+        assert json.loads(headview.roll_text(roll)) == roll.dump()
+        assert list(json.loads(headview.roll_text(roll))) == list(roll.dump())  # in its order
+
+
 def test_a_head_view_row_is_json_of_its_value_whatever_its_text_holds() -> None:
     # orjson writes the rows; text it refuses (a lone surrogate an old file may hold, an int
     # past 64 bits) is written by the standard library's encoder, so a write never fails on it.
