@@ -49,11 +49,12 @@ SCHEMA: Final = (
 )
 #: Whether both tables exist and this role may read and write them (NULL: a table is missing;
 #: one privilege a call, as a list of them asks whether any is held).
-_USABLE: Final = "SELECT " + " AND ".join(
+USABLE: Final = " AND ".join(
     f"has_table_privilege(to_regclass('{table}'), '{privilege}')"
     for table in TABLES
     for privilege in ("SELECT", "INSERT", "UPDATE", "DELETE")
 )
+_USABLE: Final = f"SELECT {USABLE}"
 _PUT_SNAPSHOT: Final = (
     "INSERT INTO cache_snapshots (encounter, seq, hash, gone, state) VALUES (%s,%s,%s,%s,%s) "
     "ON CONFLICT (encounter, seq) DO UPDATE SET hash = EXCLUDED.hash, gone = EXCLUDED.gone, "
@@ -86,8 +87,8 @@ class PgCache:
         #: Called when the tables are found missing inside a transaction, to create them under
         #: the schema lock (the store's `create_cache`; None outside a transaction).
         self.create: Callable[[psycopg.Connection[Any]], None] | None = None
-        #: The privilege question sent ahead (`ask_usable`), its answer not read yet.
-        self._asked: psycopg.Cursor[Any] | None = None
+        #: The answer to `USABLE` when a read of the write asked it (`answered`).
+        self._answer: tuple[bool | None] | None = None
 
     @classmethod
     def pooled(cls, connect: Connect, name: str) -> PgCache:
@@ -111,18 +112,15 @@ class PgCache:
         tables.create = create
         return tables
 
-    def ask_usable(self) -> None:
-        """Send the question whether the tables can be used ahead of the transaction's first
-        read: in pipeline mode its answer then comes back with that read's."""
-        if self._usable is None and self._asked is None:
-            with self._connect() as conn:
-                self._asked = conn.execute(_USABLE)
+    def answered(self, usable: bool | None) -> None:
+        """The answer to `USABLE` (whether the tables can be used; None: one is missing),
+        asked by the write's own first read (`PgStore.begin` asks it with the head)."""
+        self._answer = (usable,)
 
     def _ready(self, conn: psycopg.Connection[Any]) -> bool:
         """Whether the tables can be used here (asked once a transaction, made when missing)."""
         if self._usable is None:
-            asked, self._asked = self._asked, None
-            row = (asked if asked is not None else conn.execute(_USABLE)).fetchone()
+            row = self._answer if self._answer is not None else conn.execute(_USABLE).fetchone()
             usable = row is not None and row[0] is True
             if row is not None and row[0] is None and self.create is not None:
                 try:

@@ -39,6 +39,20 @@ _HEAD_AND_LAST: Final = (
 )
 
 
+def with_column(expression: str) -> str:
+    """`_HEAD_AND_LAST` with one more column (`heads_of` reads the first eleven)."""
+    head, rest = _HEAD_AND_LAST.split(" FROM (SELECT", 1)
+    return f"{head}, ({expression}) FROM (SELECT{rest}"
+
+
+def heads_of(row: tuple[Any, ...]) -> tuple[Head | None, int, tuple[int, str, str] | None]:
+    """The heads cache's row, its verified mark and the last stored row, of a `_HEAD_AND_LAST`
+    row."""
+    cached = head_of(row[:7]) if row[0] is not None else None
+    last = (int(row[8]), str(row[9]), str(row[10])) if row[8] is not None else None
+    return cached, int(row[7] or 0), last
+
+
 class PgReads(ReadsRecords):
     """The reads of both a pooled store and an open transaction, over one `_fetch`."""
 
@@ -68,10 +82,7 @@ class PgReads(ReadsRecords):
 
     def heads_row(self, encounter: str) -> tuple[Head | None, int, tuple[int, str, str] | None]:
         """The heads cache's row, its verified mark, and the last stored row (one query)."""
-        row = self._fetch(_HEAD_AND_LAST, (text(encounter),))[0]
-        cached = head_of(row[:7]) if row[0] is not None else None
-        last = (int(row[8]), str(row[9]), str(row[10])) if row[8] is not None else None
-        return cached, int(row[7] or 0), last
+        return heads_of(self._fetch(_HEAD_AND_LAST, (text(encounter),))[0])
 
     def derived_head(self, encounter: str, last: tuple[int, str, str] | None) -> Head | None:
         """The head as the rows have it (seq 1 names the system and title)."""

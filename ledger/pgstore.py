@@ -30,7 +30,7 @@ from ledger.errors import (
     UnknownName,
 )
 from ledger.pgcache import PgCache
-from ledger.pgreads import HEAD_COLUMNS, PgReads, one_line, text
+from ledger.pgreads import HEAD_COLUMNS, PgReads, heads_of, one_line, text, with_column
 from ledger.rows import COLUMNS, Head, now_utc
 from ledger.stores import (
     WarnsOnce,
@@ -51,6 +51,8 @@ LOCK_TIMEOUT_S: Final = 60
 CONNECT_TIMEOUT_S: Final = 10
 #: The advisory-lock namespace of the ledger (two-key form: this, then hashtext(encounter)).
 _LOCK_CLASS: Final = 0x4C45
+#: A write's head read, asking too whether the projection cache's tables can be used.
+_HEAD_AND_USABLE: Final = with_column(pgcache.USABLE)
 _SCHEMA_LOCK: Final = 0
 
 _SCHEMA: Final = (
@@ -272,7 +274,6 @@ class PgStore(WarnsOnce, PgReads):
                     "SELECT pg_advisory_xact_lock(%s, hashtext(%s))", (_LOCK_CLASS, encounter)
                 )
                 reads = _Reads(self, conn)
-                reads.cache_db.ask_usable()
                 head, verified, repaired = reads.checked_head(encounter)
                 check_expect(encounter, head.seq if head else 0, expect)
                 txn = PgTransaction(reads, encounter, head, verified, repaired)
@@ -328,8 +329,11 @@ class _Reads(PgReads):
 
     def checked_head(self, encounter: str) -> tuple[Head | None, int, bool]:
         """The head to extend, the seq the chain is verified through, and whether the heads
-        cache had to be repaired: the rows win when they disagree with it."""
-        cached, verified, last = self.heads_row(encounter)
+        cache had to be repaired: the rows win when they disagree with it. The same query
+        asks whether the cache's tables can be used (one statement less a write)."""
+        row = self._fetch(_HEAD_AND_USABLE, (text(encounter),))[0]
+        self._cache.answered(row[11])
+        cached, verified, last = heads_of(row)
         if heads_agree(cached, last):
             return cached, verified, False
         self.tell(encounter, heads_disagreement(encounter, cached, last, "repaired from the rows"))
