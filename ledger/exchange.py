@@ -21,7 +21,7 @@ from ledger.chain import ChainReport
 from ledger.errors import BadInput
 from ledger.events import versions
 from ledger.session import Session
-from ledger.transaction import Given
+from ledger.transaction import NOTHING_GIVEN, Given
 from projections import core
 from projections.registry import ruleset
 
@@ -360,8 +360,14 @@ def admit_line(session: Session, item: dict[str, Any], new_ids: bool, strict: bo
     if recorded_at is not None:
         check_time(recorded_at)
     as_stored = {k: v for k, v in item.items() if k != "type"} if older else None
-    given = Given(id=id_, recorded_at=recorded_at, as_stored=as_stored)
+    given = (
+        Given(id=id_, recorded_at=recorded_at, as_stored=as_stored)
+        if envelope or as_stored is not None
+        else NOTHING_GIVEN  # a line of only its event: nothing of its own to keep
+    )
     record, _ = session.admit(event, strict=strict, audit=strict, given=given)
+    if not envelope:
+        return 1
     for key in ("prev_hash", "hash"):
         if key in envelope and envelope[key] != getattr(record, key):
             named = envelope.get("encounter")
