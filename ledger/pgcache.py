@@ -89,6 +89,8 @@ class PgCache:
         self.create: Callable[[psycopg.Connection[Any]], None] | None = None
         #: The answer to `USABLE` when a read of the write asked it (`answered`).
         self._answer: tuple[bool | None] | None = None
+        #: (encounter, n of its last stored roll) as `move_view` read it, for `last_roll`.
+        self._last_roll: tuple[str, int] | None = None
 
     @classmethod
     def pooled(cls, connect: Connect, name: str) -> PgCache:
@@ -123,6 +125,11 @@ class PgCache:
             row = self._answer if self._answer is not None else conn.execute(_USABLE).fetchone()
             usable = row is not None and row[0] is True
             if row is not None and row[0] is None and self.create is not None:
+                if conn.pgconn.pipeline_status != psycopg.pq.PipelineStatus.OFF:
+                    # What the write queued answers first: a refusal of its own rows is the
+                    # write's error, not a refusal to create the tables.
+                    with conn.pipeline():
+                        pass
                 try:
                     with conn.transaction():  # a savepoint: a refusal leaves the write intact
                         self.create(conn)
@@ -216,13 +223,20 @@ class PgCache:
         with self._connect() as conn:
             if not self._ready(conn):
                 return False
-            # RETURNING: rows to fetch, which a pipeline waits for (its rowcount it does not).
+            # RETURNING: rows to fetch, which a pipeline waits for (its rowcount it does not);
+            # and the last stored roll, which the write asks next (`last_roll`), in the same
+            # statement.
             moved = conn.execute(
                 "UPDATE cache_views SET seq = %s, hash = %s, view = %s "
-                "WHERE encounter = %s AND name = '' AND seq = %s AND hash = %s RETURNING 1",
-                (*head, top, encounter, *before),
-            )
-            return len(moved.fetchall()) == 1
+                "WHERE encounter = %s AND name = '' AND seq = %s AND hash = %s "
+                "RETURNING (SELECT max(n) FROM cache_rolls WHERE encounter = %s)",
+                (*head, top, encounter, *before, encounter),
+            ).fetchall()
+            if len(moved) != 1:
+                return False
+            last = moved[0][0]
+            self._last_roll = (encounter, -1 if last is None else int(last))
+            return True
 
     def put_combatants(
         self,
@@ -266,6 +280,9 @@ class PgCache:
 
     def last_roll(self, encounter: str) -> int:
         """The n of the last stored roll (-1 when none)."""
+        known, self._last_roll = self._last_roll, None
+        if known is not None and known[0] == encounter:
+            return known[1]  # read by `move_view` just before, in this transaction
         rows = self._rows(
             "SELECT n FROM cache_rolls WHERE encounter = %s ORDER BY n DESC LIMIT 1", (encounter,)
         )
@@ -275,6 +292,7 @@ class PgCache:
         self, encounter: str, rows: Sequence[tuple[int, str]], replace_from: int | None
     ) -> None:
         """Store roll rows, after deleting those from n = `replace_from` on."""
+        self._last_roll = None
         statements: list[tuple[str, Sequence[Any]]] = []
         if replace_from is not None:
             statements.append(

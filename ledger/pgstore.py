@@ -51,6 +51,8 @@ LOCK_TIMEOUT_S: Final = 60
 CONNECT_TIMEOUT_S: Final = 10
 #: The advisory-lock namespace of the ledger (two-key form: this, then hashtext(encounter)).
 _LOCK_CLASS: Final = 0x4C45
+#: The unique constraint of the events' ids (PostgreSQL's name for `id ... UNIQUE`).
+_ID_KEY: Final = "events_id_key"
 #: A write's head read, asking too whether the projection cache's tables can be used.
 _HEAD_AND_USABLE: Final = with_column(pgcache.USABLE)
 _SCHEMA_LOCK: Final = 0
@@ -255,7 +257,7 @@ class PgStore(WarnsOnce, PgReads):
                 "nothing was appended"
             ) from exc
         except psycopg.Error as exc:
-            raise _write_error(self.name, exc) from exc
+            raise _refused(exc) or _write_error(self.name, exc) from exc
 
     def _in_pipeline(
         self, conn: psycopg.Connection[Any], encounter: str, expect: int | None
@@ -283,7 +285,14 @@ class PgStore(WarnsOnce, PgReads):
                 yield txn
                 if not txn.discarded:
                     txn.finish()
-                conn.execute("ROLLBACK" if txn.discarded else "COMMIT")
+                ended = conn.execute("ROLLBACK" if txn.discarded else "COMMIT")
+            # The server answers COMMIT with ROLLBACK when the transaction failed: never an
+            # acknowledgement of a write that is not stored.
+            if not txn.discarded and ended.statusmessage != "COMMIT":
+                raise StoreError(
+                    f"the ledger at {self.name} rolled the write back ({ended.statusmessage}); "
+                    "nothing was appended"
+                )
         except BaseException:
             # The pipeline has ended (synced): whatever the server still holds open is undone.
             if conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
@@ -356,15 +365,10 @@ class PgTransaction(Transaction):
         return self._reads.cache_db
 
     def _insert(self, rows: list[tuple[Any, ...]]) -> None:
-        conn = self._reads.conn
-        try:
-            # A pipeline of its own syncs when it ends: a refused row is told here, as such.
-            with _pipeline(conn), conn.cursor() as cursor:
-                cursor.executemany(_INSERT, rows)
-        except psycopg.errors.UniqueViolation as exc:
-            raise BadInput(f"an event id in this batch is already stored: {one_line(exc)}") from exc
-        except psycopg.DataError as exc:
-            raise BadInput(f"PostgreSQL cannot store this event: {one_line(exc)}") from exc
+        # In pipeline mode the rows go with the write's next round trip, and a refusal comes
+        # back with its answer: `PgStore.begin` tells it (`_refused`) wherever it surfaces.
+        with self._reads.conn.cursor() as cursor:
+            cursor.executemany(_INSERT, rows)
 
     def _stored_rows(self, system: str, after: int, upto: int) -> Iterator[events.Recorded]:
         reads, encounter = self._reads, self.encounter
@@ -460,6 +464,16 @@ def _rebuild_heads(conn: psycopg.Connection[Any]) -> None:
                 0,
             ),
         )
+
+
+def _refused(exc: psycopg.Error) -> BadInput | None:
+    """Bad input when the server refused an event's row for what it holds: an id stored
+    already (by another writer, since this one checked), or text PostgreSQL cannot hold."""
+    if isinstance(exc, psycopg.errors.UniqueViolation) and exc.diag.constraint_name == _ID_KEY:
+        return BadInput(f"an event id in this batch is already stored: {one_line(exc)}")
+    if isinstance(exc, psycopg.DataError):
+        return BadInput(f"PostgreSQL cannot store this event: {one_line(exc)}")
+    return None
 
 
 def _write_error(name: str, exc: psycopg.Error) -> LedgerError:

@@ -335,6 +335,27 @@ def test_an_id_another_writer_stored_first_is_refused_at_the_insert_and_appends_
         assert ledger.record("ford", {"type": "note", "text": "next"}).seq == 3
 
 
+def test_a_refused_row_is_the_writes_error_while_the_cache_tables_are_made_again(
+    pg: PgBackend, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The row's refusal comes back in the pipeline ahead of the tables' creation: it must not
+    # pass for a refusal to create them (and COMMIT would then have stored nothing, silently).
+    opened(pg, "ford", "moor")
+    with pg.ledger() as ledger:
+        taken = ledger.records("moor")[-1].id
+        # Folded by this ledger already: its next write reads no snapshot before its insert.
+        ledger.record("ford", {"type": "note", "text": "first"})
+        for table in ("cache_snapshots", "cache_views", "cache_rolls"):
+            pg.execute(f"DROP TABLE {table}")
+        monkeypatch.setattr("ledger.pgstore.PgTransaction._stored_by_id", lambda *_: None)
+        line = f'{{"type": "note", "text": "mine", "id": "{taken}"}}'
+        with pytest.raises(BadInput, match="an event id in this batch is already stored"):
+            ledger.import_lines([line], into="ford")
+        assert ledger.store.require("ford").seq == 3
+        assert ledger.record("ford", {"type": "note", "text": "next"}).seq == 4
+        assert ledger.tracks("ford") == ledger.refold("ford")
+
+
 def test_a_schema_in_the_url_keeps_two_ledgers_apart(pg: PgBackend) -> None:
     other = PgBackend(pg.server)
     try:
