@@ -15,8 +15,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ledger import Ledger, chain, events
-from ledger.events import common
+from ledger import BadInput, Ledger, chain, events
+from ledger.events import common, versions
+from tests.test_fuzz import FUZZ, STRATEGIES, Event
+
+EXAMPLES = sorted((Path(__file__).parent.parent / "examples").glob("*.jsonl"))
 
 #: JSON without floats: text of any code point (controls, surrogates, U+2028), integers past
 #: 64 bits, nesting, and keys that are not text.
@@ -78,11 +81,7 @@ def test_only_event_types_whose_fields_cannot_hold_a_float_take_the_fast_path() 
     assert events.float_free(common.EventRetracted)
 
 
-@pytest.mark.parametrize(
-    "example",
-    sorted((Path(__file__).parent.parent / "examples").glob("*.jsonl")),
-    ids=lambda p: p.stem,
-)
+@pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: p.stem)
 def test_every_stored_body_is_the_stdlib_canonical_text(example: Path) -> None:
     with Ledger(":memory:") as ledger:
         imported = ledger.import_lines(example.read_text(encoding="utf-8").splitlines())
@@ -112,3 +111,41 @@ def test_a_forked_child_never_makes_the_ids_its_parent_will() -> None:
     os.close(read)
     mine = {chain.new_id() for _ in range(300)}
     assert len(theirs) == 36 and theirs not in mine
+
+
+def full_body(event: events.EventBase) -> dict[str, Any]:
+    """A body as the ledger has always dumped it: every field, then the top-level nulls out."""
+    dumped = event.model_dump(mode="json")
+    kind = dumped.pop("type")
+    return versions.stamped(kind, {k: v for k, v in dumped.items() if v is not None})
+
+
+def test_only_event_types_of_scalar_fields_are_dumped_by_pydantics_exclude_none() -> None:
+    ssss = events._models("ssss")
+    assert events.flat(ssss["harm.inflicted"]) and events.flat(ssss["note"])
+    # Nested values keep their nulls in a body: exclude_none would drop them there too.
+    assert not events.flat(ssss["combatant.joined"])  # stats
+    assert not events.flat(events._models("fates-edge")["stakes.locked"])  # partial
+
+
+@pytest.mark.parametrize("system", sorted(STRATEGIES))
+def test_every_body_is_the_full_dump_without_its_top_level_nulls(system: str) -> None:
+    @FUZZ
+    @given(STRATEGIES[system]())
+    def check(item: Event) -> None:
+        try:
+            event = events.parse(dict(item), system)
+        except BadInput:
+            return
+        assert events.body_of(event) == full_body(event)
+        assert list(events.body_of(event)) == list(full_body(event))
+
+    check()
+
+
+@pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: p.stem)
+def test_every_example_body_is_the_full_dump_without_its_top_level_nulls(example: Path) -> None:
+    with Ledger(":memory:") as ledger:
+        imported = ledger.import_lines(example.read_text(encoding="utf-8").splitlines())
+        for record in ledger.records(imported.encounter):
+            assert events.body_of(record.event) == full_body(record.event)

@@ -282,9 +282,35 @@ def body_of(event: EventBase) -> dict[str, Any]:
     """The stored `body` of an event: its fields (defaults filled in) without `type` or nulls."""
     # The serializer itself (what model_dump calls): every append and export dumps a body.
     # Without `exclude`, whose set pydantic reads on every call: `type` is dropped below.
-    dumped = event.__pydantic_serializer__.to_python(event, mode="json")
+    serializer = event.__pydantic_serializer__
+    if flat(type(event)):
+        # Only scalar fields: pydantic's own exclude_none drops exactly the top-level nulls
+        # (in C, half the time); it would reach into a nested model's or a mapping's too.
+        dumped = serializer.to_python(event, mode="json", exclude_none=True)
+        return versions.stamped(dumped.pop("type"), dumped)
+    dumped = serializer.to_python(event, mode="json")
     kind = dumped.pop("type")
     return versions.stamped(kind, {k: v for k, v in dumped.items() if v is not None})
+
+
+@cache
+def flat(model: type[BaseModel]) -> bool:
+    """Whether every field of this model holds text, a whole number, a boolean, null or one of
+    its literals (nothing nested: no model, mapping or sequence)."""
+    return all(_scalar_type(f.annotation) for f in model.model_fields.values())
+
+
+def _scalar_type(kind: Any) -> bool:
+    if kind in (str, int, bool, type(None)):
+        return True
+    origin = get_origin(kind)
+    if origin is Literal:
+        return all(type(v) in (str, int, bool) for v in get_args(kind))
+    if origin is Annotated:
+        return _scalar_type(get_args(kind)[0])
+    if origin in (Union, UnionType):
+        return all(_scalar_type(a) for a in get_args(kind))
+    return False
 
 
 @cache
