@@ -36,7 +36,9 @@ def canonical(body: Any, float_free: bool = False) -> str:
     (`tests/test_canonical.py` proves it). Whatever orjson refuses (an integer past 64 bits, a
     lone surrogate, a key that is not text) takes the stdlib path too.
     """
-    if float_free:
+    # A type that may hold a float (stats, a sheet's values) rarely does: its body is looked
+    # through (in half the time the stdlib takes to write it) before the stdlib is asked.
+    if float_free or not _holds_float(body):
         try:
             text: str = orjson.dumps(body, option=orjson.OPT_SORT_KEYS).decode()
         except TypeError:
@@ -44,6 +46,22 @@ def canonical(body: Any, float_free: bool = False) -> str:
         else:
             return text
     return CANONICAL.encode(body)
+
+
+def _holds_float(value: Any) -> bool:
+    """Whether a float occurs anywhere in `value` (JSON data: dicts, lists and tuples)."""
+    kind = type(value)
+    if kind is float:
+        return True
+    items = value.values() if kind is dict else value if kind is list or kind is tuple else ()
+    for item in items:
+        inner = type(item)
+        if inner is float or (inner in _CONTAINERS and _holds_float(item)):
+            return True
+    return False
+
+
+_CONTAINERS: Final = frozenset({dict, list, tuple})
 
 
 #: The body text of rows written by 0.1.0 (fields in event order); later rows store CANONICAL.
