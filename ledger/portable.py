@@ -53,6 +53,10 @@ def _value(value: Any, path: str, what: str) -> Any:
         if -SAFE_INTEGER <= value <= SAFE_INTEGER:
             return value
         raise _beyond(value, path, what)
+    if kind is dict:  # exact containers before the ABC checks below (a sheet's values)
+        return {_value(k, path, what): _value(v, f"{path}.{k}", what) for k, v in value.items()}
+    if kind is list:
+        return [_value(v, f"{path}[{i}]", what) for i, v in enumerate(value)]
     if isinstance(value, bool) or value is None:
         return value
     if isinstance(value, int):  # an int subclass (an IntEnum)
