@@ -1,5 +1,6 @@
 """Where the time of the benchmark's missed figures goes: each stage measured alone, per event,
-on the benchmark's own fixtures, beside the whole. Not collected by pytest; run by hand:
+on the benchmark's own fixtures, beside the whole (and a PostgreSQL append's CPU, client and
+server, when the server binaries are installed). Not collected by pytest; run by hand:
 
     .venv/bin/python tests/perf/breakdown.py          # a table per figure
     .venv/bin/python tests/perf/breakdown.py --json   # the same as JSON
@@ -11,7 +12,9 @@ and the chain check every read makes); the ratio it would give is beside the one
 from __future__ import annotations
 
 import argparse
+import glob
 import json
+import os
 import sqlite3
 import sys
 import tempfile
@@ -27,6 +30,7 @@ from ledger.chainhash import hash_text
 from ledger.rows import recorded
 from projections import audit, core
 from projections.registry import RULESETS
+from tests import pgcluster
 from tests.longstreams import lines, skirmish
 from tests.perf.bench import (
     ROWS,
@@ -287,6 +291,53 @@ def undo(folder: Path) -> dict[str, float]:
     return {k: v * 1e3 for k, v in stages.items()}
 
 
+def _server_cpu() -> float:
+    """CPU seconds of every PostgreSQL process on this machine so far (from /proc)."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for proc in glob.glob("/proc/[0-9]*"):
+        try:
+            if not Path(proc, "comm").read_text().startswith("postgres"):
+                continue
+            fields = Path(proc, "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += int(fields[11]) + int(fields[12])  # utime, stime
+    return total / ticks
+
+
+def pg_append(folder: Path, count: int) -> dict[str, float] | None:
+    """A PostgreSQL append's CPU, the client's and the server's: what several writers share the
+    machine's cores for (None: no PostgreSQL here)."""
+    if pgcluster.binaries() is None:
+        return None
+    cluster = Path(tempfile.mkdtemp(prefix="ledger-breakdown-pg-"))
+    url = pgcluster.start(cluster, durable=True)
+    try:
+        stream = list(skirmish(count + 25))
+        with Ledger(url) as ledger:
+            ledger.import_lines(lines(iter(stream[:15])), into="cpu")
+            for item in stream[15:25]:
+                ledger.record("cpu", item)
+            server, start, cpu = _server_cpu(), time.perf_counter(), time.process_time()
+            for item in stream[25:]:
+                ledger.record("cpu", item)
+            wall = time.perf_counter() - start
+            client, server = time.process_time() - cpu, _server_cpu() - server
+    finally:
+        pgcluster.stop(cluster)
+    cores = os.cpu_count() or 1
+    return {
+        "one writer: wall": wall / count * 1e6,
+        "client CPU (ours and psycopg)": client / count * 1e6,
+        "server CPU (every postgres process)": server / count * 1e6,
+        f"floor of many writers on {cores} cores: (client + server) / cores": (client + server)
+        / count
+        / cores
+        * 1e6,
+    }
+
+
 def _per_event(stages: dict[str, float], count: int, floor: tuple[str, ...]) -> dict[str, float]:
     table = {k: v / count * 1e6 for k, v in stages.items()}
     table["floor (the stages it cannot do without)"] = sum(table[k] for k in floor)
@@ -305,6 +356,9 @@ def main() -> None:
             "append_vs_raw (us an append)": append(folder, 200),
             "undo_first_vs_fold (ms)": undo(folder),
         }
+        pg = pg_append(folder, 500)
+        if pg is not None:
+            figures["pg_append_4_vs_sqlite (us an append)"] = pg
     if args.json:
         print(json.dumps(figures, indent=2))
         return
