@@ -16,12 +16,14 @@ from multiprocessing.synchronize import Barrier
 from pathlib import Path
 from urllib.parse import quote, urlsplit, urlunsplit
 
+import psycopg
 import pytest
 from typer.testing import CliRunner
 
 from ledger import BadInput, BrokenChain, Ledger, StoreError, UnknownName
 from ledger.cli import app
 from ledger.errors import LedgerWarning
+from ledger.pgstore import PgTransaction
 from tests.stores import PgBackend
 
 CONTEXT = multiprocessing.get_context("fork")
@@ -342,6 +344,32 @@ def test_an_id_another_writer_stored_first_is_refused_at_the_insert_and_appends_
         assert ledger.store.require("ford").seq == 3
         assert ledger.record("ford", {"type": "note", "text": "next"}).seq == 4
         assert ledger.tracks("ford") == ledger.refold("ford")
+
+
+def test_a_commit_the_server_answers_with_rollback_is_an_error_and_appends_nothing(
+    pg: PgBackend, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A failure something swallowed leaves the transaction aborted, and PostgreSQL answers its
+    # COMMIT with ROLLBACK (no error): the write must not pass for stored.
+    opened(pg, "ford")
+    finish = PgTransaction.finish
+
+    def swallowing(self: PgTransaction) -> None:
+        finish(self)
+        conn = self._reads.conn
+        try:
+            with conn.pipeline():  # synced here: the error is read (and dropped) at once
+                conn.execute("SELECT 1/0")
+        except psycopg.Error:
+            pass
+
+    monkeypatch.setattr(PgTransaction, "finish", swallowing)
+    with pg.ledger() as ledger:
+        with pytest.raises(StoreError, match="rolled the write back"):
+            ledger.record("ford", {"type": "note", "text": "lost?"})
+        monkeypatch.setattr(PgTransaction, "finish", finish)
+        assert ledger.store.require("ford").seq == 2
+        assert ledger.record("ford", {"type": "note", "text": "kept"}).seq == 3
 
 
 def test_a_schema_in_the_url_keeps_two_ledgers_apart(pg: PgBackend) -> None:
