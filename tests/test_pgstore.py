@@ -16,14 +16,12 @@ from multiprocessing.synchronize import Barrier
 from pathlib import Path
 from urllib.parse import quote, urlsplit, urlunsplit
 
-import psycopg
 import pytest
 from typer.testing import CliRunner
 
 from ledger import BadInput, BrokenChain, Ledger, StoreError, UnknownName
 from ledger.cli import app
 from ledger.errors import LedgerWarning
-from ledger.pgstore import PgTransaction
 from tests.stores import PgBackend
 
 CONTEXT = multiprocessing.get_context("fork")
@@ -350,7 +348,12 @@ def test_a_commit_the_server_answers_with_rollback_is_an_error_and_appends_nothi
     pg: PgBackend, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # A failure something swallowed leaves the transaction aborted, and PostgreSQL answers its
-    # COMMIT with ROLLBACK (no error): the write must not pass for stored.
+    # COMMIT with ROLLBACK (no error): the write must not pass for stored. (psycopg is imported
+    # here, as everywhere in the tests: the suite runs without the postgres extra.)
+    import psycopg
+
+    from ledger.pgstore import PgTransaction
+
     opened(pg, "ford")
     finish = PgTransaction.finish
 
