@@ -264,11 +264,11 @@ class PgStore(WarnsOnce, PgReads):
     ) -> Iterator[Transaction]:
         """The write transaction on `conn`, in pipeline mode (psycopg's, where libpq has it):
         a statement whose result is not read yet waits in the connection's queue, so BEGIN,
-        the lock, the cache's privileges and the head share one round trip, and the writes
-        after the last read share the COMMIT's. BEGIN and COMMIT are sent by hand (the pool's
-        connections are in autocommit): psycopg's transaction block would sync the pipeline
-        as it opens, before its COMMIT and after it. An append makes 5 round trips (10 before
-        pipelining)."""
+        the lock and the head (with the cache's privileges) share one round trip, the event's
+        row rides with the head view's update, and the writes after the last read share the
+        COMMIT's. BEGIN and COMMIT are sent by hand (the pool's connections are in autocommit):
+        psycopg's transaction block would sync the pipeline as it opens, before its COMMIT and
+        after it. An append makes 3 round trips (10-11 before pipelining)."""
         try:
             with _pipeline(conn):
                 conn.execute("BEGIN")
