@@ -30,23 +30,26 @@ if TYPE_CHECKING:
 #: Rows read per round trip by a stream (bounded memory on a long encounter).
 PAGE: Final = 2000
 HEAD_COLUMNS: Final = "encounter, system, title, seq, hash, opened_at, updated_at"
-#: The heads cache's row of an encounter (if any), its verified mark, and the last stored row.
-_HEAD_AND_LAST: Final = (
-    "SELECT h.encounter, h.system, h.title, h.seq, h.hash, h.opened_at, h.updated_at, "
-    "h.verified, l.seq, l.hash, l.recorded_at FROM (SELECT %s::text AS name) q "
-    "LEFT JOIN heads h ON h.encounter = q.name LEFT JOIN LATERAL (SELECT seq, hash, recorded_at "
-    "FROM events WHERE encounter = q.name ORDER BY seq DESC LIMIT 1) l ON true"
-)
 
 
-def with_column(expression: str) -> str:
-    """`_HEAD_AND_LAST` with one more column (`heads_of` reads the first eleven)."""
-    head, rest = _HEAD_AND_LAST.split(" FROM (SELECT", 1)
-    return f"{head}, ({expression}) FROM (SELECT{rest}"
+def head_and_last(*also: str) -> str:
+    """The query of an encounter's heads cache row (if any) with its verified mark and the
+    last stored row, and the expressions `also` after them (`heads_of` reads the first
+    eleven columns)."""
+    extra = "".join(f", ({expression})" for expression in also)
+    return (
+        "SELECT h.encounter, h.system, h.title, h.seq, h.hash, h.opened_at, h.updated_at, "
+        f"h.verified, l.seq, l.hash, l.recorded_at{extra} FROM (SELECT %s::text AS name) q "
+        "LEFT JOIN heads h ON h.encounter = q.name LEFT JOIN LATERAL (SELECT seq, hash, "
+        "recorded_at FROM events WHERE encounter = q.name ORDER BY seq DESC LIMIT 1) l ON true"
+    )
+
+
+_HEAD_AND_LAST: Final = head_and_last()
 
 
 def heads_of(row: tuple[Any, ...]) -> tuple[Head | None, int, tuple[int, str, str] | None]:
-    """The heads cache's row, its verified mark and the last stored row, of a `_HEAD_AND_LAST`
+    """The heads cache's row, its verified mark and the last stored row, of a `head_and_last`
     row."""
     cached = head_of(row[:7]) if row[0] is not None else None
     last = (int(row[8]), str(row[9]), str(row[10])) if row[8] is not None else None

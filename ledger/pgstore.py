@@ -30,7 +30,7 @@ from ledger.errors import (
     UnknownName,
 )
 from ledger.pgcache import PgCache
-from ledger.pgreads import HEAD_COLUMNS, PgReads, heads_of, one_line, text, with_column
+from ledger.pgreads import HEAD_COLUMNS, PgReads, head_and_last, heads_of, one_line, text
 from ledger.rows import COLUMNS, Head, now_utc
 from ledger.stores import (
     WarnsOnce,
@@ -54,7 +54,7 @@ _LOCK_CLASS: Final = 0x4C45
 #: The unique constraint of the events' ids (PostgreSQL's name for `id ... UNIQUE`).
 _ID_KEY: Final = "events_id_key"
 #: A write's head read, asking too whether the projection cache's tables can be used.
-_HEAD_AND_USABLE: Final = with_column(pgcache.USABLE)
+_HEAD_AND_USABLE: Final = head_and_last(pgcache.USABLE)
 _SCHEMA_LOCK: Final = 0
 
 _SCHEMA: Final = (

@@ -39,8 +39,11 @@ def plain(fields: Mapping[str, Any]) -> bool:
 def portable_fields(fields: Mapping[str, Any], what: str) -> dict[str, Any]:
     """An event's fields with whole floats made ints, or bad input naming the first field
     whose value would not hash alike in every language."""
-    if plain(fields):
-        return dict(fields)
+    return dict(fields) if plain(fields) else walked(fields, what)
+
+
+def walked(fields: Mapping[str, Any], what: str) -> dict[str, Any]:
+    """`portable_fields` of fields known not to be `plain`: each value looked at in turn."""
     return {key: _value(value, key, what) for key, value in fields.items()}
 
 

@@ -24,11 +24,10 @@ from projections import core
 from projections.downstream import Downstream
 from projections.findings import Finding
 from projections.registry import RULESETS, ruleset
-from projections.revisions import Standing, corrected, standing
+from projections.revisions import REVISION_MODELS, Standing, corrected, standing
 
-#: The event types that change how earlier events count, and their models.
+#: The event types that change how earlier events count.
 REVISIONS: Final = frozenset({"event.retracted", "event.corrected"})
-REVISION_MODELS: Final = frozenset({events.EventRetracted, events.EventCorrected})
 
 #: A write keeps the folded state every this many seqs, so an undo refolds at most this many
 #: events before what it changes (instead of the whole encounter).

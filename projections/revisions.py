@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, Final, TypeVar
 
 from msgspec.structs import replace
 from pydantic import ValidationError
@@ -22,6 +22,10 @@ from ledger.errors import BadInput
 #: Event types a correction may not target: what they mean is fixed (house rules are pinned
 #: when the encounter opens; an undo is redone, a correction undone or corrected at its target).
 UNCORRECTABLE = frozenset({"encounter.opened", "event.retracted", "event.corrected"})
+
+#: The models of the events that change how earlier events count (exact classes: no event
+#: model is subclassed, and an isinstance of a pydantic model class is an ABC's, far slower).
+REVISION_MODELS: Final = frozenset({events.EventRetracted, events.EventCorrected})
 
 #: An event model: a correction keeps its type.
 E = TypeVar("E", bound=events.EventBase)
@@ -89,7 +93,7 @@ class Standing:
 def standing(revisions: Iterable[events.Recorded], without: Iterable[int] = ()) -> Standing:
     """The standing of a stream from its retractions and corrections (other events are
     ignored), as if the seqs in `without` were never recorded."""
-    kept = [r for r in revisions if type(r.event) in _REVISION_MODELS]
+    kept = [r for r in revisions if type(r.event) in REVISION_MODELS]
     gone = excluded(kept, without)
     fixes: dict[int, tuple[events.Recorded, ...]] = {}
     for r in sorted(kept, key=_seq):
@@ -97,9 +101,6 @@ def standing(revisions: Iterable[events.Recorded], without: Iterable[int] = ()) 
         if type(event) is events.EventCorrected and r.seq not in gone and event.target not in gone:
             fixes[event.target] = (*fixes.get(event.target, ()), r)
     return Standing(gone, fixes)
-
-
-_REVISION_MODELS = frozenset({events.EventRetracted, events.EventCorrected})
 
 
 def _seq(record: events.Recorded) -> int:

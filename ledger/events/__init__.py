@@ -43,7 +43,7 @@ from ledger.events.common import (
     TrackAdjusted,
     TracksNoted,
 )
-from ledger.portable import plain, portable_fields
+from ledger.portable import plain, walked
 
 if TYPE_CHECKING:
     from pydantic import GetCoreSchemaHandler
@@ -177,7 +177,7 @@ def parse(data: Mapping[str, Any], system: str | None) -> Event:
         raise BadInput(f"a {kind!r} event needs an encounter opened first")
     model = _models(system).get(kind)
     if model is not None and not plain(data):
-        data = portable_fields(data, f"{kind} event")
+        data = walked(data, f"{kind} event")
     if model is None:
         known = ", ".join(event_types(system))
         others = owners_of(kind, system)
