@@ -18,6 +18,7 @@ import orjson
 from ledger.cache import CacheTables
 from ledger.snapshot_codec import TEXT
 from projections import core
+from projections.log import Log
 
 
 def view_of(state: core.State) -> dict[str, Any]:
@@ -35,7 +36,9 @@ def _text(value: Any) -> str:
         return TEXT.encode(value)
 
 
-def _head_row(state: core.State) -> str:
+def head_row(state: core.State) -> str:
+    """The head's row of the view: the system, the combatants' names in order, the pools, the
+    game time and how many rolls there are."""
     return _text(
         {
             "system": state.system,
@@ -63,22 +66,25 @@ def save_view(
     """Refresh the encounter's head view after a write from head `before` (state `was`) to
     `head`: only the combatants the write replaced, when the view was of `before`."""
     encounter = state.encounter
-    top = _head_row(state)
+    top = head_row(state)
     if before is not None and was is not None and tables.move_view(encounter, before, head, top):
         if was.combatants is not state.combatants:
-            old = was.combatants
-            rows = [
-                (name, _text(c.view()))
-                for name, c in state.combatants.items()
-                if old.get(name) is not c
-            ]
-            gone = [name for name in old if name not in state.combatants]
-            tables.put_combatants(encounter, head, rows, gone)
+            gone = [name for name in was.combatants if name not in state.combatants]
+            tables.put_combatants(encounter, head, changed_rows(was, state), gone)
         _save_rolls(tables, was.rolls, state)
         return
     rows = [(name, _text(c.view())) for name, c in state.combatants.items()]
     tables.replace_view(encounter, head, top, rows)
     _save_rolls(tables, None, state)
+
+
+def changed_rows(was: core.State, state: core.State) -> list[tuple[str, str]]:
+    """The rows of the combatants `state` holds that are not those of `was` (a fold shares
+    what an event leaves alone), as (name, view text)."""
+    old = was.combatants
+    return [
+        (name, _text(c.view())) for name, c in state.combatants.items() if old.get(name) is not c
+    ]
 
 
 def _save_rolls(tables: CacheTables, old: Sequence[core.Roll] | None, state: core.State) -> None:
@@ -90,7 +96,9 @@ def _save_rolls(tables: CacheTables, old: Sequence[core.Roll] | None, state: cor
     if old is new:
         return
     start = 0
-    if old is not None:
+    if old is not None and isinstance(new, Log) and new.extends(old):
+        start = len(old)  # rolls were added, the same objects kept: only the new ones
+    elif old is not None:
         for a, b in zip(old, new, strict=False):
             if a is not b and a != b:
                 break

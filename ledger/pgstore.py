@@ -31,7 +31,7 @@ from ledger.errors import (
 )
 from ledger.pgcache import PgCache
 from ledger.pgreads import HEAD_COLUMNS, PgReads, head_and_last, heads_of, one_line, text
-from ledger.rows import COLUMNS, Head, now_utc
+from ledger.rows import COLUMNS, Head, now_utc, written
 from ledger.stores import (
     WarnsOnce,
     against_heads,
@@ -396,11 +396,7 @@ class PgTransaction(Transaction):
         return self._reads.seqs_from_head(self.encounter, upto)
 
     def _put_head(self, head: Head) -> None:
-        self._reads.conn.execute(
-            _PUT_HEAD,
-            (head.encounter, head.system, head.title, head.seq, head.hash, head.opened_at,
-             head.updated_at, head.seq),
-        )  # fmt: skip
+        self._reads.conn.execute(_PUT_HEAD, (*written(head), head.seq))
 
 
 def _pipeline(conn: psycopg.Connection[Any]) -> AbstractContextManager[Any]:

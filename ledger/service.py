@@ -23,7 +23,7 @@ from pydantic import BaseModel, PrivateAttr
 from ledger import events, exchange, systems
 from ledger.errors import BadInput, Conflict
 from ledger.queries import Queries
-from ledger.rows import now_utc
+from ledger.rows import built, now_utc
 from ledger.session import AtHead, Session
 from ledger.storefile import DEFAULT_DB as DEFAULT_DB
 from ledger.stores import open_store
@@ -58,14 +58,13 @@ class Written(BaseModel, frozen=True, defer_build=True):
         dry_run: bool = False,
     ) -> Written:
         """The result of a write from its folds (values already checked: not validated again)."""
-        made = cls.model_construct(
-            records=tuple(f[1] for f in folds),
-            findings=tuple(findings),
-            downstream=downstream,
-            dry_run=dry_run,
-        )
-        made._folds = tuple(folds)
-        return made
+        fields = {
+            "records": tuple(f[1] for f in folds),
+            "findings": tuple(findings),
+            "downstream": downstream,
+            "dry_run": dry_run,
+        }
+        return built(cls, fields, {"_folds": tuple(folds)})
 
     @functools.cached_property
     def changes(self) -> tuple[steps.Change, ...]:

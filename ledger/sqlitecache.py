@@ -160,7 +160,13 @@ class SqliteCache:
     ) -> None:
         """Replace these combatants' rows; delete the rows `gone`."""
         # Most writes change one combatant and remove none: no statement for an empty batch.
-        if rows:
+        if len(rows) == 1:  # most writes: one row, bound without a cursor loop
+            ((name, text),) = rows
+            self.conn.execute(
+                "INSERT OR REPLACE INTO cache_views VALUES (?,?,?,?,?)",
+                (encounter, name, *head, text),
+            )
+        elif rows:
             self.conn.executemany(
                 "INSERT OR REPLACE INTO cache_views VALUES (?,?,?,?,?)",
                 [(encounter, name, *head, text) for name, text in rows],

@@ -27,7 +27,7 @@ from ledger.errors import (
     UnknownName,
     did_you_mean,
 )
-from ledger.rows import COLUMNS, Head, from_row, head_of, now_utc
+from ledger.rows import COLUMNS, Head, from_row, head_of, now_utc, written
 from ledger.sqlitecache import SqliteCache
 from ledger.stores import (
     ReadsRecords,
@@ -452,7 +452,10 @@ class SqliteTransaction(Transaction):
 
     def _insert(self, rows: list[tuple[Any, ...]]) -> None:
         try:
-            self._store.conn.executemany(_INSERT, rows)
+            if len(rows) == 1:  # a write's one event: execute binds it without a cursor loop
+                self._store.conn.execute(_INSERT, rows[0])
+            else:
+                self._store.conn.executemany(_INSERT, rows)
         except sqlite3.IntegrityError as exc:
             raise BadInput(f"an event id in this batch is already stored: {exc}") from exc
 
@@ -476,8 +479,4 @@ class SqliteTransaction(Transaction):
         return self._store.seqs_from_head(self.encounter, upto)
 
     def _put_head(self, head: Head) -> None:
-        self._store.conn.execute(
-            _PUT_HEAD,
-            (head.encounter, head.system, head.title, head.seq, head.hash, head.opened_at,
-             head.updated_at, head.seq),
-        )  # fmt: skip
+        self._store.conn.execute(_PUT_HEAD, (*written(head), head.seq))

@@ -20,7 +20,7 @@ import msgspec
 
 from ledger import chain, events
 from ledger.errors import BadInput, BrokenChain
-from ledger.rows import Head, timestamp
+from ledger.rows import Head, moved, timestamp
 
 if TYPE_CHECKING:
     from ledger.cache import CacheTables
@@ -126,9 +126,7 @@ class Transaction(ABC):
             return None
         if not self.count:
             return self.opened
-        return self.opened.model_copy(
-            update={"seq": self.seq, "hash": self.hash, "updated_at": self.appended[-1].recorded_at}
-        )
+        return moved(self.opened, self.seq, self.hash, self.appended[-1].recorded_at)
 
     def now(self) -> str:
         """The time this transaction records at (one clock reading for the whole batch)."""

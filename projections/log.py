@@ -47,6 +47,11 @@ class Log(Sequence[T], Generic[T]):
         fresh.append(item)
         return _view(fresh, size + 1)
 
+    def extends(self, other: object) -> bool:
+        """Whether `other` is a version of this Log that this one extends (or is): both share
+        storage, so `other`'s items are the first of these, the very same objects."""
+        return isinstance(other, Log) and other._items is self._items and other._size <= self._size
+
     def __len__(self) -> int:
         return self._size
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -96,6 +97,12 @@ def test_ids_stay_unique_and_version_4_across_refills_of_the_pool() -> None:
     ids = [chain.new_id() for _ in range(2000)]
     assert len(set(ids)) == 2000
     assert all(i[14] == "4" and i[19] in "89ab" and len(i) == 36 for i in ids)
+
+
+@given(st.binary(min_size=16, max_size=16))
+def test_an_id_is_the_text_uuid_gives_the_same_random_bytes(chunk: bytes) -> None:
+    chain._pool.append(chunk)
+    assert chain.new_id() == str(uuid.UUID(bytes=chunk, version=4))
 
 
 def test_a_forked_child_never_makes_the_ids_its_parent_will() -> None:

@@ -12,6 +12,7 @@ and the chain check every read makes); the ratio it would give is beside the one
 from __future__ import annotations
 
 import argparse
+import functools
 import glob
 import json
 import os
@@ -25,9 +26,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from ledger import Ledger, chain, events
+from ledger import Ledger, chain, events, headview, store
 from ledger.chainhash import hash_text
-from ledger.rows import recorded
+from ledger.rows import now_utc, recorded, timestamp
 from projections import audit, core
 from projections.registry import RULESETS
 from tests import pgcluster
@@ -185,10 +186,13 @@ def append(folder: Path, count: int) -> dict[str, float]:
                 pages[-1] = (wal_pages(ledger.store.conn, path) - pages[-1]) / (count - 1)
             return took
 
-    def replayed(durable: bool, busy: float = 0.0) -> float:
+    def replayed(
+        durable: bool, busy: float = 0.0, work: list[Callable[[], None]] | None = None
+    ) -> float:
         # The ledger's own statements (as sqlite ran them, values inlined), on the same file
         # from the same start, without any of the Python that chose them; with `busy`, a loop
-        # spinning that many seconds before each transaction (the CPU an append spends).
+        # spinning that many seconds before each transaction (the CPU an append spends); with
+        # `work`, one job of it run before each transaction instead.
         path = fresh(folder, "append-replayed.db")
         path.write_bytes(start_file.read_bytes())
         conn = sqlite3.connect(path, isolation_level=None)
@@ -196,10 +200,14 @@ def append(folder: Path, count: int) -> dict[str, float]:
         conn.execute(f"PRAGMA synchronous={'FULL' if durable else 'OFF'}")
         with Ledger(path) as ledger:
             ledger.record("a", stream[15])
+        jobs = iter(work or ())
         start = time.perf_counter()
         for sql in statements:
-            if busy and sql == "BEGIN IMMEDIATE":
-                spin(busy)
+            if sql == "BEGIN IMMEDIATE":
+                if busy:
+                    spin(busy)
+                if work:
+                    next(jobs)()
             conn.execute(sql)
         took = (time.perf_counter() - start) / (count - 1)
         conn.close()
@@ -244,11 +252,100 @@ def append(folder: Path, count: int) -> dict[str, float]:
     stages["the statements replayed durable, our CPU spun between"] = min(
         replayed(True, busy=python) for _ in range(3)
     )
+    path = fresh(folder, "append-work.db")
+    path.write_bytes(start_file.read_bytes())
+    with Ledger(path) as ledger:
+        ledger.record("a", stream[15])
+    jobs = contract_work(path, "a", stream[16:])
+    stages["the contract's own work alone (validate, fold, audit, hash, view text)"] = best(
+        lambda: [job() for job in jobs]
+    ) / (count - 1)
+    stages["the statements replayed durable, the contract's own work between"] = min(
+        replayed(True, work=jobs) for _ in range(3)
+    )
+    lean_path = fresh(folder, "append-lean.db")
+    stages["lean: the same statements and work, no glue, no fsync"] = min(
+        lean(lean_path, start_file, stream[15:], durable=False) for _ in range(3)
+    )
+    stages["lean: the same statements and work, no glue, durable"] = min(
+        lean(lean_path, start_file, stream[15:], durable=True) for _ in range(3)
+    )
     table = {k: v * 1e6 for k, v in stages.items()}
     table["statements an append runs (besides BEGIN)"] = shape
     table["WAL pages a commit writes: ours"] = pages[0]
     table["WAL pages a commit writes: raw insert"] = pages[1]
     return table
+
+
+def contract_work(
+    path: Path, encounter: str, items: list[dict[str, Any]]
+) -> list[Callable[[], None]]:
+    """For each event appended to the encounter after the file at `path`, the work no append
+    of it can do without, on the state before it: validate the event, fold it on the head,
+    audit it, encode and hash its body, and encode the head view's rows it changes. None of
+    the ledger's glue (the session, the transaction, the result)."""
+    with Ledger(path) as ledger:
+        state = ledger.tracks(encounter)
+    rules, system, stamp = RULESETS[state.system], state.system, "2026-01-01T00:00:00.000000Z"
+
+    def job(before: core.State, seq: int, item: dict[str, Any]) -> core.State:
+        event = events.parse(item, system)
+        after = core.replace(core.advance(rules, before, seq, event), seq=seq)
+        probe = recorded(encounter, seq, "", "", "", "", event)
+        audit.for_event(rules, before, probe, after, {})
+        body = chain.canonical(events.body_of(event), events.float_free(type(event)))
+        chain.hash_text(encounter, seq, chain.new_id(), events.type_of(event), stamp, body, "")
+        headview.head_row(after)
+        headview.changed_rows(before, after)
+        return after
+
+    jobs: list[Callable[[], None]] = []
+    for seq, item in enumerate(items, start=state.seq + 1):
+        jobs.append(functools.partial(job, state, seq, item))
+        state = job(state, seq, item)
+    return jobs
+
+
+def lean(path: Path, start: Path, items: list[dict[str, Any]], *, durable: bool) -> float:
+    """An append with nothing but what the contract asks of it, one event a transaction, on a
+    copy of `start`: the head read under the write lock, the event validated, folded, audited,
+    encoded and hashed, inserted with the head view's rows it changes and the heads row, then
+    committed (the statements the ledger runs, with parameters). Its time per append, after the
+    first (which opens the file and folds)."""
+    path.write_bytes(start.read_bytes())
+    with Ledger(path) as ledger:
+        ledger.record("a", items[0])
+        state = ledger.tracks("a")
+        conn = ledger.store.conn
+        conn.execute(f"PRAGMA synchronous={'FULL' if durable else 'OFF'}")
+        tables = ledger.store.cache_db
+        rules, system = RULESETS[state.system], state.system
+        begun = time.perf_counter()
+        for item in items[1:]:
+            conn.execute("BEGIN IMMEDIATE")
+            row = conn.execute(store._WRITE_HEAD, ("a", "a")).fetchone()
+            seq, prev = row[3] + 1, row[4]
+            event = events.parse(item, system)
+            after = core.replace(core.advance(rules, state, seq, event), seq=seq)
+            probe = recorded("a", seq, "", "", "", "", event)
+            audit.for_event(rules, state, probe, after, {})
+            kind, stamp, id_ = events.type_of(event), timestamp(now_utc()), chain.new_id()
+            body = chain.canonical(events.body_of(event), events.float_free(type(event)))
+            digest = chain.hash_text("a", seq, id_, kind, stamp, body, prev)
+            conn.execute(store._INSERT, ("a", seq, id_, kind, stamp, body, prev, digest))
+            tables.move_view("a", (row[3], prev), (seq, digest), headview.head_row(after))
+            changed = headview.changed_rows(state, after)
+            if changed:
+                tables.put_combatants("a", (seq, digest), changed, ())
+            if after.rolls is not state.rolls:
+                tables.put_rolls("a", [(len(after.rolls) - 1, after.rolls[-1].dump_json())], None)
+            conn.execute(store._PUT_HEAD, (*row[:3], seq, digest, row[5], stamp, seq))
+            conn.execute("COMMIT")
+            state = after
+        took = (time.perf_counter() - begun) / (len(items) - 1)
+    with Ledger(path) as ledger:  # the lean appends left a ledger the ledger agrees with
+        assert ledger.verify("a")[0].ok and ledger.tracks("a").view() == state.view()
+    return took
 
 
 def wal_pages(conn: sqlite3.Connection, path: Path, empty_first: bool = False) -> float:
