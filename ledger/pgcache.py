@@ -166,7 +166,9 @@ class PgCache:
             with nullcontext() if self._transaction else conn.transaction(), conn.cursor() as cur:
                 for sql, params in statements:
                     if isinstance(params, list):
-                        if params:
+                        if len(params) == 1:  # most writes: one row (executemany costs more)
+                            cur.execute(sql, params[0])
+                        elif params:
                             cur.executemany(sql, params)
                     else:
                         cur.execute(sql, params)

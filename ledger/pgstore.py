@@ -368,7 +368,10 @@ class PgTransaction(Transaction):
         # In pipeline mode the rows go with the write's next round trip, and a refusal comes
         # back with its answer: `PgStore.begin` tells it (`_refused`) wherever it surfaces.
         with self._reads.conn.cursor() as cursor:
-            cursor.executemany(_INSERT, rows)
+            if len(rows) == 1:  # a write's one event: executemany's pipeline costs more
+                cursor.execute(_INSERT, rows[0])
+            else:
+                cursor.executemany(_INSERT, rows)
 
     def _stored_rows(self, system: str, after: int, upto: int) -> Iterator[events.Recorded]:
         reads, encounter = self._reads, self.encounter

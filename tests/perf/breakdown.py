@@ -27,7 +27,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from ledger import Ledger, chain, events, headview, store, systems
+from ledger import Ledger, chain, events, headview, pgstore, store, systems
 from ledger.chainhash import hash_text
 from ledger.rows import now_utc, recorded, timestamp
 from ledger.session import CHECKPOINT_EVERY
@@ -454,6 +454,7 @@ def pg_append(folder: Path, count: int) -> dict[str, float] | None:
                 ledger.record("cpu", item)
             wall = time.perf_counter() - start
             client, server = time.process_time() - cpu, _server_cpu() - server
+            lean_wall, lean_client, lean_server = pg_lean(url, ledger, stream)
     finally:
         pgcluster.stop(cluster)
     cores = os.cpu_count() or 1
@@ -465,7 +466,57 @@ def pg_append(folder: Path, count: int) -> dict[str, float] | None:
         / count
         / cores
         * 1e6,
+        "lean (the same statements and work through psycopg, no glue): wall": lean_wall * 1e6,
+        "lean: client CPU": lean_client * 1e6,
+        "lean: server CPU": lean_server * 1e6,
+        f"lean: floor of many writers on {cores} cores": (lean_client + lean_server) / cores * 1e6,
     }
+
+
+def pg_lean(url: str, ledger: Ledger, items: list[dict[str, Any]]) -> tuple[float, float, float]:
+    """A PostgreSQL append with nothing but the statements the ledger sends (BEGIN, the lock,
+    the head with the cache's privileges, the event, the head view's rows, the heads row,
+    COMMIT; pipelined as the ledger does) and the contract's work between them, on an
+    encounter of its own (the first 15 of `items` imported, the rest appended): (wall, client
+    CPU, server CPU) per append."""
+    import psycopg
+
+    from ledger import pgcache, pgreads
+
+    ledger.import_lines(lines(iter(items[:15])), into="lean", new_ids=True)
+    state = ledger.tracks("lean")
+    rules, system = RULESETS[state.system], state.system
+    head_sql = pgreads.head_and_last(pgcache.USABLE)
+    with psycopg.connect(url, autocommit=True) as conn:
+        server, start, cpu = _server_cpu(), time.perf_counter(), time.process_time()
+        for item in items[15:]:
+            with conn.pipeline():
+                conn.execute("BEGIN")
+                conn.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", (1, "lean"))
+                row = conn.execute(head_sql, ("lean",)).fetchall()[0]
+                seq, prev = row[8] + 1, row[9]
+                event = events.parse(item, system)
+                after = core.replace(core.advance(rules, state, seq, event), seq=seq)
+                probe = recorded("lean", seq, "", "", "", "", event)
+                audit.for_event(rules, state, probe, after, {})
+                kind, stamp, id_ = events.type_of(event), timestamp(now_utc()), chain.new_id()
+                body = chain.canonical(events.body_of(event), events.float_free(type(event)))
+                digest = chain.hash_text("lean", seq, id_, kind, stamp, body, prev)
+                conn.execute(pgstore._INSERT, ("lean", seq, id_, kind, stamp, body, prev, digest))
+                conn.execute(
+                    "UPDATE cache_views SET seq = %s, hash = %s, view = %s WHERE encounter = %s "
+                    "AND name = '' RETURNING (SELECT max(n) FROM cache_rolls WHERE encounter = %s)",
+                    (seq, digest, headview.head_row(after), "lean", "lean"),
+                ).fetchall()
+                for name, text in headview.changed_rows(state, after):
+                    conn.execute(pgcache._PUT_VIEW, ("lean", name, seq, digest, text))
+                conn.execute(pgstore._PUT_HEAD, (*row[:3], seq, digest, row[5], stamp, seq))
+                conn.execute("COMMIT")
+            state = after
+        took = time.perf_counter() - start
+        client, server = time.process_time() - cpu, _server_cpu() - server
+    n = len(items) - 15
+    return took / n, client / n, server / n
 
 
 def _per_event(stages: dict[str, float], count: int, floor: tuple[str, ...]) -> dict[str, float]:
