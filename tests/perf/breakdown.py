@@ -17,9 +17,11 @@ import glob
 import json
 import os
 import sqlite3
+import statistics
 import sys
 import tempfile
 import time
+import uuid
 from collections import deque
 from collections.abc import Callable
 from pathlib import Path
@@ -45,6 +47,7 @@ from tests.perf.bench import (
     raw_connection,
     stored_rows,
 )
+from tests.perf.bench_stores import CONTEXT, WRITERS, per_append
 
 Row = tuple[Any, ...]
 
@@ -455,6 +458,12 @@ def pg_append(folder: Path, count: int) -> dict[str, float] | None:
             wall = time.perf_counter() - start
             client, server = time.process_time() - cpu, _server_cpu() - server
             lean_wall, lean_client, lean_server = pg_lean(url, ledger, stream)
+            fours = {
+                "ours": statistics.median(per_append(url, WRITERS, count) for _ in range(3)),
+                "lean": statistics.median(
+                    pg_lean_writers(url, ledger, stream, WRITERS) for _ in range(3)
+                ),
+            }
     finally:
         pgcluster.stop(cluster)
     cores = os.cpu_count() or 1
@@ -470,6 +479,8 @@ def pg_append(folder: Path, count: int) -> dict[str, float] | None:
         "lean: client CPU": lean_client * 1e6,
         "lean: server CPU": lean_server * 1e6,
         f"lean: floor of many writers on {cores} cores": (lean_client + lean_server) / cores * 1e6,
+        f"{WRITERS} writers at once, ours": fours["ours"] * 1e6,
+        f"{WRITERS} writers at once, lean": fours["lean"] * 1e6,
     }
 
 
@@ -479,44 +490,80 @@ def pg_lean(url: str, ledger: Ledger, items: list[dict[str, Any]]) -> tuple[floa
     COMMIT; pipelined as the ledger does) and the contract's work between them, on an
     encounter of its own (the first 15 of `items` imported, the rest appended): (wall, client
     CPU, server CPU) per append."""
+    state = _lean_start(ledger, "lean", items)
+    server, cpu = _server_cpu(), time.process_time()
+    took = _lean_appends(url, "lean", state, items[15:])
+    client, server = time.process_time() - cpu, _server_cpu() - server
+    n = len(items) - 15
+    return took / n, client / n, server / n
+
+
+def pg_lean_writers(url: str, ledger: Ledger, items: list[dict[str, Any]], writers: int) -> float:
+    """Seconds per append (wall over all appends) of `writers` processes running `pg_lean`'s
+    appends at once, one encounter each: as the benchmark's `pg_append_4_vs_sqlite` runs ours."""
+    names = [f"lean-{uuid.uuid4().hex[:6]}-{n}" for n in range(writers)]
+    states = {name: _lean_start(ledger, name, items) for name in names}
+    start = CONTEXT.Barrier(writers)
+    spans: Any = CONTEXT.Queue()
+
+    def writer(name: str) -> None:
+        start.wait()
+        began = time.perf_counter()
+        _lean_appends(url, name, states[name], items[15:])
+        spans.put((began, time.perf_counter()))
+
+    workers = [CONTEXT.Process(target=writer, args=(name,)) for name in names]
+    for worker in workers:
+        worker.start()
+    finished = [spans.get(timeout=600) for _ in workers]
+    for worker in workers:
+        worker.join(60)
+    wall = max(end for _, end in finished) - min(began for began, _ in finished)
+    return float(wall / (writers * (len(items) - 15)))
+
+
+def _lean_start(ledger: Ledger, name: str, items: list[dict[str, Any]]) -> core.State:
+    ledger.import_lines(lines(iter(items[:15])), into=name, new_ids=True)
+    return ledger.tracks(name)
+
+
+def _lean_appends(url: str, name: str, state: core.State, items: list[dict[str, Any]]) -> float:
+    """`pg_lean`'s appends of `items` to the encounter `name` (at `state`): their wall time."""
     import psycopg
 
     from ledger import pgcache, pgreads
 
-    ledger.import_lines(lines(iter(items[:15])), into="lean", new_ids=True)
-    state = ledger.tracks("lean")
     rules, system = RULESETS[state.system], state.system
     head_sql = pgreads.head_and_last(pgcache.USABLE)
     with psycopg.connect(url, autocommit=True) as conn:
-        server, start, cpu = _server_cpu(), time.perf_counter(), time.process_time()
-        for item in items[15:]:
+        start = time.perf_counter()
+        for item in items:
             with conn.pipeline():
                 conn.execute("BEGIN")
-                conn.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", (1, "lean"))
-                row = conn.execute(head_sql, ("lean",)).fetchall()[0]
+                conn.execute(
+                    "SELECT pg_advisory_xact_lock(%s, hashtext(%s))", (pgstore._LOCK_CLASS, name)
+                )
+                row = conn.execute(head_sql, (name,)).fetchall()[0]
                 seq, prev = row[8] + 1, row[9]
                 event = events.parse(item, system)
                 after = core.replace(core.advance(rules, state, seq, event), seq=seq)
-                probe = recorded("lean", seq, "", "", "", "", event)
+                probe = recorded(name, seq, "", "", "", "", event)
                 audit.for_event(rules, state, probe, after, {})
                 kind, stamp, id_ = events.type_of(event), timestamp(now_utc()), chain.new_id()
                 body = chain.canonical(events.body_of(event), events.float_free(type(event)))
-                digest = chain.hash_text("lean", seq, id_, kind, stamp, body, prev)
-                conn.execute(pgstore._INSERT, ("lean", seq, id_, kind, stamp, body, prev, digest))
+                digest = chain.hash_text(name, seq, id_, kind, stamp, body, prev)
+                conn.execute(pgstore._INSERT, (name, seq, id_, kind, stamp, body, prev, digest))
                 conn.execute(
                     "UPDATE cache_views SET seq = %s, hash = %s, view = %s WHERE encounter = %s "
                     "AND name = '' RETURNING (SELECT max(n) FROM cache_rolls WHERE encounter = %s)",
-                    (seq, digest, headview.head_row(after), "lean", "lean"),
+                    (seq, digest, headview.head_row(after), name, name),
                 ).fetchall()
-                for name, text in headview.changed_rows(state, after):
-                    conn.execute(pgcache._PUT_VIEW, ("lean", name, seq, digest, text))
+                for combatant, text in headview.changed_rows(state, after):
+                    conn.execute(pgcache._PUT_VIEW, (name, combatant, seq, digest, text))
                 conn.execute(pgstore._PUT_HEAD, (*row[:3], seq, digest, row[5], stamp, seq))
                 conn.execute("COMMIT")
             state = after
-        took = time.perf_counter() - start
-        client, server = time.process_time() - cpu, _server_cpu() - server
-    n = len(items) - 15
-    return took / n, client / n, server / n
+        return time.perf_counter() - start
 
 
 def _per_event(stages: dict[str, float], count: int, floor: tuple[str, ...]) -> dict[str, float]:
