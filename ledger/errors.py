@@ -8,9 +8,10 @@ has a default code; a raise site names a more exact one (`unknown-combatant`,
 
 from __future__ import annotations
 
+import copy
 import difflib
 from collections.abc import Iterable
-from typing import Any, Final
+from typing import Any, Final, Self
 
 #: Every code an error can carry, and what it means (the README's table is generated from this).
 CODES: Final[dict[str, str]] = {
@@ -53,6 +54,13 @@ class LedgerError(Exception):
     def document(self) -> dict[str, Any]:
         """The `--json` error document: `{"error": {"code", "message", "exit_code"}}`."""
         return {"error": {"code": self.code, "message": str(self), "exit_code": self.exit_code}}
+
+    def reworded(self, message: str) -> Self:
+        """This error with another message (its place said before it: an input's line), its
+        class, code and details kept: the codes are stable wherever the error is raised."""
+        made = copy.copy(self)
+        made.args = (message,)
+        return made
 
 
 class BadInput(LedgerError):

@@ -250,7 +250,7 @@ class Importer:
                 self._check_chain(number, item)
             done = admit_line(self.session, item, self.new_ids, self.strict)
         except BadInput as exc:
-            raise type(exc)(f"{self.source} line {number}: {exc}") from exc
+            raise exc.reworded(f"{self.source} line {number}: {exc}") from exc
         if done and self._first_new is None:
             self._first_new = self.session.seq
         checkpoints = self.session.checkpoints

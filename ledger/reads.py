@@ -32,6 +32,7 @@ from ledger.shell import (
     fail,
     guard,
     opened,
+    outcome,
     source,
 )
 from ledger.stores import is_postgres
@@ -259,6 +260,7 @@ def audit(
             with progress.bar(what, None, show):
                 findings = guard(lambda: ledger.audit(encounter))
     errors = sum(f.severity == "error" for f in findings)
+    outcome(1 if errors else 0)
     if json_:
         emit_json(
             {"encounter": encounter, "findings": [f.model_dump(mode="json") for f in findings]}
@@ -310,7 +312,7 @@ def export(
 ) -> None:
     """The encounter as JSON Lines (envelope and chain included), or as a Markdown log."""
     if format_ is report_cli.ExportFormat.md:
-        report_cli.markdown(ctx, name, out)
+        report_cli.markdown(ctx, name, out, force=force)
         return
     count = 0
 

@@ -44,9 +44,12 @@ def load(ctx: typer.Context, name: str) -> Report:
         return guard(lambda: build(ledger, encounter, published=published))
 
 
-def write(ctx: typer.Context, name: str, out: Path, text: str, what: str) -> None:
+def write(
+    ctx: typer.Context, name: str, out: Path, text: str, what: str, *, force: bool = True
+) -> None:
     """Write `text` to `out` whole (a temporary file renamed over it), or to stdout for '-';
-    never over the file the report was read from, nor over the ledger file."""
+    never over the file the report was read from, nor over the ledger file. Without `force`,
+    as `export --out` writes: no link followed, no file replaced."""
     if str(out) == "-":
         sys.stdout.write(text)
         return
@@ -57,8 +60,8 @@ def write(ctx: typer.Context, name: str, out: Path, text: str, what: str) -> Non
     if out.is_dir():
         fail(BadInput(f"cannot write {out}: it is a directory"))
     # A report is for sharing: it replaces the file there (following a link, as a plain write
-    # would), whole or not at all.
-    guard(lambda: files.write_whole(out, [text], force=True))
+    # would), whole or not at all. An export keeps export's promise (`force` from --force).
+    guard(lambda: files.write_whole(out, [text], force=force))
 
 
 def html(ctx: typer.Context, name: str, out: Path, report: Report) -> None:
@@ -78,13 +81,14 @@ def _count(n: int, noun: str) -> str:
     return f"{n} {noun}{'s' * (n != 1)}"
 
 
-def markdown(ctx: typer.Context, name: str, out: Path | None) -> None:
-    """`export NAME --format md [--out FILE]`: the Markdown session log."""
+def markdown(ctx: typer.Context, name: str, out: Path | None, *, force: bool = False) -> None:
+    """`export NAME --format md [--out FILE] [--force]`: the Markdown session log, written as
+    every export is (no link followed, no file replaced, without --force)."""
     from ledger import report_md
 
     report = load(ctx, name)
     text = report_md.session_log(report)
-    write(ctx, name, out or Path("-"), text, "the session log")
+    write(ctx, name, out or Path("-"), text, "the session log", force=force)
     if out is not None and str(out) != "-":
         typer.echo(f"Exported the session log of {report.encounter!r} to {out}.", err=True)
 

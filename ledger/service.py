@@ -426,7 +426,8 @@ class Ledger(Queries):
         with self._transaction(into, expect, opening=True, bulk=True) as session:
             if new_ids and session.system() is not None:
                 raise BadInput(
-                    f"encounter {into!r} already exists; --new-ids copies into a new name"
+                    f"encounter {into!r} already exists; --new-ids copies into a new name",
+                    code="encounter-exists",
                 )
             importer = exchange.Importer(
                 session, new_ids=new_ids, strict=strict, unchained=unchained, source=source

@@ -254,7 +254,8 @@ class Session:
             if before is not None:
                 raise BadInput(
                     f"encounter {self.encounter!r} is already open "
-                    f"({before.system}); encounter.opened comes once, at seq 1"
+                    f"({before.system}); encounter.opened comes once, at seq 1",
+                    code="encounter-exists",
                 )
             rules = core.pinned_rules(ruleset(event.system), event.rules)
             event = event.pinning(rules)

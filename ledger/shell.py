@@ -23,7 +23,7 @@ import typer
 import typer.core
 
 from ledger import conventions, files, helptext, render, service, systems
-from ledger.errors import BadInput, LedgerError, LedgerWarning
+from ledger.errors import BadInput, LedgerError, LedgerWarning, UnknownName
 from projections import gametime
 from projections.registry import readings
 
@@ -125,11 +125,15 @@ class OneLineErrors(typer.core.TyperGroup):
             message = " ".join(exc.format_message().split())
             # typer checks a choice with pydantic, whose message starts `Value error, `.
             message = message.replace(": Value error, ", ": ")
-            hint = "see --help"
+            hint, code = "see --help", "usage"
             if re.fullmatch(r"No such option: -\d+", message):
                 # A negative number where an argument was meant: `--` ends the options.
                 hint = "a negative number reads as an option: put -- before it"
-            report(BadInput(f"{message} ({hint})", code="usage"), exc.exit_code)
+            param = getattr(exc, "param", None)
+            if isinstance(exc, typer.BadParameter) and getattr(param, "name", None) == "system":
+                # The `--system` choice (`new`, `schema`, `rules`): no rule system of that key.
+                code = "unknown-system"
+            report(BadInput(f"{message} ({hint})", code=code), exc.exit_code)
             sys.exit(exc.exit_code)
         except typer.Abort:
             typer.echo("Error: aborted", err=True)
@@ -140,19 +144,32 @@ class OneLineErrors(typer.core.TyperGroup):
         sys.exit(code if isinstance(code, int) else 0)
 
     def invoke(self, ctx: Any) -> Any:
-        """Run the command; a reader that closed the pipe (`replay | head`) ends it quietly."""
+        """Run the command; a reader that closed the pipe (`replay | head`) ends it quietly,
+        with the exit code the command had said it ends with (`outcome`), else 0."""
+        global _outcome
+        _outcome = 0
         try:
             return super().invoke(ctx)
         except BrokenPipeError:
-            # Nothing more can reach the reader; exit 0 (1 means audit errors), and point
+            # Nothing more can reach the reader; the exit code still can (`audit | head` of
+            # an encounter with errors exits 1, as `verify | head` of a broken chain). Point
             # stdout at /dev/null so the interpreter's final flush does not complain.
             devnull = os.open(os.devnull, os.O_WRONLY)
             os.dup2(devnull, sys.stdout.fileno())
-            raise typer.Exit(0) from None
+            raise typer.Exit(_outcome) from None
 
 
 #: Whether this run's command line asked for `--json` (its errors are then JSON documents).
 _json_errors = False
+#: The exit code this run's command ends with, once it knows (see `outcome`).
+_outcome = 0
+
+
+def outcome(code: int) -> None:
+    """Say the exit code the command ends with, before printing what it found: a reader that
+    closes the pipe early (`audit | head`) then still gets it."""
+    global _outcome
+    _outcome = code
 
 
 def report(exc: LedgerError, exit_code: int | None = None) -> None:
@@ -431,7 +448,7 @@ def read_json_object(path: Path, what: str) -> dict[str, Any]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        fail(BadInput(f"{what}: no such file {path}"))
+        fail(UnknownName(f"{what}: no such file {path}", code="no-file"))
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         fail(BadInput(f"{what}: {path} is not valid JSON ({exc})"))
     except OSError as exc:

@@ -15,7 +15,7 @@ from ledger import chain, files, progress, service
 from ledger.chain import ChainReport
 from ledger.errors import BadInput
 from ledger.rows import Head
-from ledger.shell import Json, emit_json, fail, guard, names_a_file, opened
+from ledger.shell import Json, emit_json, fail, guard, names_a_file, opened, outcome
 
 #: `verify` (`ledger.cli` adds it to the app after the read commands).
 commands = typer.Typer()
@@ -72,6 +72,7 @@ def verify(
     if json_:
         _verify_document(reports, problems, digest if whole else None, matched)
     broken = bool(problems) or any(not r.ok or r.cache is not None for r in reports)
+    outcome(1 if broken or matched is False else 0)
     for problem in problems:
         typer.echo(f"{ctx.obj}: BROKEN: {problem}")
     for r in reports:
@@ -112,6 +113,7 @@ def _verify_document(
     --head); exit 1 when anything is broken or the chain does not end at --head."""
     encounters = [{**r.model_dump(mode="json"), "ok": r.ok} for r in reports]
     ok = not problems and all(r.ok and r.cache is None for r in reports)
+    outcome(0 if ok and matched is not False else 1)
     emit_json(
         {
             "ok": ok,

@@ -125,7 +125,7 @@ def _adjusted(ruleset: AnyRuleset, state: State, seq: int, event: events.TrackAd
             "combatant.joined and add it again on the other side"
         )
     if event.track not in tracks:
-        raise BadInput(_unknown_track(event.target, event.track, tracks))
+        raise BadInput(_unknown_track(event.target, event.track, tracks), code="unknown-track")
     after: State = ruleset.adjust(state, seq, event)
     return after
 
@@ -134,7 +134,7 @@ def _noted(ruleset: AnyRuleset, state: State, seq: int, event: events.TracksNote
     tracks = track_names(type(state.combatant(event.target, "target")))
     for track in event.values:
         if track not in tracks:
-            raise BadInput(_unknown_track(event.target, track, tracks))
+            raise BadInput(_unknown_track(event.target, track, tracks), code="unknown-track")
     return state
 
 

@@ -277,9 +277,10 @@ def add_roll(state: S, roll: Roll) -> S:
 
 def not_a_roll(kind: str, named: int, seq: int, what: str = "roll") -> BadInput:
     """Bad input for an event at `seq` that names seq `named` as its roll, which it is not."""
-    if named >= seq:
+    if named >= seq:  # no event at that seq yet
         return BadInput(
-            f"{kind} at seq {seq} names {what} seq {named}; the {what} it resolves comes before it"
+            f"{kind} at seq {seq} names {what} seq {named}; the {what} it resolves comes before it",
+            code="unknown-seq",
         )
     return BadInput(f"{kind} names seq {named}, which is not an effective {what}")
 

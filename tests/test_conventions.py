@@ -260,6 +260,75 @@ def test_each_kind_of_mistake_has_its_own_code(ford: Path, args: list[str], code
     assert (exit_code, error["code"]) == (2, code), error
 
 
+@pytest.mark.parametrize(
+    ("args", "code"),
+    [
+        (["record", "ford", "track.adjusted", "target=Bandit", "track=slot", "value=1",
+          "reason=x"], "unknown-track"),
+        (["record", "ford", "tracks.noted", "target=Bandit", 'values={"slot": 1}'],
+         "unknown-track"),
+        (["harm", "ford", "Bandit", "1", "--throw", "99"], "unknown-seq"),
+        (["new", "x", "--system", "gurps"], "unknown-system"),
+        (["rules", "gurps"], "unknown-system"),
+        (["new", "x", "--system", "ssss", "--rules", "/no/such/house.json"], "no-file"),
+        (["add", "ford", "Cole", "--side", "player", "--stat-file", "/no/such.json"], "no-file"),
+    ],
+)  # fmt: skip
+def test_the_same_mistake_has_the_same_code_on_every_command(
+    ford: Path, args: list[str], code: str
+) -> None:
+    exit_code, error = error_document("--db", str(ford), *args, "--json")
+    assert (exit_code, error["code"]) == (2, code), error
+
+
+@pytest.mark.parametrize(
+    ("line", "code"),
+    [
+        ({"type": "harm.inflictd", "target": "Bandit"}, "unknown-type"),
+        ({"type": "harm.inflicted", "target": "Bandit", "level": 1, "lvl": 2}, "unknown-field"),
+        ({"type": "momentum.burned", "target": "Bandit", "roll": 2}, "wrong-system"),
+        ({"type": "harm.inflicted", "target": "Nobody", "level": 1}, "unknown-combatant"),
+        ({"type": "event.retracted", "target": 99, "reason": "x"}, "unknown-seq"),
+    ],
+)
+def test_an_import_line_keeps_the_code_of_its_mistake(
+    tmp_path: Path, line: dict[str, object], code: str
+) -> None:
+    lines = [
+        {"type": "encounter.opened", "system": "ssss"},
+        {"type": "combatant.joined", "name": "Bandit", "side": "adversary", "stats": {"level": 2}},
+        line,
+    ]
+    file = tmp_path / "session.jsonl"
+    file.write_text("".join(json.dumps(item) + "\n" for item in lines))
+    for args in (["import", str(file)], ["tracks", str(file)]):
+        exit_code, error = error_document("--db", str(tmp_path / "e.db"), *args, "--json")
+        assert (exit_code, error["code"]) == (2, code), error
+        assert f"{file} line 3: " in str(error["message"])
+
+
+def test_an_import_of_an_unknown_rule_or_system_keeps_its_code(tmp_path: Path) -> None:
+    for opened, code in (
+        ({"type": "encounter.opened", "system": "gurps"}, "unknown-system"),
+        ({"type": "encounter.opened", "system": "ssss", "rules": {"nope": 1}}, "unknown-rule"),
+    ):
+        file = tmp_path / "opened.jsonl"
+        file.write_text(json.dumps(opened) + "\n")
+        exit_code, error = error_document(
+            "--db", str(tmp_path / "e.db"), "import", str(file), "--json"
+        )
+        assert (exit_code, error["code"]) == (2, code), error
+
+
+def test_a_copy_into_an_encounter_that_exists_is_told_as_such(ford: Path, tmp_path: Path) -> None:
+    file = tmp_path / "ford.jsonl"
+    assert run("--db", str(ford), "export", "ford", "--out", str(file))[0] == 0
+    exit_code, error = error_document(
+        "--db", str(ford), "import", str(file), "--into", "ford", "--new-ids", "--json"
+    )
+    assert (exit_code, error["code"]) == (2, "encounter-exists"), error
+
+
 def test_an_unknown_house_rule_and_an_unknown_system_have_their_codes(tmp_path: Path) -> None:
     rules = tmp_path / "house.json"
     rules.write_text('{"penalty_stack": "highest_only"}')

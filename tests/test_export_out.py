@@ -37,32 +37,44 @@ def test_an_export_is_written_whole_with_a_line_an_event(ford: Path, tmp_path: P
     assert sorted(p.name for p in tmp_path.iterdir()) == ["encounters.db", "ford.jsonl"]
 
 
-def test_an_existing_file_is_not_replaced_without_force(ford: Path, tmp_path: Path) -> None:
+#: Each export format, and how its file starts.
+FORMATS = pytest.mark.parametrize(
+    ("fmt", "start"), [("jsonl", '{"type": "encounter.opened"'), ("md", "# ford")]
+)
+
+
+@FORMATS
+def test_an_existing_file_is_not_replaced_without_force(
+    ford: Path, tmp_path: Path, fmt: str, start: str
+) -> None:
     out = tmp_path / "notes.txt"
     out.write_text("my notes\n")
-    code, _, err = run(ford, "export", "ford", "--out", str(out))
+    code, _, err = run(ford, "export", "ford", "--format", fmt, "--out", str(out))
     assert (code, err) == (
         2,
         f"Error: {out} already exists: choose another file, or --force to replace it\n",
     )
     assert out.read_text() == "my notes\n"
-    assert run(ford, "export", "ford", "--out", str(out), "--force")[0] == 0
-    assert out.read_text().startswith('{"type": "encounter.opened"')
+    assert run(ford, "export", "ford", "--format", fmt, "--out", str(out), "--force")[0] == 0
+    assert out.read_text().startswith(start)
 
 
-def test_a_symlink_is_not_followed_without_force(ford: Path, tmp_path: Path) -> None:
+@FORMATS
+def test_a_symlink_is_not_followed_without_force(
+    ford: Path, tmp_path: Path, fmt: str, start: str
+) -> None:
     victim = tmp_path / "victim.txt"
     victim.write_text("precious\n")
     link = tmp_path / "out.jsonl"
     link.symlink_to(victim)
-    code, _, err = run(ford, "export", "ford", "--out", str(link))
+    code, _, err = run(ford, "export", "ford", "--format", fmt, "--out", str(link))
     assert (code, err) == (
         2,
         f"Error: {link} is a symbolic link: it is not followed (--force writes where it points)\n",
     )
     assert victim.read_text() == "precious\n" and link.is_symlink()
-    assert run(ford, "export", "ford", "--out", str(link), "--force")[0] == 0
-    assert link.is_symlink() and victim.read_text().startswith('{"type": "encounter.opened"')
+    assert run(ford, "export", "ford", "--format", fmt, "--out", str(link), "--force")[0] == 0
+    assert link.is_symlink() and victim.read_text().startswith(start)
 
 
 def test_a_full_disk_leaves_the_previous_file_whole_and_no_partial_one(

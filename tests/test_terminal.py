@@ -128,6 +128,52 @@ def test_a_reader_that_stops_early_ends_the_command_quietly_with_0() -> None:
     assert done.stdout.startswith("seq 1: encounter 'fates-edge-ambush' opens")
 
 
+def exit_with_the_pipe_closed(*args: str) -> tuple[int, str]:
+    """The exit code and stderr of `encounter ARGS` whose reader closed the pipe before the
+    command wrote anything (so that its first write fails)."""
+    child = subprocess.Popen(
+        [sys.executable, "-m", "ledger", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert child.stdout is not None and child.stderr is not None
+    child.stdout.close()
+    with child.stderr:
+        error = child.stderr.read().decode()
+    return child.wait(timeout=60), error
+
+
+@pytest.mark.parametrize(
+    ("args", "code"),
+    [
+        (["replay", "fates-edge-ambush.jsonl"], 0),
+        (["audit", "fates-edge-ambush.jsonl"], 1),  # its audit has errors
+        (["audit", "ssss-bandits.jsonl"], 0),
+        (["audit", "fates-edge-ambush.jsonl", "--json"], 1),
+    ],
+)
+def test_a_closed_pipe_keeps_the_exit_code_the_command_had_found(
+    args: list[str], code: int
+) -> None:
+    example = str(ROOT / "examples" / args[1])
+    assert exit_with_the_pipe_closed(args[0], example, *args[2:]) == (code, "")
+
+
+@pytest.mark.parametrize(
+    ("head", "code"), [(None, 0), ("0" * 12, 1)], ids=["its-head", "another-head"]
+)
+@pytest.mark.parametrize("json_", [[], ["--json"]], ids=["text", "json"])
+def test_a_closed_pipe_keeps_verify_failing_on_a_head_it_does_not_end_at(
+    tmp_path: Path, head: str | None, code: int, json_: list[str]
+) -> None:
+    db = str(tmp_path / "e.db")
+    example = str(ROOT / "examples" / "ssss-bandits.jsonl")
+    assert exit_with_the_pipe_closed("--db", db, "import", example)[0] == 0
+    published = ["--head", head] if head else []
+    assert exit_with_the_pipe_closed("--db", db, "verify", *published, *json_) == (code, "")
+
+
 def large_file(tmp_path: Path, events: int = 4000) -> Path:
     """An export big enough for a progress bar (over 512 KiB)."""
     lines = ['{"type": "encounter.opened", "system": "ssss", "title": "A long night"}']

@@ -188,7 +188,7 @@ def parse(data: Mapping[str, Any], system: str | None) -> Event:
         )
         raise BadInput(
             f"unknown event type {kind!r} for {system}{where} (known: {known})",
-            code="unknown-type",
+            code="wrong-system" if others else "unknown-type",
         )
     try:
         # JSON, not Python objects: strict JSON validation takes a list for a tuple field and
