@@ -100,5 +100,5 @@ def _text(value: str, path: str, what: str) -> str:
 def _beyond(value: float, path: str, what: str) -> BadInput:
     return BadInput(
         f"{what} field {path!r}: {value!r} is beyond 2^53 - 1, which other languages "
-        "cannot hold exactly (the hash would not be portable); give it as text"
+        "cannot hold exactly (the hash would not be portable)"
     )

@@ -129,9 +129,12 @@ def tracks(
     if json_:
         emit_json(state.view())
         return
-    typer.echo(
-        plaintext.tracks_header(state.encounter, state.system, state.seq, state.round, state.scene)
-    )
+    # `--round N`: the end of round N, even when its last event was recorded (backdated)
+    # after round N+1 began.
+    shown, where = state.round, state.scene
+    if round_ is not None:
+        shown, where = round_, (state.scene if scene is None else gametime.scene_of(scene))
+    typer.echo(plaintext.tracks_header(state.encounter, state.system, state.seq, shown, where))
     render.show(*render.tracks_tables(state))
     pools = render.pools_line(state)
     if pools:

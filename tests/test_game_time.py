@@ -140,6 +140,19 @@ def test_tracks_at_the_end_of_a_round(rounds: Path) -> None:
     )
 
 
+def test_the_end_of_a_round_whose_last_event_came_late_is_headed_by_that_round(
+    rounds: Path,
+) -> None:
+    ok(rounds, "harm", "ford", "Bandit", "1", "--round", "1")  # seq 9, recorded in round 2
+    assert json.loads(ok(rounds, "tracks", "ford", "--round", "1", "--json"))["seq"] == 9
+    assert ok(rounds, "tracks", "ford", "--round", "1", "--plain").splitlines()[0] == (
+        "ford (ssss) at seq 9, round 1, scene ford"
+    )
+    assert ok(rounds, "tracks", "ford", "--plain").splitlines()[0] == (
+        "ford (ssss) at seq 9, round 2, scene ford"
+    )
+
+
 def test_an_undone_round_started_stamps_nothing(rounds: Path) -> None:
     ok(rounds, "undo", "ford", "6", "--reason", "still round 1")
     doc = json.loads(ok(rounds, "tracks", "ford", "--round", "1", "--json"))
