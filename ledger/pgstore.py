@@ -176,6 +176,9 @@ class PgStore(WarnsOnce, PgReads):
                 with suppress(psycopg.errors.InsufficientPrivilege), conn.transaction():
                     for statement in _SCHEMA[1:5]:
                         conn.execute(statement)
+                    # Rows may have changed meanwhile: the next write of each encounter checks
+                    # its whole chain, not only the tail after a mark set before.
+                    conn.execute("UPDATE heads SET verified = 0")
             if not self.readonly and not present[2]:
                 # A ledger made before the projection cache (or part of it), or whose cache was
                 # dropped: the owner's next open makes it anew, empty, so that no table is

@@ -259,6 +259,9 @@ def _apply(conn: sqlite3.Connection, path: Path) -> None:
         conn.execute(f"DROP TRIGGER IF EXISTS {name}")
         conn.execute(TRIGGERS[name])
     if missing and had_events:
+        # Without them rows may have been changed: no write trusts a verified mark from before,
+        # so the next write of each encounter checks its whole chain before it appends.
+        conn.execute("UPDATE heads SET verified = 0")
         names = ", ".join(missing)
         warnings.warn(
             f"{path}: the append-only trigger{'s' * (len(missing) > 1)} {names} "

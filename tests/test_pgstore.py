@@ -241,6 +241,22 @@ def test_an_append_refuses_to_extend_a_chain_edited_behind_the_triggers(pg: PgBa
     assert pg.execute("SELECT max(seq) FROM events") == [(2,)]
 
 
+def test_the_owner_who_restores_the_triggers_makes_the_next_write_check_the_whole_chain(
+    pg: PgBackend,
+) -> None:
+    opened(pg, "ford")
+    with pg.ledger() as ledger:
+        notes = [f'{{"type": "note", "text": "watch {n}"}}' for n in range(600)]
+        ledger.import_lines(notes, into="ford")
+    pg.unguard()
+    pg.execute("UPDATE events SET body = '{\"level\":9}' WHERE seq = 2")
+    # The heads row says the chain was checked through its head, and the write folds from a
+    # snapshot past seq 2: only the restored triggers tell that rows may have changed since.
+    with pg.ledger() as ledger, pytest.raises(BrokenChain, match="does not verify at seq 2"):
+        ledger.record("ford", {"type": "note", "text": "on a broken chain"})
+    assert pg.execute("SELECT max(seq) FROM events") == [(602,)]
+
+
 def test_a_dropped_trigger_is_a_problem_until_the_owner_opens_the_ledger(pg: PgBackend) -> None:
     opened(pg, "ford")
     pg.unguard()
