@@ -23,7 +23,7 @@ from contextlib import closing
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
-from ledger import plaintext, storefile
+from ledger import fit, plaintext, storefile
 from ledger.chainhash import GENESIS, hash_text
 from ledger.errors import LedgerError
 
@@ -269,9 +269,7 @@ def _print_tables(view: Mapping[str, Any]) -> bool:
     tables = [plaintext.table(grid) for grid in plaintext.track_grids(view, read)]
     pools = plaintext.pools_line(view["pools"])
     _write(header + "\n")
-    out = plaintext.console()
-    for table in tables:
-        out.print(table)
+    fit.print_tables(plaintext.console(), tables)
     if pools:
         _write(pools + "\n")
     return True

@@ -242,8 +242,7 @@ def history(
         what = f"{combatant}'s {track}" if track else combatant
         typer.echo(f"No event touched {what}.")
     for step in found:
-        for line in change_words.history_entry(step, combatant):
-            typer.echo(line)
+        render.say(change_words.history_entry(step, combatant))
 
 
 @commands.command()

@@ -12,7 +12,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ledger import events, plaintext
+from ledger import events, fit, plaintext
 from projections.registry import readings
 from projections.shown import Reading, Readings, shown
 
@@ -46,12 +46,11 @@ console = plaintext.console
 
 
 def show(*tables: Table) -> None:
-    """Print tables for people: rich tables on a terminal, else (or with --plain) each as a
-    header line and one tab-separated line a row, nothing cut or wrapped."""
+    """Print tables for people: on a terminal rich tables as wide as their words need, or a block
+    a row when even that is too wide (`ledger.fit`); else (or with --plain) each as a header
+    line and one tab-separated line a row, nothing cut or wrapped."""
     if not plain():
-        out = console()
-        for table in tables:
-            out.print(table)
+        fit.print_tables(console(), tables)
         return
     for table in tables:
         sys.stdout.write(plaintext.tsv([str(c.header) for c in table.columns]))
@@ -82,14 +81,22 @@ def summary(event: events.EventBase) -> str:
 
 def echo_step(step: Step) -> None:
     """`seq 9 (round 1): the event in words`, then the tracks it changed."""
-    import typer
-
     from projections.gametime import when
 
     time = when(step.round, step.scene)
     told = f"seq {step.record.seq}" + (f" ({time})" if time else "") + f": {step.text}"
-    typer.echo(visible(told))
-    for line in change_lines(step.changes, readings(step.state.system)):
+    say([visible(told), *change_lines(step.changes, readings(step.state.system))])
+
+
+def say(lines: Sequence[str]) -> None:
+    """Print lines of prose: on a terminal wrapped at spaces to its width (`ledger.fit`), else
+    (or with --plain) each as it is."""
+    import typer
+
+    if not plain():
+        fit.print_lines(console(), lines)
+        return
+    for line in lines:
         typer.echo(line)
 
 
