@@ -117,7 +117,9 @@ def test_a_narrow_table_and_the_blocks_beside_it_match_their_golden_file(
     assert out == GOLDEN.read_text(encoding="utf-8")
 
 
-def test_a_log_at_40_columns_keeps_a_timestamp_whole_and_wraps_a_note_at_spaces(shelf: Path) -> None:
+def test_a_log_at_40_columns_keeps_a_timestamp_whole_and_wraps_a_note_at_spaces(
+    shelf: Path,
+) -> None:
     lines = shown(shelf, ["log", "l5r-duel"], 40, 0).splitlines()
     assert lines[:3] == ["seq 1", "  recorded_at:", lines[2]]
     assert re.fullmatch(r"    \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z", lines[2])
