@@ -4,8 +4,11 @@ A cache only (DESIGN §3): deleting its tables loses nothing, and every answer i
 against the log before it is used. A snapshot is the fold state after a seq, keyed by (encounter,
 seq, hash of the event at that seq) and by the seqs that were retracted up to it: a snapshot whose
 event's hash no longer matches, or whose retracted seqs differ from the stream's now (a retraction
-that reaches behind it), is ignored, and an older one is tried. The head view (combatants,
-pools, game time and rolls) is `ledger.headview`'s; the tables of both are behind `CacheTables`.
+that reaches behind it), is ignored, and an older one is tried. Every row carries a digest of its
+key and text (`ledger.rowdigest`): a row whose digest does not match (edited outside the ledger,
+or damaged) is ignored as if it were missing, and the next write rewrites it. The head view
+(combatants, pools, game time and rolls) is `ledger.headview`'s; the tables of both are behind
+`CacheTables`.
 
 States are stored as plain JSON of known classes (`ledger.snapshot_codec`), never pickle:
 loading a snapshot can build only those classes. The rows live in the store's database, behind
@@ -19,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any, Final, Protocol
 
+from ledger.rowdigest import intact
 from ledger.snapshot_codec import TEXT, decode, encode, matches
 from projections import core
 from projections.revisions import Standing
@@ -31,14 +35,20 @@ TABLES: Final = ("cache_snapshots", "cache_views", "cache_rolls")
 
 #: A snapshot's key as stored: (seq, hash of its event then, standing up to it).
 SnapshotRow = tuple[int, str, str, str]
+#: A snapshot row read back: (hash, gone, state text, digest).
+StoredSnapshot = tuple[Any, ...]
+#: A head-view row read back: (seq, hash, view text, digest).
+StoredView = tuple[Any, ...]
 
 
 class CacheTables(Protocol):
     """The rows of the projection cache in one store: `cache_snapshots` (encounter, seq, hash,
-    gone, state), `cache_views` (encounter, name, seq, hash, view; name '' is the head's row)
-    and `cache_rolls` (encounter, n, roll: the head's effective rolls in order, from 0).
+    gone, state, digest), `cache_views` (encounter, name, seq, hash, view, digest; name '' is
+    the head's row) and `cache_rolls` (encounter, n, roll, digest: the head's effective rolls in
+    order, from 0). A write stores each row's digest (`ledger.rowdigest`); its readers check it.
 
-    Reads of missing tables find nothing; a write creates them where the store may."""
+    Reads of missing tables (or of tables without digests) find nothing; a write creates them
+    where the store may, replacing those without digests."""
 
     def put_snapshots(self, encounter: str, rows: Sequence[SnapshotRow], keep: int) -> None:
         """Store (seq, hash, gone, state text) rows, replacing any at those seqs; then keep
@@ -48,8 +58,11 @@ class CacheTables(Protocol):
         """(seq, stored hash, gone, hash of the event stored at seq now) of the encounter's
         snapshots at or below `upto`, newest first (snapshots of no stored event left out)."""
 
-    def snapshot_text(self, encounter: str, seq: int, gone: str | None = None) -> str | None:
-        """The stored state text at `seq` (when `gone` is given: only if stored with it)."""
+    def snapshot_row(
+        self, encounter: str, seq: int, gone: str | None = None
+    ) -> StoredSnapshot | None:
+        """The stored (hash, gone, state text, digest) at `seq` (when `gone` is given: only if
+        stored with it)."""
 
     def snapshot_seqs(self, encounter: str) -> set[int]:
         """The seqs the encounter has snapshots at."""
@@ -59,9 +72,10 @@ class CacheTables(Protocol):
 
     def move_view(
         self, encounter: str, before: tuple[int, str], head: tuple[int, str], top: str
-    ) -> bool:
-        """Move the head row from `before` to `head` with the text `top`; False when the view
-        is not of `before` (or missing)."""
+    ) -> dict[str, StoredView] | None:
+        """Move the head row from `before` to `head` with the text `top`, and return the
+        combatant rows as stored (name: seq, hash, view, digest); None when the view is not of
+        `before` (or missing)."""
 
     def put_combatants(
         self,
@@ -77,8 +91,9 @@ class CacheTables(Protocol):
     ) -> None:
         """The encounter's whole view anew: the head row `top` and every combatant's row."""
 
-    def view_rows(self, encounter: str, head: tuple[int, str]) -> dict[str, str]:
-        """The encounter's combatant rows, and its head row (name '') if it is of `head`."""
+    def view_rows(self, encounter: str, head: tuple[int, str]) -> dict[str, StoredView]:
+        """The encounter's combatant rows, and its head row (name '') if it is of `head`, as
+        name: (seq, hash, view text, digest)."""
 
     def last_roll(self, encounter: str) -> int:
         """The n of the encounter's last stored roll (-1 when none)."""
@@ -89,8 +104,9 @@ class CacheTables(Protocol):
         """Store these (n, roll text) rows, after deleting the encounter's rolls from
         n = `replace_from` on (None: none deleted)."""
 
-    def roll_rows(self, encounter: str) -> Iterator[tuple[int, str]] | None:
-        """The encounter's stored rolls by n, one at a time (None: no rolls table)."""
+    def roll_rows(self, encounter: str) -> Iterator[tuple[int, str, str]] | None:
+        """The encounter's stored (n, roll text, digest) by n, one at a time (None: no rolls
+        table)."""
 
     def drop(self) -> None:
         """Delete the cache tables (nothing is lost: the next writes rebuild them)."""
@@ -129,16 +145,24 @@ def event_hash(tables: CacheTables, encounter: str, seq: int) -> str:
 
 
 def load_snapshot(
-    tables: CacheTables | None, encounter: str, gone: Standing, upto: int
+    tables: CacheTables | None,
+    encounter: str,
+    gone: Standing,
+    upto: int,
+    damaged: list[int] | None = None,
 ) -> tuple[int, core.State] | None:
     """The newest valid snapshot at or below seq `upto` for a stream of standing `gone`: its
-    event's hash still matches, and the same seqs up to it are retracted and corrected."""
+    event's hash still matches, the same seqs up to it are retracted and corrected, and its
+    digest is its content's. The seqs of newer ones skipped for their digest go to `damaged`
+    (a write stores them anew)."""
     if tables is None:  # a store without cache tables
         return None
     for seq, key in _valid_seqs(tables, encounter, gone, upto):
         # Read with its key: a writer may have replaced it since the keys were read.
-        text = tables.snapshot_text(encounter, seq, key)
+        found, text = _intact_text(tables, encounter, seq, key)
         if text is None:
+            if found and damaged is not None:
+                damaged.append(seq)
             continue
         try:
             state = decode(text)
@@ -162,23 +186,38 @@ def _valid_seqs(
     ]
 
 
+def _intact_text(
+    tables: CacheTables, encounter: str, seq: int, gone: str | None = None
+) -> tuple[bool, str | None]:
+    """Whether there is a row at `seq` (of `gone`, when given), and its state text if its
+    digest matches."""
+    row = tables.snapshot_row(encounter, seq, gone)
+    if row is None:
+        return False, None
+    digest, stored_gone, text, stored = row
+    if not intact((encounter, seq, digest, stored_gone), text, stored):
+        return True, None
+    return True, str(text)
+
+
 def snapshot_text(tables: CacheTables | None, encounter: str, seq: int) -> str | None:
-    """The stored text of the snapshot at `seq`, as `encode` wrote it."""
-    return None if tables is None else tables.snapshot_text(encounter, seq)
+    """The stored text of the snapshot at `seq`, as `encode` wrote it (None when its digest
+    does not match)."""
+    return None if tables is None else _intact_text(tables, encounter, seq)[1]
 
 
 def agrees(tables: CacheTables | None, encounter: str, gone: Standing, state: core.State) -> bool:
-    """Whether the valid snapshot at the state's seq (if any) holds this state. The texts are
-    compared first, a piece at a time, so an intact cache is checked without building a second
-    state or a second whole text."""
+    """Whether the valid snapshot at the state's seq (if any) holds this state, with the
+    digest of its content. The texts are compared first, a piece at a time, so an intact cache
+    is checked without building a second state or a second whole text."""
     if tables is None:
         return True
     newest = _valid_seqs(tables, encounter, gone, state.seq)[:1]
     if not newest or newest[0][0] != state.seq:
         return True
-    text = tables.snapshot_text(encounter, state.seq, newest[0][1])
+    found, text = _intact_text(tables, encounter, state.seq, newest[0][1])
     if text is None:
-        return True
+        return not found  # when found, edited or damaged: its digest is not its content's
     try:
         if matches(state, text):
             return True

@@ -7,8 +7,9 @@ that the file vouches for. The heads cache, the last stored row (its hash recomp
 view's head row must name the same seq and hash; the chain of the rows after the newest
 snapshot that still holds (those the full command folds) must verify; the view must be whole
 (every combatant, every roll). Anything else (another option or command, a name that is a
-file, an unknown encounter, a missing or stale view, a damaged file, PostgreSQL) returns False
-with nothing printed, and the full command runs and says what it says.
+file, an unknown encounter, a missing or stale view, a row whose digest is not its content's
+(`ledger.rowdigest`), a damaged file, PostgreSQL) returns False with nothing printed, and the
+full command runs and says what it says.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from typing import TYPE_CHECKING, Any, Final, NamedTuple
 from ledger import fit, plaintext, storefile
 from ledger.chainhash import GENESIS, hash_text
 from ledger.errors import LedgerError
+from ledger.rowdigest import intact
 
 if TYPE_CHECKING:
     from projections.shown import Readings
@@ -145,13 +147,15 @@ def head_view(conn: sqlite3.Connection, encounter: str, rolls: bool) -> dict[str
     system, seq, digest = head
     if not _tail_holds(conn, encounter, seq, digest):
         return None
-    rows = dict(
-        conn.execute(
-            "SELECT name, view FROM cache_views WHERE encounter = ? AND "
-            "(name != '' OR (seq = ? AND hash = ?))",
-            (encounter, seq, digest),
-        ).fetchall()
-    )
+    rows: dict[str, str] = {}
+    for name, at, key, text, stored in conn.execute(
+        "SELECT name, seq, hash, view, digest FROM cache_views WHERE encounter = ? AND "
+        "(name != '' OR (seq = ? AND hash = ?))",
+        (encounter, seq, digest),
+    ):
+        if not intact((encounter, name, at, key), text, stored):
+            return None  # edited or damaged: the full command folds
+        rows[name] = text
     if "" not in rows:
         return None
     top = json.loads(rows.pop(""))
@@ -169,12 +173,14 @@ def head_view(conn: sqlite3.Connection, encounter: str, rolls: bool) -> dict[str
     }
     if rolls:
         stored = conn.execute(
-            "SELECT n, roll FROM cache_rolls WHERE encounter = ? ORDER BY n", (encounter,)
+            "SELECT n, roll, digest FROM cache_rolls WHERE encounter = ? ORDER BY n", (encounter,)
         ).fetchall()
         count = top["rolls"]
-        if not _number(count) or [n for n, _ in stored] != list(range(count)):
+        if not _number(count) or [n for n, _, _ in stored] != list(range(count)):
             return None
-        view["rolls"] = [json.loads(text) for _, text in stored]
+        if not all(intact((encounter, n), text, sealed) for n, text, sealed in stored):
+            return None
+        view["rolls"] = [json.loads(text) for _, text, _ in stored]
     else:
         view["round"], view["scene"] = top["round"], top["scene"]
     return view
@@ -219,21 +225,23 @@ def _tail_holds(conn: sqlite3.Connection, encounter: str, seq: int, digest: str)
 
 
 def _snapshot_seq(conn: sqlite3.Connection, encounter: str) -> int:
-    """The seq of the newest snapshot whose event's hash matches and that no later retraction
-    or correction reaches behind (0 when none): never newer than the one the full command
-    folds from, so the rows checked here include the rows it checks."""
+    """The seq of the newest snapshot whose event's hash matches, that no later retraction
+    or correction reaches behind, and whose digest is its content's (0 when none): never newer
+    than the one the full command folds from, so the rows checked here include the rows it
+    checks."""
     try:
         seqs = [
             s
             for (s,) in conn.execute(
                 "SELECT s.seq FROM cache_snapshots s JOIN events e "
                 "ON e.encounter = s.encounter AND e.seq = s.seq "
-                "WHERE s.encounter = ? AND s.hash = e.hash ORDER BY s.seq DESC",
+                "WHERE s.encounter = ? AND s.hash = e.hash AND s.digest IS NOT NULL "
+                "ORDER BY s.seq DESC",
                 (encounter,),
             )
         ]
     except sqlite3.OperationalError:
-        return 0  # no snapshot table: the whole chain
+        return 0  # no snapshot table (or one without digests): the whole chain
     if not seqs or not all(type(s) is int for s in seqs):
         return 0
     revisions = conn.execute(
@@ -243,9 +251,20 @@ def _snapshot_seq(conn: sqlite3.Connection, encounter: str) -> int:
         (encounter, seqs[-1], encounter, seqs[-1]),
     ).fetchall()
     for s in seqs:
-        if all(type(target) is int and target > s for at, target in revisions if at > s):
+        reached = any(type(t) is not int or t <= s for at, t in revisions if at > s)
+        if not reached and _sealed(conn, encounter, s):
             return int(s)
     return 0
+
+
+def _sealed(conn: sqlite3.Connection, encounter: str, seq: int) -> bool:
+    """Whether the snapshot at `seq` is as the ledger wrote it (the full command skips one
+    that is not, for an older one)."""
+    row = conn.execute(
+        "SELECT hash, gone, state, digest FROM cache_snapshots WHERE encounter = ? AND seq = ?",
+        (encounter, seq),
+    ).fetchone()
+    return row is not None and intact((encounter, seq, row[0], row[1]), row[2], row[3])
 
 
 def _plain_text(view: Mapping[str, Any]) -> str | None:

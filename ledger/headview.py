@@ -5,6 +5,8 @@ changed; `ledger.fastpath` prints `tracks` from it, the audit compares it with t
 
 A cache only, like the snapshots (`ledger.cache`, whose `CacheTables` hold the rows in either
 store): deleting it loses nothing, and every reader checks it against the log before using it.
+A row whose digest is not its content's (`ledger.rowdigest`) is read as missing, and the next
+write rewrites it.
 """
 
 from __future__ import annotations
@@ -15,7 +17,8 @@ from typing import Any
 
 import orjson
 
-from ledger.cache import CacheTables
+from ledger.cache import CacheTables, StoredView
+from ledger.rowdigest import intact
 from ledger.snapshot_codec import TEXT
 from projections import core
 from projections.log import Log
@@ -64,10 +67,14 @@ def save_view(
     state: core.State,
 ) -> None:
     """Refresh the encounter's head view after a write from head `before` (state `was`) to
-    `head`: only the combatants the write replaced, when the view was of `before`."""
+    `head`: only the combatants the write replaced, when the view was of `before` and every
+    combatant's row is intact; else the whole view anew."""
     encounter = state.encounter
     top = head_row(state)
-    if before is not None and was is not None and tables.move_view(encounter, before, head, top):
+    moved = None
+    if before is not None and was is not None:
+        moved = tables.move_view(encounter, before, head, top)
+    if moved is not None and was is not None and _whole(encounter, moved, was):
         if was.combatants is not state.combatants:
             gone = [name for name in was.combatants if name not in state.combatants]
             tables.put_combatants(encounter, head, changed_rows(was, state), gone)
@@ -76,6 +83,19 @@ def save_view(
     rows = [(name, _text(c.view())) for name, c in state.combatants.items()]
     tables.replace_view(encounter, head, top, rows)
     _save_rolls(tables, None, state)
+
+
+def _whole(encounter: str, rows: Mapping[str, StoredView], was: core.State) -> bool:
+    """Whether the stored combatant rows are those of `was`'s combatants, each intact (one
+    edited outside the ledger would otherwise outlive every write that leaves it alone)."""
+    return len(rows) == len(was.combatants) and all(
+        name in rows and _intact_row(encounter, name, rows[name]) for name in was.combatants
+    )
+
+
+def _intact_row(encounter: str, name: str, row: StoredView) -> bool:
+    seq, digest, text, stored = row
+    return intact((encounter, name, seq, digest), text, stored)
 
 
 def changed_rows(was: core.State, state: core.State) -> list[tuple[str, str]]:
@@ -109,12 +129,25 @@ def _save_rolls(tables: CacheTables, old: Sequence[core.Roll] | None, state: cor
 
 
 def load_view(tables: CacheTables | None, encounter: str, head: tuple[int, str]) -> Any:
-    """The stored head view (`view_of`) when it is of this head (seq, hash), else None."""
+    """The stored head view (`view_of`) when it is of this head (seq, hash) and every row of
+    it is intact, else None."""
+    view, damaged = stored_view(tables, encounter, head)
+    return None if damaged else view
+
+
+def stored_view(
+    tables: CacheTables | None, encounter: str, head: tuple[int, str]
+) -> tuple[Any, list[str]]:
+    """The stored head view (`view_of`) when it is of this head (seq, hash), else None, as its
+    rows hold it; and the names of the rows whose digest does not match ('' for the head's):
+    what the audit reports."""
     if tables is None:  # a store without cache tables
-        return None
-    rows = tables.view_rows(encounter, head)
-    if "" not in rows:
-        return None
+        return None, []
+    stored = tables.view_rows(encounter, head)
+    if "" not in stored:
+        return None, []
+    rows = {name: str(row[2]) for name, row in stored.items()}
+    damaged = [name for name, row in stored.items() if not _intact_row(encounter, name, row)]
     try:
         top = json.loads(rows[""])
         combatants = {name: json.loads(rows[name]) for name in top["names"]}
@@ -127,9 +160,9 @@ def load_view(tables: CacheTables | None, encounter: str, head: tuple[int, str])
         }
         # A view written before the game time and the rolls were kept has neither.
         view.update({key: top[key] for key in ("round", "scene", "rolls") if key in top})
-        return view
     except (ValueError, KeyError, TypeError):
-        return None
+        return None, damaged
+    return view, sorted(name for name in damaged if name == "" or name in combatants)
 
 
 def diff_view(
@@ -152,8 +185,8 @@ def _rolls_agree(tables: CacheTables | None, count: Any, state: core.State) -> b
     if rows is None:
         return True  # deleted: nothing to disagree (the fast path then folds)
     seen = 0
-    for (n, text), roll in zip(rows, state.rolls, strict=False):
-        if n != seen:
+    for (n, text, stored), roll in zip(rows, state.rolls, strict=False):
+        if n != seen or not intact((state.encounter, n), text, stored):
             return False
         seen += 1
         if text != roll_text(roll):

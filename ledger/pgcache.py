@@ -5,7 +5,9 @@ role updates and deletes their rows (see the README's Hosting section). Inside a
 written on the write transaction's connection, under its advisory lock, so a write's cache rows
 commit with its events or not at all. An error inside a PostgreSQL transaction aborts it, so a
 transaction first asks once whether the tables are there and writable (creating them when it
-may); when they are not, the cache is left alone and reads fold from the events.
+may, and replacing, empty, tables written before rows carried their digest); when they are
+not, the cache is left alone and reads fold from the events. Each row carries the digest of its
+key and text (`ledger.rowdigest`), which its readers check.
 """
 
 from __future__ import annotations
@@ -18,9 +20,10 @@ import psycopg
 import psycopg.errors
 from psycopg_pool import PoolTimeout
 
-from ledger.cache import TABLES, SnapshotRow
+from ledger.cache import TABLES, SnapshotRow, StoredSnapshot, StoredView
 from ledger.errors import StoreError
 from ledger.pgreads import one_line
+from ledger.rowdigest import digest
 
 SCHEMA: Final = (
     """CREATE TABLE IF NOT EXISTS cache_snapshots (
@@ -29,6 +32,7 @@ SCHEMA: Final = (
         hash TEXT NOT NULL,
         gone TEXT NOT NULL,
         state TEXT NOT NULL,
+        digest TEXT NOT NULL,
         PRIMARY KEY (encounter, seq)
     )""",
     # As in a SQLite file: one row for the head (name ''), one a combatant; one a roll.
@@ -38,39 +42,56 @@ SCHEMA: Final = (
         seq BIGINT NOT NULL,
         hash TEXT NOT NULL,
         view TEXT NOT NULL,
+        digest TEXT NOT NULL,
         PRIMARY KEY (encounter, name)
     )""",
     """CREATE TABLE IF NOT EXISTS cache_rolls (
         encounter TEXT NOT NULL,
         n BIGINT NOT NULL,
         roll TEXT NOT NULL,
+        digest TEXT NOT NULL,
         PRIMARY KEY (encounter, n)
     )""",
 )
-#: Whether both tables exist and this role may read and write them (NULL: a table is missing;
-#: one privilege a call, as a list of them asks whether any is held).
-USABLE: Final = " AND ".join(
-    f"has_table_privilege(to_regclass('{table}'), '{privilege}')"
+#: Whether every table has its rows' digests (a table of an earlier version has none).
+SEALED: Final = " AND ".join(
+    f"EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass('{table}') "
+    "AND attname = 'digest' AND NOT attisdropped)"
     for table in TABLES
-    for privilege in ("SELECT", "INSERT", "UPDATE", "DELETE")
+)
+#: Whether the tables exist, with digests, and this role may read and write them (NULL: a
+#: table is missing or has no digests; one privilege a call, as a list of them asks whether
+#: any is held).
+USABLE: Final = "CASE WHEN {} THEN {} END".format(
+    SEALED,
+    " AND ".join(
+        f"has_table_privilege(to_regclass('{table}'), '{privilege}')"
+        for table in TABLES
+        for privilege in ("SELECT", "INSERT", "UPDATE", "DELETE")
+    ),
 )
 _USABLE: Final = f"SELECT {USABLE}"
 _PUT_SNAPSHOT: Final = (
-    "INSERT INTO cache_snapshots (encounter, seq, hash, gone, state) VALUES (%s,%s,%s,%s,%s) "
-    "ON CONFLICT (encounter, seq) DO UPDATE SET hash = EXCLUDED.hash, gone = EXCLUDED.gone, "
-    "state = EXCLUDED.state"
+    "INSERT INTO cache_snapshots (encounter, seq, hash, gone, state, digest) "
+    "VALUES (%s,%s,%s,%s,%s,%s) ON CONFLICT (encounter, seq) DO UPDATE SET hash = EXCLUDED.hash, "
+    "gone = EXCLUDED.gone, state = EXCLUDED.state, digest = EXCLUDED.digest"
 )
 _PUT_ROLL: Final = (
-    "INSERT INTO cache_rolls (encounter, n, roll) VALUES (%s,%s,%s) "
-    "ON CONFLICT (encounter, n) DO UPDATE SET roll = EXCLUDED.roll"
+    "INSERT INTO cache_rolls (encounter, n, roll, digest) VALUES (%s,%s,%s,%s) "
+    "ON CONFLICT (encounter, n) DO UPDATE SET roll = EXCLUDED.roll, digest = EXCLUDED.digest"
 )
 #: Rolls read per round trip when the audit compares them (a long fight has many).
 _ROLL_PAGE: Final = 2000
 _PUT_VIEW: Final = (
-    "INSERT INTO cache_views (encounter, name, seq, hash, view) VALUES (%s,%s,%s,%s,%s) "
-    "ON CONFLICT (encounter, name) DO UPDATE SET seq = EXCLUDED.seq, hash = EXCLUDED.hash, "
-    "view = EXCLUDED.view"
+    "INSERT INTO cache_views (encounter, name, seq, hash, view, digest) "
+    "VALUES (%s,%s,%s,%s,%s,%s) ON CONFLICT (encounter, name) DO UPDATE SET "
+    "seq = EXCLUDED.seq, hash = EXCLUDED.hash, view = EXCLUDED.view, digest = EXCLUDED.digest"
 )
+
+
+def _view_row(encounter: str, name: str, head: tuple[int, str], text: str) -> tuple[Any, ...]:
+    return (encounter, name, *head, text, digest((encounter, name, *head), text))
+
 
 Connect = Callable[[], AbstractContextManager[psycopg.Connection[Any]]]
 
@@ -148,7 +169,11 @@ class PgCache:
         try:
             with self._connect() as conn:
                 return conn.execute(sql, params).fetchall()
-        except (psycopg.errors.UndefinedTable, psycopg.errors.InsufficientPrivilege):
+        except (
+            psycopg.errors.UndefinedTable,
+            psycopg.errors.UndefinedColumn,  # a table of an earlier version: no digests
+            psycopg.errors.InsufficientPrivilege,
+        ):
             return None
         except (psycopg.Error, PoolTimeout) as exc:
             raise StoreError(f"cannot read the ledger at {self._name}: {one_line(exc)}") from exc
@@ -177,7 +202,10 @@ class PgCache:
         """Store snapshot rows; keep only the encounter's newest `keep`."""
         self._run(
             [
-                (_PUT_SNAPSHOT, [(encounter, *row) for row in rows]),
+                (
+                    _PUT_SNAPSHOT,
+                    [(encounter, *row, digest((encounter, *row[:3]), row[3])) for row in rows],
+                ),
                 (
                     "DELETE FROM cache_snapshots WHERE encounter = %s AND seq NOT IN (SELECT seq "
                     "FROM cache_snapshots WHERE encounter = %s ORDER BY seq DESC LIMIT %s)",
@@ -196,14 +224,19 @@ class PgCache:
         )
         return [(int(seq), str(h), str(g), str(e)) for seq, h, g, e in rows]
 
-    def snapshot_text(self, encounter: str, seq: int, gone: str | None = None) -> str | None:
-        """The state text at `seq` (stored with `gone`, when given)."""
-        sql = "SELECT state FROM cache_snapshots WHERE encounter = %s AND seq = %s"
+    def snapshot_row(
+        self, encounter: str, seq: int, gone: str | None = None
+    ) -> StoredSnapshot | None:
+        """The row at `seq` (stored with `gone`, when given): hash, gone, state, digest."""
+        sql = (
+            "SELECT hash, gone, state, digest FROM cache_snapshots "
+            "WHERE encounter = %s AND seq = %s"
+        )
         params: tuple[Any, ...] = (encounter, seq)
         if gone is not None:
             sql, params = sql + " AND gone = %s", (*params, gone)
         rows = self._rows(sql, params)
-        return str(rows[0][0]) if rows else None
+        return tuple(rows[0]) if rows else None
 
     def snapshot_seqs(self, encounter: str) -> set[int]:
         """The seqs the encounter has snapshots at."""
@@ -220,25 +253,29 @@ class PgCache:
 
     def move_view(
         self, encounter: str, before: tuple[int, str], head: tuple[int, str], top: str
-    ) -> bool:
-        """Move the head row from `before` to `head`; False when it is not of `before`."""
+    ) -> dict[str, StoredView] | None:
+        """Move the head row from `before` to `head` and return the combatant rows; None when
+        it is not of `before`."""
         with self._connect() as conn:
             if not self._ready(conn):
-                return False
+                return None
             # RETURNING: rows to fetch, which a pipeline waits for (its rowcount it does not);
-            # and the last stored roll, which the write asks next (`last_roll`), in the same
-            # statement.
+            # and, in the same statement, the last stored roll, which the write asks next
+            # (`last_roll`), and the combatant rows, whose digests the write checks.
             moved = conn.execute(
-                "UPDATE cache_views SET seq = %s, hash = %s, view = %s "
+                "UPDATE cache_views SET seq = %s, hash = %s, view = %s, digest = %s "
                 "WHERE encounter = %s AND name = '' AND seq = %s AND hash = %s "
-                "RETURNING (SELECT max(n) FROM cache_rolls WHERE encounter = %s)",
-                (*head, top, encounter, *before, encounter),
-            ).fetchall()
+                "RETURNING (SELECT max(n) FROM cache_rolls WHERE encounter = %s), "
+                "(SELECT json_agg(json_build_array(name, seq, hash, view, digest)) "
+                "FROM cache_views WHERE encounter = %s AND name <> '')",
+                (*head, top, digest((encounter, "", *head), top), encounter, *before,
+                 encounter, encounter),
+            ).fetchall()  # fmt: skip
             if len(moved) != 1:
-                return False
-            last = moved[0][0]
+                return None
+            last, rows = moved[0]
             self._last_roll = (encounter, -1 if last is None else int(last))
-            return True
+            return {str(name): tuple(rest) for name, *rest in rows or ()}
 
     def put_combatants(
         self,
@@ -249,7 +286,7 @@ class PgCache:
     ) -> None:
         """Replace these combatants' rows; delete the rows `gone`."""
         statements: list[tuple[str, Sequence[Any]]] = [
-            (_PUT_VIEW, [(encounter, name, *head, text) for name, text in rows])
+            (_PUT_VIEW, [_view_row(encounter, name, head, text) for name, text in rows])
         ]
         if gone:  # a round trip saved on nearly every write
             statements.append(
@@ -267,18 +304,21 @@ class PgCache:
         self._run(
             [
                 ("DELETE FROM cache_views WHERE encounter = %s", (encounter,)),
-                (_PUT_VIEW, [(encounter, name, *head, text) for name, text in [("", top), *rows]]),
+                (
+                    _PUT_VIEW,
+                    [_view_row(encounter, name, head, text) for name, text in [("", top), *rows]],
+                ),
             ]
         )
 
-    def view_rows(self, encounter: str, head: tuple[int, str]) -> dict[str, str]:
-        """The combatant rows, and the head row if it is of `head`."""
+    def view_rows(self, encounter: str, head: tuple[int, str]) -> dict[str, StoredView]:
+        """The combatant rows, and the head row if it is of `head`: seq, hash, view, digest."""
         rows = self._rows(
-            "SELECT name, view FROM cache_views WHERE encounter = %s AND "
+            "SELECT name, seq, hash, view, digest FROM cache_views WHERE encounter = %s AND "
             "(name <> '' OR (seq = %s AND hash = %s))",
             (encounter, *head),
         )
-        return {str(name): str(view) for name, view in rows}
+        return {str(name): tuple(rest) for name, *rest in rows}
 
     def last_roll(self, encounter: str) -> int:
         """The n of the last stored roll (-1 when none)."""
@@ -303,24 +343,30 @@ class PgCache:
                     (encounter, replace_from),
                 )
             )
-        statements.append((_PUT_ROLL, [(encounter, n, text) for n, text in rows]))
+        statements.append(
+            (_PUT_ROLL, [(encounter, n, text, digest((encounter, n), text)) for n, text in rows])
+        )
         self._run(statements)
 
-    def roll_rows(self, encounter: str) -> Iterator[tuple[int, str]] | None:
-        """The stored rolls by n, a page at a time (None: no rolls table, or none readable)."""
+    def roll_rows(self, encounter: str) -> Iterator[tuple[int, str, str]] | None:
+        """The stored rolls by n with their digests, a page at a time (None: no rolls table,
+        or none readable)."""
         first = self._roll_page(encounter, -1)
         if first is None:
             return None
         return self._more_rolls(encounter, first)
 
-    def _roll_page(self, encounter: str, after: int) -> list[tuple[int, str]] | None:
+    def _roll_page(self, encounter: str, after: int) -> list[tuple[int, str, str]] | None:
         rows = self._query(
-            "SELECT n, roll FROM cache_rolls WHERE encounter = %s AND n > %s ORDER BY n LIMIT %s",
+            "SELECT n, roll, digest FROM cache_rolls WHERE encounter = %s AND n > %s ORDER BY n "
+            "LIMIT %s",
             (encounter, after, _ROLL_PAGE),
         )
-        return None if rows is None else [(int(n), str(text)) for n, text in rows]
+        return None if rows is None else [(int(n), str(text), str(d)) for n, text, d in rows]
 
-    def _more_rolls(self, encounter: str, page: list[tuple[int, str]]) -> Iterator[tuple[int, str]]:
+    def _more_rolls(
+        self, encounter: str, page: list[tuple[int, str, str]]
+    ) -> Iterator[tuple[int, str, str]]:
         while page:
             yield from page
             if len(page) < _ROLL_PAGE:

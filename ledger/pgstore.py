@@ -167,8 +167,7 @@ class PgStore(WarnsOnce, PgReads):
     def _ensure_schema(self, conn: psycopg.Connection[Any], create: bool) -> None:
         present = conn.execute(
             "SELECT to_regclass('events') IS NOT NULL, to_regclass('heads') IS NOT NULL, "
-            "to_regclass('cache_snapshots') IS NOT NULL AND to_regclass('cache_views') IS NOT NULL "
-            "AND to_regclass('cache_rolls') IS NOT NULL"
+            f"{pgcache.SEALED}"
         ).fetchone()
         if present is not None and present[:2] == (True, True):
             if not self.readonly and _missing_triggers(conn):
@@ -180,9 +179,10 @@ class PgStore(WarnsOnce, PgReads):
                     # its whole chain, not only the tail after a mark set before.
                     conn.execute("UPDATE heads SET verified = 0")
             if not self.readonly and not present[2]:
-                # A ledger made before the projection cache (or part of it), or whose cache was
-                # dropped: the owner's next open makes it anew, empty, so that no table is
-                # missing beside others that count on it; until then reads fold from the events.
+                # A ledger made before the projection cache (or part of it, or before its rows
+                # carried digests), or whose cache was dropped: the owner's next open makes it
+                # anew, empty, so that no table is missing beside others that count on it; until
+                # then reads fold from the events.
                 with suppress(psycopg.errors.InsufficientPrivilege), conn.transaction():
                     create_cache(conn, anew=True)
             return
@@ -414,10 +414,16 @@ def _pipeline(conn: psycopg.Connection[Any]) -> AbstractContextManager[Any]:
 def create_cache(conn: psycopg.Connection[Any], anew: bool = False) -> None:
     """Create the projection cache's missing tables (`anew`: all of them, empty) inside the
     caller's transaction, under the schema lock: two writers finding them dropped must not both
-    create them. (A write that creates the rolls table rewrites every roll of its view.)"""
+    create them; a table of an earlier version, without digests, is replaced, empty. (A write
+    that creates the rolls table rewrites every roll of its view.)"""
     conn.execute("SELECT pg_advisory_xact_lock(%s, %s)", (_LOCK_CLASS, _SCHEMA_LOCK))
-    if anew:
-        for table in cache.TABLES:
+    for table in cache.TABLES:
+        sealed = conn.execute(
+            "SELECT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass(%s) "
+            "AND attname = 'digest' AND NOT attisdropped)",
+            (table,),
+        ).fetchone()
+        if anew or sealed != (True,):
             conn.execute(f"DROP TABLE IF EXISTS {table}")
     for statement in pgcache.SCHEMA:
         conn.execute(statement)

@@ -254,7 +254,9 @@ class _CacheCheck:
         # snapshots each hold every roll, and the audit's memory must stay bounded.
         self._db, self._encounter, self._now = store.cache_db, head.encounter, now
         self._seqs = cache.snapshot_seqs(store.cache_db, head.encounter)
-        self._view = headview.load_view(store.cache_db, head.encounter, (head.seq, head.hash))
+        self._view, self._damaged = headview.stored_view(
+            store.cache_db, head.encounter, (head.seq, head.hash)
+        )
         self._head = head.seq
         self._wrong: list[int] = []
         self._last: core.State | None = None
@@ -277,19 +279,29 @@ class _CacheCheck:
             )
             for seq in self._wrong
         ]
+        differ: list[str] = []
         if self._view is not None and self._last is not None and self._last.seq == self._head:
             differ = headview.diff_view(self._db, self._view, self._last)
-            if differ:
-                found.append(
-                    error(
-                        "cache-disagrees",
-                        (self._head,),
-                        f"the projection cache's head view ({', '.join(differ)}) disagrees "
-                        "with the events folded from the log: the file was changed outside the "
-                        f"ledger; {_CURE}",
-                    )
+        if differ or self._damaged:
+            parts = f" ({', '.join(differ)})" if differ else ""
+            found.append(
+                error(
+                    "cache-disagrees",
+                    (self._head,),
+                    f"the projection cache's head view{parts} disagrees with the events folded "
+                    f"from the log{_unsealed(self._damaged)}: the file was changed outside the "
+                    f"ledger, and reads fold instead; {_CURE}",
                 )
+            )
         return found
+
+
+def _unsealed(names: list[str]) -> str:
+    """The rows whose digest does not match their text, for the audit's message."""
+    if not names:
+        return ""
+    rows = ", ".join("the head" if name == "" else repr(name) for name in names)
+    return f" (rows whose digest does not match their text: {rows})"
 
 
 _CURE = (

@@ -10,7 +10,7 @@ projection cache in the same transaction (`Session.keep`).
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from typing import Final
 
 from ledger import cache, events, headview, revising
@@ -74,13 +74,15 @@ def fold_on(
     standing: Standing,
     state: core.State | None,
     checkpoints: list[Checkpoint] | None = None,
+    also: Collection[int] = (),
 ) -> core.State | None:
-    """Fold `records` (as `standing` has them) on top of `state`, keeping checkpoints."""
+    """Fold `records` (as `standing` has them) on top of `state`, keeping checkpoints (and
+    the states after the seqs `also`)."""
     folder = core.RunningFold(RULESETS, state, standing.fixes)
     for record in records:
         if record.seq not in standing.gone:
             folder.feed(record)
-        if checkpoints is not None and record.seq % CHECKPOINT_EVERY == 0:
+        if checkpoints is not None and (record.seq % CHECKPOINT_EVERY == 0 or record.seq in also):
             assert folder.state is not None
             checkpoints.append((record.seq, folder.state))
     return folder.state
@@ -353,8 +355,10 @@ def at_head(folds: Mapping[str, AtHead], txn: Transaction) -> AtHead:
     revisions = txn.revisions()
     now = standing(revisions)
     # The file's newest valid snapshot, if any: only the events after it are folded.
-    snapshot = load_snapshot(txn.cache_connection(), txn.encounter, now, txn.seq)
+    damaged: list[int] = []
+    snapshot = load_snapshot(txn.cache_connection(), txn.encounter, now, txn.seq, damaged)
     start, state = snapshot if snapshot is not None else (0, None)
     checkpoints = [snapshot] if snapshot is not None else []
-    state = fold_on(txn.records(start), now, state, checkpoints)
+    # A snapshot skipped for its digest is folded past: kept, so that this write stores it anew.
+    state = fold_on(txn.records(start), now, state, checkpoints, damaged)
     return AtHead(txn.seq, txn.hash, state, revisions, now, checkpoints, start)

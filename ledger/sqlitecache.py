@@ -1,8 +1,9 @@
 """The projection cache's tables in a SQLite ledger file (`ledger.cache.CacheTables`).
 
 They share the store's connection, so a write's cache rows commit with its events. A write
-creates the tables when they are missing (a new file, or one whose cache was dropped); a read of
-a missing table finds nothing.
+creates the tables when they are missing (a new file, or one whose cache was dropped) and
+replaces, empty, a table written before its rows carried their digest (`ledger.rowdigest`); a
+read of a missing table, or of one without digests, finds nothing.
 """
 
 from __future__ import annotations
@@ -11,7 +12,8 @@ import sqlite3
 from collections.abc import Iterator, Sequence
 from typing import Any, Final
 
-from ledger.cache import TABLES, SnapshotRow
+from ledger.cache import TABLES, SnapshotRow, StoredSnapshot, StoredView
+from ledger.rowdigest import digest
 
 _SNAPSHOTS: Final = """CREATE TABLE IF NOT EXISTS cache_snapshots (
         encounter TEXT NOT NULL,
@@ -19,6 +21,7 @@ _SNAPSHOTS: Final = """CREATE TABLE IF NOT EXISTS cache_snapshots (
         hash TEXT NOT NULL,
         gone TEXT NOT NULL,
         state TEXT NOT NULL,
+        digest TEXT NOT NULL,
         PRIMARY KEY (encounter, seq)
     )"""
 _SCHEMA: Final = (
@@ -35,6 +38,7 @@ _SCHEMA: Final = (
         seq INTEGER NOT NULL,
         hash TEXT NOT NULL,
         view TEXT NOT NULL,
+        digest TEXT NOT NULL,
         PRIMARY KEY (encounter, name)
     ) WITHOUT ROWID""",
     # The head's effective rolls in order (n from 0), one row each as `tracks --json` shows
@@ -44,13 +48,24 @@ _SCHEMA: Final = (
         encounter TEXT NOT NULL,
         n INTEGER NOT NULL,
         roll TEXT NOT NULL,
+        digest TEXT NOT NULL,
         PRIMARY KEY (encounter, n)
     ) WITHOUT ROWID""",
 )
 
 
+_PUT_VIEW: Final = "INSERT OR REPLACE INTO cache_views VALUES (?,?,?,?,?,?)"
+
+
 def _missing(exc: sqlite3.OperationalError) -> bool:
-    return "no such table" in str(exc)
+    # A table missing, or one of a file written before rows carried digests (its rows are
+    # never read: they vouch for nothing).
+    text = str(exc)
+    return "no such table" in text or "digest" in text or "columns but" in text
+
+
+def _view_row(encounter: str, name: str, head: tuple[int, str], text: str) -> tuple[Any, ...]:
+    return (encounter, name, *head, text, digest((encounter, name, *head), text))
 
 
 class SqliteCache:
@@ -68,9 +83,17 @@ class SqliteCache:
         except sqlite3.OperationalError as exc:
             if not _missing(exc):
                 raise
-            for statement in _SCHEMA:
-                self.conn.execute(statement)
+            self._relay()
             return run(sql, args)
+
+    def _relay(self) -> None:
+        """Create the missing tables, and anew (empty) those without digests."""
+        for table in TABLES:
+            columns = {row[1] for row in self.conn.execute(f"PRAGMA table_info({table})")}
+            if columns and "digest" not in columns:
+                self.conn.execute(f"DROP TABLE {table}")
+        for statement in _SCHEMA:
+            self.conn.execute(statement)
 
     def _read(self, sql: str, args: Sequence[Any]) -> list[Any]:
         try:
@@ -84,8 +107,8 @@ class SqliteCache:
         """Store snapshot rows; keep only the encounter's newest `keep`."""
         self._relaid()
         self._write(
-            "INSERT OR REPLACE INTO cache_snapshots VALUES (?,?,?,?,?)",
-            [(encounter, *row) for row in rows],
+            "INSERT OR REPLACE INTO cache_snapshots VALUES (?,?,?,?,?,?)",
+            [(encounter, *row, digest((encounter, *row[:3]), row[3])) for row in rows],
             many=True,
         )
         self.conn.execute(
@@ -96,12 +119,13 @@ class SqliteCache:
 
     def _relaid(self) -> None:
         """The snapshots table anew when it has the clustered layout of earlier files (its
-        texts are of an earlier snapshot version, which this build does not read). Checked
-        where snapshots are stored, once in a few hundred writes."""
+        texts are of an earlier snapshot version, which this build does not read) or rows
+        without digests. Checked where snapshots are stored, once in a few hundred writes."""
         found = self._read(
             "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'cache_snapshots'", ()
         )
-        if found and "WITHOUT ROWID" in str(found[0][0]).upper():
+        layout = str(found[0][0]).upper() if found else ""
+        if found and ("WITHOUT ROWID" in layout or "DIGEST" not in layout):
             self.conn.execute("DROP TABLE cache_snapshots")
             self.conn.execute(_SNAPSHOTS)
 
@@ -114,14 +138,18 @@ class SqliteCache:
             (encounter, upto),
         )
 
-    def snapshot_text(self, encounter: str, seq: int, gone: str | None = None) -> str | None:
-        """The state text at `seq` (stored with `gone`, when given)."""
-        sql = "SELECT state FROM cache_snapshots WHERE encounter = ? AND seq = ?"
+    def snapshot_row(
+        self, encounter: str, seq: int, gone: str | None = None
+    ) -> StoredSnapshot | None:
+        """The row at `seq` (stored with `gone`, when given): hash, gone, state, digest."""
+        sql = (
+            "SELECT hash, gone, state, digest FROM cache_snapshots WHERE encounter = ? AND seq = ?"
+        )
         args: tuple[Any, ...] = (encounter, seq)
         if gone is not None:
             sql, args = sql + " AND gone = ?", (*args, gone)
         rows = self._read(sql, args)
-        return str(rows[0][0]) if rows and type(rows[0][0]) is str else None
+        return tuple(rows[0]) if rows else None
 
     def snapshot_seqs(self, encounter: str) -> set[int]:
         """The seqs the encounter has snapshots at."""
@@ -137,19 +165,27 @@ class SqliteCache:
 
     def move_view(
         self, encounter: str, before: tuple[int, str], head: tuple[int, str], top: str
-    ) -> bool:
-        """Move the head row from `before` to `head`; False when it is not of `before`."""
+    ) -> dict[str, StoredView] | None:
+        """Move the head row from `before` to `head` and return the combatant rows; None when
+        it is not of `before`."""
         try:
             moved = self.conn.execute(
-                "UPDATE cache_views SET seq = ?, hash = ?, view = ? "
+                "UPDATE cache_views SET seq = ?, hash = ?, view = ?, digest = ? "
                 "WHERE encounter = ? AND name = '' AND seq = ? AND hash = ?",
-                (*head, top, encounter, *before),
+                (*head, top, digest((encounter, "", *head), top), encounter, *before),
             )
         except sqlite3.OperationalError as exc:
             if not _missing(exc):
                 raise
-            return False
-        return moved.rowcount == 1
+            return None
+        if moved.rowcount != 1:
+            return None
+        rows = self.conn.execute(
+            "SELECT name, seq, hash, view, digest FROM cache_views "
+            "WHERE encounter = ? AND name != ''",
+            (encounter,),
+        )
+        return {name: tuple(rest) for name, *rest in rows}
 
     def put_combatants(
         self,
@@ -162,14 +198,10 @@ class SqliteCache:
         # Most writes change one combatant and remove none: no statement for an empty batch.
         if len(rows) == 1:  # most writes: one row, bound without a cursor loop
             ((name, text),) = rows
-            self.conn.execute(
-                "INSERT OR REPLACE INTO cache_views VALUES (?,?,?,?,?)",
-                (encounter, name, *head, text),
-            )
+            self.conn.execute(_PUT_VIEW, _view_row(encounter, name, head, text))
         elif rows:
             self.conn.executemany(
-                "INSERT OR REPLACE INTO cache_views VALUES (?,?,?,?,?)",
-                [(encounter, name, *head, text) for name, text in rows],
+                _PUT_VIEW, [_view_row(encounter, name, head, text) for name, text in rows]
             )
         if gone:
             self.conn.executemany(
@@ -182,25 +214,27 @@ class SqliteCache:
     ) -> None:
         """The encounter's whole view anew."""
         self._write("DELETE FROM cache_views WHERE encounter = ?", (encounter,))
-        self.conn.executemany(
-            "INSERT INTO cache_views VALUES (?,?,?,?,?)",
-            [(encounter, name, *head, text) for name, text in [("", top), *rows]],
+        self._write(
+            _PUT_VIEW,
+            [_view_row(encounter, name, head, text) for name, text in [("", top), *rows]],
+            many=True,
         )
 
-    def view_rows(self, encounter: str, head: tuple[int, str]) -> dict[str, str]:
-        """The combatant rows, and the head row if it is of `head`."""
-        return dict(
-            self._read(
-                "SELECT name, view FROM cache_views WHERE encounter = ? AND "
-                "(name != '' OR (seq = ? AND hash = ?))",
-                (encounter, *head),
-            )
+    def view_rows(self, encounter: str, head: tuple[int, str]) -> dict[str, StoredView]:
+        """The combatant rows, and the head row if it is of `head`: seq, hash, view, digest."""
+        rows = self._read(
+            "SELECT name, seq, hash, view, digest FROM cache_views WHERE encounter = ? AND "
+            "(name != '' OR (seq = ? AND hash = ?))",
+            (encounter, *head),
         )
+        return {name: tuple(rest) for name, *rest in rows}
 
     def last_roll(self, encounter: str) -> int:
-        """The n of the last stored roll (-1 when none): one seek of the key."""
+        """The n of the last stored roll (-1 when none, or none with digests): one seek of the
+        key."""
         rows = self._read(
-            "SELECT n FROM cache_rolls WHERE encounter = ? ORDER BY n DESC LIMIT 1", (encounter,)
+            "SELECT n, digest FROM cache_rolls WHERE encounter = ? ORDER BY n DESC LIMIT 1",
+            (encounter,),
         )
         return int(rows[0][0]) if rows else -1
 
@@ -214,17 +248,19 @@ class SqliteCache:
             )
         if rows:
             self._write(
-                "INSERT OR REPLACE INTO cache_rolls VALUES (?,?,?)",
-                [(encounter, n, text) for n, text in rows],
+                "INSERT OR REPLACE INTO cache_rolls VALUES (?,?,?,?)",
+                [(encounter, n, text, digest((encounter, n), text)) for n, text in rows],
                 many=True,
             )
 
-    def roll_rows(self, encounter: str) -> Iterator[tuple[int, str]] | None:
-        """The stored rolls by n, streamed from one cursor (None: no rolls table)."""
+    def roll_rows(self, encounter: str) -> Iterator[tuple[int, str, str]] | None:
+        """The stored rolls by n with their digests, streamed from one cursor (None: no rolls
+        table)."""
         try:
             return iter(
                 self.conn.execute(
-                    "SELECT n, roll FROM cache_rolls WHERE encounter = ? ORDER BY n", (encounter,)
+                    "SELECT n, roll, digest FROM cache_rolls WHERE encounter = ? ORDER BY n",
+                    (encounter,),
                 )
             )
         except sqlite3.OperationalError as exc:
