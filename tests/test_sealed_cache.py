@@ -199,3 +199,22 @@ def test_no_edit_of_any_cache_row_changes_what_tracks_json_prints(
     assert fastpath.read_view(request) in (None, truth)  # the fast path serves nothing else
     with Ledger(db) as ledger:
         assert json.loads(json.dumps(ledger.tracks("silken-blade").view())) == truth
+
+
+def test_cache_tables_without_digests_are_never_read_and_the_next_write_replaces_them(
+    pair: tuple[Backend, Backend],
+) -> None:
+    old, pristine = pair
+    for table in CACHE_ROWS:  # as the tables of the previous format, rows and all
+        old.execute(f"ALTER TABLE {table} DROP COLUMN digest")
+    old.execute(EDIT_VIEW)
+    assert resilience(old) == 6
+    assert cache_findings(old) == []  # rows without digests vouch for nothing: nothing to judge
+    wrote, expected = run(old, *NOTED), run(pristine, *NOTED)
+    assert (wrote.returncode, wrote.stdout) == (expected.returncode, expected.stdout)
+    for table, (key, text) in CACHE_ROWS.items():
+        rows = old.execute(f"SELECT {', '.join(key)}, {text}, digest FROM {table}")
+        assert all(stored == digest(tuple(values), body) for *values, body, stored in rows)
+    [(view,)] = old.execute("SELECT view FROM cache_views WHERE name = 'Silken Blade'")
+    assert json.loads(view)["resilience"] == 6
+    assert cache_findings(old) == []
