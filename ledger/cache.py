@@ -71,11 +71,16 @@ class CacheTables(Protocol):
         """The stored hash of the event at `seq` (a snapshot's key)."""
 
     def move_view(
-        self, encounter: str, before: tuple[int, str], head: tuple[int, str], top: str
+        self,
+        encounter: str,
+        before: tuple[int, str],
+        head: tuple[int, str],
+        top: str,
+        rows: bool = True,
     ) -> dict[str, StoredView] | None:
         """Move the head row from `before` to `head` with the text `top`, and return the
-        combatant rows as stored (name: seq, hash, view, digest); None when the view is not of
-        `before` (or missing)."""
+        combatant rows as stored (name: seq, hash, view, digest; none read without `rows`);
+        None when the view is not of `before` (or missing)."""
 
     def put_combatants(
         self,

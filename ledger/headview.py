@@ -65,16 +65,20 @@ def save_view(
     was: core.State | None,
     head: tuple[int, str],
     state: core.State,
+    *,
+    known: bool = False,
 ) -> None:
     """Refresh the encounter's head view after a write from head `before` (state `was`) to
     `head`: only the combatants the write replaced, when the view was of `before` and every
-    combatant's row is intact; else the whole view anew."""
+    combatant's row is intact; else the whole view anew. `known`: the rows at `before` are the
+    ones this ledger's previous write left (it wrote or checked them), so they are not read
+    back to be checked again: a process checks them on its first write of the encounter."""
     encounter = state.encounter
     top = head_row(state)
     moved = None
     if before is not None and was is not None:
-        moved = tables.move_view(encounter, before, head, top)
-    if moved is not None and was is not None and _whole(encounter, moved, was):
+        moved = tables.move_view(encounter, before, head, top, rows=not known)
+    if moved is not None and was is not None and (known or _whole(encounter, moved, was)):
         if was.combatants is not state.combatants:
             gone = [name for name in was.combatants if name not in state.combatants]
             tables.put_combatants(encounter, head, changed_rows(was, state), gone)

@@ -252,7 +252,12 @@ class PgCache:
         return str(rows[0][0])
 
     def move_view(
-        self, encounter: str, before: tuple[int, str], head: tuple[int, str], top: str
+        self,
+        encounter: str,
+        before: tuple[int, str],
+        head: tuple[int, str],
+        top: str,
+        rows: bool = True,
     ) -> dict[str, StoredView] | None:
         """Move the head row from `before` to `head` and return the combatant rows; None when
         it is not of `before`."""
@@ -262,20 +267,24 @@ class PgCache:
             # RETURNING: rows to fetch, which a pipeline waits for (its rowcount it does not);
             # and, in the same statement, the last stored roll, which the write asks next
             # (`last_roll`), and the combatant rows, whose digests the write checks.
+            stored = (
+                "(SELECT json_agg(json_build_array(name, seq, hash, view, digest)) "
+                "FROM cache_views WHERE encounter = %s AND name <> '')"
+                if rows
+                else "(SELECT NULL WHERE %s::text IS NULL)"  # not read: the same parameters
+            )
             moved = conn.execute(
                 "UPDATE cache_views SET seq = %s, hash = %s, view = %s, digest = %s "
                 "WHERE encounter = %s AND name = '' AND seq = %s AND hash = %s "
-                "RETURNING (SELECT max(n) FROM cache_rolls WHERE encounter = %s), "
-                "(SELECT json_agg(json_build_array(name, seq, hash, view, digest)) "
-                "FROM cache_views WHERE encounter = %s AND name <> '')",
+                f"RETURNING (SELECT max(n) FROM cache_rolls WHERE encounter = %s), {stored}",
                 (*head, top, digest((encounter, "", *head), top), encounter, *before,
                  encounter, encounter),
             ).fetchall()  # fmt: skip
             if len(moved) != 1:
                 return None
-            last, rows = moved[0]
+            last, found = moved[0]
             self._last_roll = (encounter, -1 if last is None else int(last))
-            return {str(name): tuple(rest) for name, *rest in rows or ()}
+            return {str(name): tuple(rest) for name, *rest in found or ()}
 
     def put_combatants(
         self,

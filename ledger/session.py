@@ -56,6 +56,7 @@ class AtHead:
         checkpoints: list[Checkpoint],
         stored: int = 0,
         recent: Iterable[Checkpoint] = (),
+        sealed: bool = False,
     ) -> None:
         self.seq = seq
         self.hash = hash
@@ -67,6 +68,9 @@ class AtHead:
         self.stored = stored
         #: The states after the last few events (`RECENT_KEPT`), oldest first.
         self.recent = tuple(recent)
+        #: Whether the head view's rows in the file are the ones this ledger's last write at
+        #: this head left (written or checked): the next write need not read them back.
+        self.sealed = sealed
 
 
 def fold_on(
@@ -109,6 +113,8 @@ class Session:
         self.recent: deque[Checkpoint] = deque(maxlen=RECENT_KEPT)
         #: What the last retraction or correction admitted did downstream.
         self.downstream: Downstream | None = None
+        #: Whether the file's head view rows are known (see `AtHead.sealed`).
+        self.sealed = False
 
     @property
     def encounter(self) -> str:
@@ -136,6 +142,7 @@ class Session:
             self.checkpoints = list(folded.checkpoints)
             self.stored = folded.stored
             self.recent.extend(folded.recent)
+            self.sealed = folded.sealed
             self._ready = True
         return self
 
@@ -160,6 +167,7 @@ class Session:
             self.checkpoints,
             self.stored,
             self.recent,
+            self.sealed,
         )
 
     def stored_event(self, seq: int) -> events.Recorded:
@@ -321,7 +329,8 @@ class Session:
             ]
             cache.save_snapshots(conn, txn.encounter, snapshots, self.standing)
             self.stored = fresh[-1][0]
-        headview.save_view(conn, before, was, (txn.seq, txn.hash), state)
+        headview.save_view(conn, before, was, (txn.seq, txn.hash), state, known=self.sealed)
+        self.sealed = True
 
 
 def at_head(folds: Mapping[str, AtHead], txn: Transaction) -> AtHead:

@@ -164,7 +164,12 @@ class SqliteCache:
         return str(row[0])
 
     def move_view(
-        self, encounter: str, before: tuple[int, str], head: tuple[int, str], top: str
+        self,
+        encounter: str,
+        before: tuple[int, str],
+        head: tuple[int, str],
+        top: str,
+        rows: bool = True,
     ) -> dict[str, StoredView] | None:
         """Move the head row from `before` to `head` and return the combatant rows; None when
         it is not of `before`."""
@@ -180,12 +185,14 @@ class SqliteCache:
             return None
         if moved.rowcount != 1:
             return None
-        rows = self.conn.execute(
+        if not rows:
+            return {}
+        stored = self.conn.execute(
             "SELECT name, seq, hash, view, digest FROM cache_views "
             "WHERE encounter = ? AND name != ''",
             (encounter,),
         )
-        return {name: tuple(rest) for name, *rest in rows}
+        return {name: tuple(rest) for name, *rest in stored}
 
     def put_combatants(
         self,

@@ -5,6 +5,7 @@ answer from the log, the write rewrites the row, and the audit reports the edit.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 import sqlite3
@@ -19,6 +20,7 @@ from hypothesis import strategies as st
 
 from ledger import Ledger, fastpath, snapshot_codec
 from ledger.rowdigest import digest
+from ledger.store import Store
 from projections import core
 from tests.longstreams import ROOT, encounter
 from tests.stores import CACHE_ROWS, Backend
@@ -218,3 +220,35 @@ def test_cache_tables_without_digests_are_never_read_and_the_next_write_replaces
     [(view,)] = old.execute("SELECT view FROM cache_views WHERE name = 'Silken Blade'")
     assert json.loads(view)["resilience"] == 6
     assert cache_findings(old) == []
+
+
+@given(
+    st.lists(st.one_of(st.text(), st.integers(min_value=-(2**63), max_value=2**63)), max_size=5),
+    st.text(),
+)
+def test_a_row_digest_hashes_its_key_as_json_text(key: list[str | int], text: str) -> None:
+    expected = json.dumps(tuple(key), ensure_ascii=True, separators=(",", ":"))
+    data = f"{expected}\n{text}".encode("utf-8", "surrogatepass")
+    assert digest(tuple(key), text) == hashlib.sha256(data).hexdigest()
+
+
+def test_a_process_checks_the_view_rows_on_its_first_write_only(tmp_path: Path) -> None:
+    db = tmp_path / "e.db"
+    assert run(db, "import", str(EXAMPLE)).returncode == 0
+    read_back = "SELECT name, seq, hash, view, digest FROM cache_views"
+    with Ledger(db) as ledger:
+        assert isinstance(ledger.store, Store)
+        statements: list[str] = []
+        ledger.store.conn.set_trace_callback(statements.append)
+        for text in ("first", "second", "third"):
+            statements.clear()
+            ledger.record("silken-blade", {"type": "note", "text": text})
+            checked = any(s.startswith(read_back) for s in statements)
+            # Its first write checks every row; the next ones move from the rows it left.
+            assert checked == (text == "first"), text
+    with closing(sqlite3.connect(db)) as conn:
+        conn.execute(EDIT_VIEW)
+        conn.commit()
+    assert resilience(db) == 6  # a reader never serves the edited row
+    assert run(db, "record", "silken-blade", "note", "text=a new process").returncode == 0
+    assert cache_findings(db) == []  # whose first write rewrote it
