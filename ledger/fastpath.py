@@ -128,8 +128,8 @@ def read_view(request: Request) -> dict[str, Any] | None:
         return None
     try:
         with closing(conn):
-            if not storefile.is_current(conn):
-                return None
+            if not storefile.is_current(conn) or storefile.missing_triggers(conn):
+                return None  # without the append-only triggers, the full command checks it all
             conn.execute("BEGIN")  # one snapshot of the file for every read below
             return head_view(conn, request.encounter, rolls=request.json)
     except (sqlite3.Error, ValueError, KeyError, TypeError, AttributeError):

@@ -83,8 +83,13 @@ class Queries:
         top = head.seq if at is None else at
         known = head.seq if corrected else top
         now = standing(self.store.revisions(encounter, head.system, known), without)
-        # Only the events after the newest snapshot that still holds are folded.
-        snapshot = cache.load_snapshot(self.store.cache_db, encounter, now, top)
+        # Only the events after the newest snapshot that still holds are folded; without the
+        # append-only triggers rows may have changed behind it: every row is folded and checked.
+        snapshot = (
+            cache.load_snapshot(self.store.cache_db, encounter, now, top)
+            if not self.store.problems()
+            else None
+        )
         start, state = snapshot if snapshot is not None else (0, None)
         rows = self.store.load_rows(encounter, head.system, start, top)
         state = fold_on(rows, now, state)
