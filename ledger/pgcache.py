@@ -23,7 +23,7 @@ from psycopg_pool import PoolTimeout
 from ledger.cache import TABLES, SnapshotRow, StoredSnapshot, StoredView
 from ledger.errors import StoreError
 from ledger.pgreads import one_line
-from ledger.rowdigest import digest
+from ledger.rowdigest import digest, view_row
 
 SCHEMA: Final = (
     """CREATE TABLE IF NOT EXISTS cache_snapshots (
@@ -87,10 +87,6 @@ _PUT_VIEW: Final = (
     "VALUES (%s,%s,%s,%s,%s,%s) ON CONFLICT (encounter, name) DO UPDATE SET "
     "seq = EXCLUDED.seq, hash = EXCLUDED.hash, view = EXCLUDED.view, digest = EXCLUDED.digest"
 )
-
-
-def _view_row(encounter: str, name: str, head: tuple[int, str], text: str) -> tuple[Any, ...]:
-    return (encounter, name, *head, text, digest((encounter, name, *head), text))
 
 
 Connect = Callable[[], AbstractContextManager[psycopg.Connection[Any]]]
@@ -295,7 +291,7 @@ class PgCache:
     ) -> None:
         """Replace these combatants' rows; delete the rows `gone`."""
         statements: list[tuple[str, Sequence[Any]]] = [
-            (_PUT_VIEW, [_view_row(encounter, name, head, text) for name, text in rows])
+            (_PUT_VIEW, [view_row(encounter, name, head, text) for name, text in rows])
         ]
         if gone:  # a round trip saved on nearly every write
             statements.append(
@@ -315,7 +311,7 @@ class PgCache:
                 ("DELETE FROM cache_views WHERE encounter = %s", (encounter,)),
                 (
                     _PUT_VIEW,
-                    [_view_row(encounter, name, head, text) for name, text in [("", top), *rows]],
+                    [view_row(encounter, name, head, text) for name, text in [("", top), *rows]],
                 ),
             ]
         )

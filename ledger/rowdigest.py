@@ -31,3 +31,10 @@ def digest(key: tuple[str | int, ...], text: str) -> str:
 def intact(key: tuple[str | int, ...], text: object, stored: object) -> bool:
     """Whether a row read back (its key, text and stored digest) is as the ledger wrote it."""
     return type(text) is str and type(stored) is str and digest(key, text) == stored
+
+
+def view_row(
+    encounter: str, name: str, head: tuple[int, str], text: str
+) -> tuple[str, str, int, str, str, str]:
+    """A `cache_views` row as both stores insert it: (encounter, name, seq, hash, view, digest)."""
+    return (encounter, name, *head, text, digest((encounter, name, *head), text))

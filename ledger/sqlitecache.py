@@ -13,7 +13,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any, Final
 
 from ledger.cache import TABLES, SnapshotRow, StoredSnapshot, StoredView
-from ledger.rowdigest import digest
+from ledger.rowdigest import digest, view_row
 
 _SNAPSHOTS: Final = """CREATE TABLE IF NOT EXISTS cache_snapshots (
         encounter TEXT NOT NULL,
@@ -62,10 +62,6 @@ def _missing(exc: sqlite3.OperationalError) -> bool:
     # never read: they vouch for nothing).
     text = str(exc)
     return "no such table" in text or "digest" in text or "columns but" in text
-
-
-def _view_row(encounter: str, name: str, head: tuple[int, str], text: str) -> tuple[Any, ...]:
-    return (encounter, name, *head, text, digest((encounter, name, *head), text))
 
 
 class SqliteCache:
@@ -205,10 +201,10 @@ class SqliteCache:
         # Most writes change one combatant and remove none: no statement for an empty batch.
         if len(rows) == 1:  # most writes: one row, bound without a cursor loop
             ((name, text),) = rows
-            self.conn.execute(_PUT_VIEW, _view_row(encounter, name, head, text))
+            self.conn.execute(_PUT_VIEW, view_row(encounter, name, head, text))
         elif rows:
             self.conn.executemany(
-                _PUT_VIEW, [_view_row(encounter, name, head, text) for name, text in rows]
+                _PUT_VIEW, [view_row(encounter, name, head, text) for name, text in rows]
             )
         if gone:
             self.conn.executemany(
@@ -223,7 +219,7 @@ class SqliteCache:
         self._write("DELETE FROM cache_views WHERE encounter = ?", (encounter,))
         self._write(
             _PUT_VIEW,
-            [_view_row(encounter, name, head, text) for name, text in [("", top), *rows]],
+            [view_row(encounter, name, head, text) for name, text in [("", top), *rows]],
             many=True,
         )
 

@@ -29,7 +29,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from ledger import Ledger, chain, events, headview, pgstore, store, systems
+from ledger import Ledger, chain, events, headview, pgstore, rowdigest, store, systems
 from ledger.chainhash import hash_text
 from ledger.rows import now_utc, recorded, timestamp
 from ledger.session import CHECKPOINT_EVERY
@@ -363,7 +363,8 @@ def lean(
             body = chain.canonical(events.body_of(event), events.float_free(type(event)))
             digest = chain.hash_text("a", seq, id_, kind, stamp, body, prev)
             conn.execute(store._INSERT, ("a", seq, id_, kind, stamp, body, prev, digest))
-            tables.move_view("a", (row[3], prev), (seq, digest), headview.head_row(after))
+            top = headview.head_row(after)
+            tables.move_view("a", (row[3], prev), (seq, digest), top, rows=False)
             changed = headview.changed_rows(state, after)
             if changed:
                 tables.put_combatants("a", (seq, digest), changed, ())
@@ -553,13 +554,16 @@ def _lean_appends(url: str, name: str, state: core.State, items: list[dict[str, 
                 body = chain.canonical(events.body_of(event), events.float_free(type(event)))
                 digest = chain.hash_text(name, seq, id_, kind, stamp, body, prev)
                 conn.execute(pgstore._INSERT, (name, seq, id_, kind, stamp, body, prev, digest))
+                top = headview.head_row(after)
                 conn.execute(
-                    "UPDATE cache_views SET seq = %s, hash = %s, view = %s WHERE encounter = %s "
-                    "AND name = '' RETURNING (SELECT max(n) FROM cache_rolls WHERE encounter = %s)",
-                    (seq, digest, headview.head_row(after), name, name),
+                    "UPDATE cache_views SET seq = %s, hash = %s, view = %s, digest = %s "
+                    "WHERE encounter = %s AND name = '' "
+                    "RETURNING (SELECT max(n) FROM cache_rolls WHERE encounter = %s)",
+                    (seq, digest, top, rowdigest.digest((name, "", seq, digest), top), name, name),
                 ).fetchall()
                 for combatant, text in headview.changed_rows(state, after):
-                    conn.execute(pgcache._PUT_VIEW, (name, combatant, seq, digest, text))
+                    row = rowdigest.view_row(name, combatant, (seq, digest), text)
+                    conn.execute(pgcache._PUT_VIEW, row)
                 conn.execute(pgstore._PUT_HEAD, (*row[:3], seq, digest, row[5], stamp, seq))
                 conn.execute("COMMIT")
             state = after
