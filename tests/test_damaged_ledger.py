@@ -182,43 +182,42 @@ def test_a_write_checks_the_tail_after_the_verified_mark_even_from_a_warm_cache(
     assert len(rows(crypt)) == 9
 
 
-def test_a_write_after_a_dropped_trigger_checks_the_whole_chain_behind_its_snapshot(
-    db: Path,
-) -> None:
+@pytest.fixture
+def long_edited(db: Path) -> Path:
+    """Encounter 'long' (ssss, 601 events, snapshots past seq 256) whose seq 3 was changed with
+    the update trigger dropped, and left so."""
     with Ledger(db) as ledger:
         ledger.open("long", "ssss")
         ledger.import_lines(
             [json.dumps({"type": "note", "text": f"watch {n}"}) for n in range(600)], into="long"
         )
-    # Seq 3 changed with the trigger dropped and left so: the write folds from a snapshot
-    # past it, so only the missing trigger tells that rows may have changed.
     sql(
         db,
         "DROP TRIGGER events_no_update",
         "UPDATE events SET body = replace(body, 'watch 1', 'watch 9') WHERE seq = 3",
     )
-    before = len(rows(db, "long"))
+    return db
+
+
+def test_a_write_after_a_dropped_trigger_checks_the_whole_chain_behind_its_snapshot(
+    long_edited: Path,
+) -> None:
+    # The write folds from a snapshot past seq 3: only the missing trigger tells that rows may
+    # have changed.
     for _ in range(2):  # the first write restores the trigger; neither extends the chain
-        code, out, err = run(db, "record", "long", "note", "text=on top")
+        code, out, err = run(long_edited, "record", "long", "note", "text=on top")
         assert (code, out) == (1, ""), err
         assert err.endswith(
             "Error: encounter 'long' does not verify at seq 3 (hash does not match the event's "
             "contents): nothing was appended to a broken chain; see `encounter verify`\n"
         )
-    assert len(rows(db, "long")) == before == 601
+    assert len(rows(long_edited, "long")) == 601
 
 
-def test_a_read_with_the_triggers_dropped_checks_the_rows_behind_its_snapshot(db: Path) -> None:
-    with Ledger(db) as ledger:
-        ledger.open("long", "ssss")
-        ledger.import_lines(
-            [json.dumps({"type": "note", "text": f"watch {n}"}) for n in range(600)], into="long"
-        )
-    sql(
-        db,
-        "DROP TRIGGER events_no_update",
-        "UPDATE events SET body = replace(body, 'watch 1', 'watch 9') WHERE seq = 3",
-    )
+def test_a_read_with_the_triggers_dropped_checks_the_rows_behind_its_snapshot(
+    long_edited: Path,
+) -> None:
+    db = long_edited
     # The console script's fast path leaves it to the full command, which folds every row.
     assert fastpath.answer(["--db", str(db), "tracks", "long", "--json"], environ={}) is False
     for args in (["tracks", "long"], ["tracks", "long", "--json"]):

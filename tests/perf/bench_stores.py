@@ -120,13 +120,18 @@ def per_append(location: str, writers: int, count: int) -> float:
         CONTEXT.Process(target=_writer, args=(location, name, count, start, spans))
         for name in names
     ]
+    return together(workers, spans) / (writers * count)
+
+
+def together(workers: list[Any], spans: Queue[tuple[float, float]]) -> float:
+    """Run writer processes at once (each puts its (start, end) on `spans`): the wall time from
+    the first one's start to the last one's end."""
     for worker in workers:
         worker.start()
     finished = [spans.get(timeout=600) for _ in workers]
     for worker in workers:
         worker.join(60)
-    wall = max(end for _, end in finished) - min(began for began, _ in finished)
-    return wall / (writers * count)
+    return max(end for _, end in finished) - min(began for began, _ in finished)
 
 
 def measure(folder: Path, repeats: int, count: int) -> dict[str, tuple[float, float]] | None:

@@ -47,7 +47,7 @@ from tests.perf.bench import (
     raw_connection,
     stored_rows,
 )
-from tests.perf.bench_stores import CONTEXT, WRITERS, per_append
+from tests.perf.bench_stores import CONTEXT, WRITERS, per_append, together
 
 Row = tuple[Any, ...]
 
@@ -514,13 +514,7 @@ def pg_lean_writers(url: str, ledger: Ledger, items: list[dict[str, Any]], write
         spans.put((began, time.perf_counter()))
 
     workers = [CONTEXT.Process(target=writer, args=(name,)) for name in names]
-    for worker in workers:
-        worker.start()
-    finished = [spans.get(timeout=600) for _ in workers]
-    for worker in workers:
-        worker.join(60)
-    wall = max(end for _, end in finished) - min(began for began, _ in finished)
-    return float(wall / (writers * (len(items) - 15)))
+    return together(workers, spans) / (writers * (len(items) - 15))
 
 
 def _lean_start(ledger: Ledger, name: str, items: list[dict[str, Any]]) -> core.State:
