@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any, Final, Protocol
 
-from ledger.rowdigest import intact
+from ledger.rowdigest import snapshot_intact
 from ledger.snapshot_codec import TEXT, decode, encode, matches
 from projections import core
 from projections.revisions import Standing
@@ -200,7 +200,7 @@ def _intact_text(
     if row is None:
         return False, None
     digest, stored_gone, text, stored = row
-    if not intact((encounter, seq, digest, stored_gone), text, stored):
+    if not snapshot_intact(encounter, seq, digest, stored_gone, text, stored):
         return True, None
     return True, str(text)
 

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, Final, NamedTuple
 from ledger import fit, plaintext, storefile
 from ledger.chainhash import GENESIS, hash_text
 from ledger.errors import LedgerError
-from ledger.rowdigest import intact
+from ledger.rowdigest import roll_intact, snapshot_intact, view_intact
 
 if TYPE_CHECKING:
     from projections.shown import Readings
@@ -153,7 +153,7 @@ def head_view(conn: sqlite3.Connection, encounter: str, rolls: bool) -> dict[str
         "(name != '' OR (seq = ? AND hash = ?))",
         (encounter, seq, digest),
     ):
-        if not intact((encounter, name, at, key), text, stored):
+        if not view_intact(encounter, name, at, key, text, stored):
             return None  # edited or damaged: the full command folds
         rows[name] = text
     if "" not in rows:
@@ -178,7 +178,7 @@ def head_view(conn: sqlite3.Connection, encounter: str, rolls: bool) -> dict[str
         count = top["rolls"]
         if not _number(count) or [n for n, _, _ in stored] != list(range(count)):
             return None
-        if not all(intact((encounter, n), text, sealed) for n, text, sealed in stored):
+        if not all(roll_intact(encounter, n, text, sealed) for n, text, sealed in stored):
             return None
         view["rolls"] = [json.loads(text) for _, text, _ in stored]
     else:
@@ -264,7 +264,7 @@ def _sealed(conn: sqlite3.Connection, encounter: str, seq: int) -> bool:
         "SELECT hash, gone, state, digest FROM cache_snapshots WHERE encounter = ? AND seq = ?",
         (encounter, seq),
     ).fetchone()
-    return row is not None and intact((encounter, seq, row[0], row[1]), row[2], row[3])
+    return row is not None and snapshot_intact(encounter, seq, *row)
 
 
 def _plain_text(view: Mapping[str, Any]) -> str | None:

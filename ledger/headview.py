@@ -18,7 +18,7 @@ from typing import Any
 import orjson
 
 from ledger.cache import CacheTables, StoredView
-from ledger.rowdigest import intact
+from ledger.rowdigest import roll_intact, view_intact
 from ledger.snapshot_codec import TEXT
 from projections import core
 from projections.log import Log
@@ -99,7 +99,7 @@ def _whole(encounter: str, rows: Mapping[str, StoredView], was: core.State) -> b
 
 def _intact_row(encounter: str, name: str, row: StoredView) -> bool:
     seq, digest, text, stored = row
-    return intact((encounter, name, seq, digest), text, stored)
+    return view_intact(encounter, name, seq, digest, text, stored)
 
 
 def changed_rows(was: core.State, state: core.State) -> list[tuple[str, str]]:
@@ -190,7 +190,7 @@ def _rolls_agree(tables: CacheTables | None, count: Any, state: core.State) -> b
         return True  # deleted: nothing to disagree (the fast path then folds)
     seen = 0
     for (n, text, stored), roll in zip(rows, state.rolls, strict=False):
-        if n != seen or not intact((state.encounter, n), text, stored):
+        if n != seen or not roll_intact(state.encounter, n, text, stored):
             return False
         seen += 1
         if text != roll_text(roll):

@@ -23,7 +23,7 @@ from psycopg_pool import PoolTimeout
 from ledger.cache import TABLES, SnapshotRow, StoredSnapshot, StoredView
 from ledger.errors import StoreError
 from ledger.pgreads import one_line
-from ledger.rowdigest import digest, view_row
+from ledger.rowdigest import roll_row, snapshot_row, view_row
 
 SCHEMA: Final = (
     """CREATE TABLE IF NOT EXISTS cache_snapshots (
@@ -200,7 +200,7 @@ class PgCache:
             [
                 (
                     _PUT_SNAPSHOT,
-                    [(encounter, *row, digest((encounter, *row[:3]), row[3])) for row in rows],
+                    [snapshot_row(encounter, *row) for row in rows],
                 ),
                 (
                     "DELETE FROM cache_snapshots WHERE encounter = %s AND seq NOT IN (SELECT seq "
@@ -273,7 +273,7 @@ class PgCache:
                 "UPDATE cache_views SET seq = %s, hash = %s, view = %s, digest = %s "
                 "WHERE encounter = %s AND name = '' AND seq = %s AND hash = %s "
                 f"RETURNING (SELECT max(n) FROM cache_rolls WHERE encounter = %s), {stored}",
-                (*head, top, digest((encounter, "", *head), top), encounter, *before,
+                (*head, top, view_row(encounter, "", head, top)[-1], encounter, *before,
                  encounter, encounter),
             ).fetchall()  # fmt: skip
             if len(moved) != 1:
@@ -348,9 +348,7 @@ class PgCache:
                     (encounter, replace_from),
                 )
             )
-        statements.append(
-            (_PUT_ROLL, [(encounter, n, text, digest((encounter, n), text)) for n, text in rows])
-        )
+        statements.append((_PUT_ROLL, [roll_row(encounter, n, text) for n, text in rows]))
         self._run(statements)
 
     def roll_rows(self, encounter: str) -> Iterator[tuple[int, str, str]] | None:

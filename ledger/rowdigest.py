@@ -28,13 +28,52 @@ def digest(key: tuple[str | int, ...], text: str) -> str:
     return hashlib.sha256(f"{head}\n{text}".encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def intact(key: tuple[str | int, ...], text: object, stored: object) -> bool:
-    """Whether a row read back (its key, text and stored digest) is as the ledger wrote it."""
-    return type(text) is str and type(stored) is str and digest(key, text) == stored
+def intact(key: tuple[object, ...], text: object, stored: object) -> bool:
+    """Whether a row read back (its key, text and stored digest) is as the ledger wrote it: a
+    key column that is neither text nor a whole number (a hand-edited file) never is."""
+    if type(text) is not str or type(stored) is not str:
+        return False
+    parts = [part for part in key if isinstance(part, str | int) and type(part) is not bool]
+    return len(parts) == len(key) and digest(tuple(parts), text) == stored
+
+
+# Each table's row as both stores insert it (its digest last), and the check of one read back:
+# the key of each table is spelled here only.
 
 
 def view_row(
     encounter: str, name: str, head: tuple[int, str], text: str
 ) -> tuple[str, str, int, str, str, str]:
-    """A `cache_views` row as both stores insert it: (encounter, name, seq, hash, view, digest)."""
+    """A `cache_views` row: (encounter, name, seq, hash, view, digest)."""
     return (encounter, name, *head, text, digest((encounter, name, *head), text))
+
+
+def view_intact(
+    encounter: str, name: str, seq: object, hash: object, text: object, stored: object
+) -> bool:
+    """Whether a `cache_views` row read back is as the ledger wrote it."""
+    return intact((encounter, name, seq, hash), text, stored)
+
+
+def snapshot_row(
+    encounter: str, seq: int, hash: str, gone: str, text: str
+) -> tuple[str, int, str, str, str, str]:
+    """A `cache_snapshots` row: (encounter, seq, hash, gone, state, digest)."""
+    return (encounter, seq, hash, gone, text, digest((encounter, seq, hash, gone), text))
+
+
+def snapshot_intact(
+    encounter: str, seq: int, hash: object, gone: object, text: object, stored: object
+) -> bool:
+    """Whether a `cache_snapshots` row read back is as the ledger wrote it."""
+    return intact((encounter, seq, hash, gone), text, stored)
+
+
+def roll_row(encounter: str, n: int, text: str) -> tuple[str, int, str, str]:
+    """A `cache_rolls` row: (encounter, n, roll, digest)."""
+    return (encounter, n, text, digest((encounter, n), text))
+
+
+def roll_intact(encounter: str, n: object, text: object, stored: object) -> bool:
+    """Whether a `cache_rolls` row read back is as the ledger wrote it."""
+    return intact((encounter, n), text, stored)

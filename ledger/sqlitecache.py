@@ -13,7 +13,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any, Final
 
 from ledger.cache import TABLES, SnapshotRow, StoredSnapshot, StoredView
-from ledger.rowdigest import digest, view_row
+from ledger.rowdigest import roll_row, snapshot_row, view_row
 
 _SNAPSHOTS: Final = """CREATE TABLE IF NOT EXISTS cache_snapshots (
         encounter TEXT NOT NULL,
@@ -104,7 +104,7 @@ class SqliteCache:
         self._relaid()
         self._write(
             "INSERT OR REPLACE INTO cache_snapshots VALUES (?,?,?,?,?,?)",
-            [(encounter, *row, digest((encounter, *row[:3]), row[3])) for row in rows],
+            [snapshot_row(encounter, *row) for row in rows],
             many=True,
         )
         self.conn.execute(
@@ -173,7 +173,7 @@ class SqliteCache:
             moved = self.conn.execute(
                 "UPDATE cache_views SET seq = ?, hash = ?, view = ?, digest = ? "
                 "WHERE encounter = ? AND name = '' AND seq = ? AND hash = ?",
-                (*head, top, digest((encounter, "", *head), top), encounter, *before),
+                (*head, top, view_row(encounter, "", head, top)[-1], encounter, *before),
             )
         except sqlite3.OperationalError as exc:
             if not _missing(exc):
@@ -252,7 +252,7 @@ class SqliteCache:
         if rows:
             self._write(
                 "INSERT OR REPLACE INTO cache_rolls VALUES (?,?,?,?)",
-                [(encounter, n, text, digest((encounter, n), text)) for n, text in rows],
+                [roll_row(encounter, n, text) for n, text in rows],
                 many=True,
             )
 
