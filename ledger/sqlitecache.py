@@ -79,10 +79,10 @@ class SqliteCache:
         except sqlite3.OperationalError as exc:
             if not _missing(exc):
                 raise
-            self._relay()
+            self._create_tables()
             return run(sql, args)
 
-    def _relay(self) -> None:
+    def _create_tables(self) -> None:
         """Create the missing tables, and anew (empty) those without digests."""
         for table in TABLES:
             columns = {row[1] for row in self.conn.execute(f"PRAGMA table_info({table})")}
