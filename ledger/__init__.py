@@ -33,21 +33,20 @@ from ledger.errors import (
 
 if TYPE_CHECKING:
     __version__: str
-    from ledger.exchange import parse_lines
-    from ledger.files import load
-    from ledger.service import DEFAULT_DB, Imported, Ledger, Written
+    from ledger.api import DEFAULT_DB, Imported, Ledger, Written, load
+    from ledger.jsonl import parse_lines
 
     #: Deprecated: the result of a write is `Written`.
     Recorded = Written
 
 #: Names loaded on first use, and the module that defines each.
 _LAZY = {
-    "DEFAULT_DB": "ledger.service",
-    "Imported": "ledger.service",
-    "Ledger": "ledger.service",
-    "Written": "ledger.service",
-    "load": "ledger.files",
-    "parse_lines": "ledger.exchange",
+    "DEFAULT_DB": "ledger.api",
+    "Imported": "ledger.api",
+    "Ledger": "ledger.api",
+    "Written": "ledger.api",
+    "load": "ledger.api",
+    "parse_lines": "ledger.jsonl",
 }
 
 __all__ = [
@@ -94,5 +93,5 @@ def __getattr__(name: str) -> Any:
             DeprecationWarning,
             stacklevel=2,
         )
-        return importlib.import_module("ledger.service").Written
+        return importlib.import_module("ledger.api").Written
     raise AttributeError(f"module 'ledger' has no attribute {name!r}")

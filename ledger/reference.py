@@ -7,8 +7,9 @@ from here (the texts are in `ledger.reference_texts` and in each system's descri
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Iterator
-from typing import Any, Final, get_args
+from typing import Any, Final, Union, get_args
 
 from pydantic import TypeAdapter
 
@@ -79,8 +80,6 @@ def schema(system: str | None = None) -> dict[str, Any]:
 
 
 def _any_of(models: list[type[events.EventBase]]) -> Any:
-    from typing import Union
-
     # Several systems share a type name with different fields (`roll.made`): no discriminator.
     return Union[tuple(models)]  # noqa: UP007 - built at run time from a list
 
@@ -227,6 +226,4 @@ def _kind(prop: dict[str, Any], defs: dict[str, Any]) -> str:
 
 
 if __name__ == "__main__":
-    import sys
-
     sys.stdout.write(events_markdown())

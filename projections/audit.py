@@ -8,6 +8,7 @@ reminder at its seq; the audit of a stream keeps it only while the end state sti
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from functools import cache
 from typing import Any, Final
@@ -222,8 +223,6 @@ def _checks(kind: type[events.EventBase], system: str) -> tuple[Check, ...]:
 def _show(value: Any) -> str:
     if isinstance(value, str):
         return value
-    import json
-
     return json.dumps(value)
 
 

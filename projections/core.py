@@ -38,11 +38,32 @@ from projections.state import stake_of, track_names
 from projections.values import EMPTY as EMPTY
 from projections.values import Value as Value
 from projections.values import fields_of as fields_of
+from projections.values import from_json, to_json
 from projections.values import frozen_json as frozen_json
 from projections.values import read_only as read_only
 from projections.values import replace as replace
+from projections.values import value as value
 from projections.values import with_entry as with_entry
 from projections.values import without as without
+
+
+def state_to_json(state: State) -> str | None:
+    """A state as a snapshot's text (None: it holds something a snapshot cannot carry)."""
+    try:
+        return to_json(state)
+    except (TypeError, ValueError):
+        return None
+
+
+def state_from_json(text: str, registry: Mapping[str, AnyRuleset]) -> State | None:
+    """The state a snapshot's text holds, of its system's state class (None: it holds none;
+    a cache only, so whatever it is, it is not read)."""
+    try:
+        system = json.loads(text).get("system")
+        kind = registry[system].state
+        return from_json(text, kind)
+    except (ValueError, TypeError, KeyError, AttributeError, RecursionError):
+        return None
 
 
 def open_state(ruleset: AnyRuleset, encounter: str, opened: events.EncounterOpened) -> State:

@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import field
 from typing import Annotated, Final
 
-import msgspec
 from pydantic import AfterValidator, BaseModel, Field, model_validator
 
 from ledger.events import fates_edge as vocab
 from projections import core
-from projections.log import Log
 from projections.values import EMPTY, Hidden
 
 #: Armor categories from none to heavy; ignoring a point of Armor steps one to the left.
@@ -104,7 +103,8 @@ def stepped(rules: Rules, position: vocab.Position, steps: int) -> vocab.Positio
     return ladder[min(len(ladder) - 1, ladder.index(position) + steps)]
 
 
-class Adversary(core.Combatant, frozen=True, kw_only=True):
+@core.value
+class Adversary(core.Combatant):
     """An adversary: Resilience and Fatigue (no Boons, no Harm-level track), armor, phase."""
 
     resilience: Annotated[int | None, Field(ge=0)]
@@ -134,7 +134,8 @@ class Adversary(core.Combatant, frozen=True, kw_only=True):
         return self.resilience is None
 
 
-class Player(core.Combatant, frozen=True, kw_only=True):
+@core.value
+class Player(core.Combatant):
     """A player character: Harm level, Fatigue (tracked when `body` is given), armor."""
 
     harm: Annotated[int, Field(ge=0)] = 0
@@ -151,7 +152,8 @@ class Player(core.Combatant, frozen=True, kw_only=True):
             )
 
 
-class FERoll(core.Roll, frozen=True, kw_only=True):
+@core.value
+class FERoll(core.Roll):
     """A roll's computed numbers: successes, SB generated, the DV and effective Position."""
 
     successes: int
@@ -168,7 +170,8 @@ class FERoll(core.Roll, frozen=True, kw_only=True):
         )
 
 
-class Hit(core.Value, frozen=True, kw_only=True):
+@core.value
+class Hit(core.Value):
     """Every intermediate value of one hit (or Fatigue event) on a combatant."""
 
     seq: int
@@ -185,7 +188,8 @@ class Hit(core.Value, frozen=True, kw_only=True):
     defeated: bool = False
 
 
-class FELock(core.Lock, frozen=True, kw_only=True):
+@core.value
+class FELock(core.Lock):
     """The terms of a Fate's Edge test as the fold and the audit read them after its lock: the
     fields of `FEStakesLocked` of the same names (its free text, the intent and the
     consequence, stays in the log)."""
@@ -207,19 +211,21 @@ class FELock(core.Lock, frozen=True, kw_only=True):
 Terms = FELock | vocab.FEStakesLocked
 
 
-class FEStake(core.Stake, frozen=True, kw_only=True):
+@core.value
+class FEStake(core.Stake):
     """Locked stakes of a Fate's Edge test."""
 
     lock: FELock
 
 
-class FatesEdgeState(core.State, frozen=True, kw_only=True):
+@core.value
+class FatesEdgeState(core.State):
     """The encounter plus what the audit must remember: snapshots, charges, SB provenance."""
 
     combatants: Mapping[str, Adversary | Player] = EMPTY
     stakes: Mapping[str, FEStake] = EMPTY
-    rolls: Log[FERoll] = msgspec.field(default_factory=Log)
-    house: Rules = msgspec.field(default_factory=Rules)
+    rolls: tuple[FERoll, ...] = ()
+    house: Rules = field(default_factory=Rules)
     #: stake -> Fatigue marked on its opposing adversary when the stakes were locked
     lock_fatigue: Mapping[str, int] = EMPTY
     #: stake -> the roll that resolved it (its first effective one; later ones are not folded),

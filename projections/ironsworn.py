@@ -37,7 +37,6 @@ from projections.ironsworn_model import (
     shift_meter,
     shift_momentum,
 )
-from projections.log import Log
 
 
 def join(state: IronswornState, seq: int, event: events.CombatantJoined) -> core.Combatant:
@@ -170,7 +169,7 @@ def burn(state: IronswornState, seq: int, event: vocab.MomentumBurned) -> Ironsw
         )
     outcome = beaten(made.score, made.challenge, made.momentum)
     burnt = core.replace(made, outcome=outcome, burned=True)
-    rolls = Log(burnt if r.seq == made.seq else r for r in state.rolls)
+    rolls = tuple(burnt if r.seq == made.seq else r for r in state.rolls)
     owed = state.owed
     if owed.get(c.name) is not None and (outcome != "miss" or owed[c.name] != made.seq):
         owed = core.without(owed, c.name)

@@ -6,17 +6,16 @@ The fold (`projections.ironsworn`) and the audit (`projections.ironsworn_audit`)
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import field
 from types import MappingProxyType
 from typing import Annotated, Final, Literal, cast
 
-import msgspec
 from pydantic import BaseModel, Field, field_validator
 
 from ledger.errors import BadInput
 from ledger.events import ironsworn as vocab
 from ledger.events.frozen import FrozenDict
 from projections import core
-from projections.log import Log
 from projections.values import EMPTY, Hidden
 
 Outcome = Literal["strong_hit", "weak_hit", "miss"]
@@ -87,7 +86,8 @@ class Rules(BaseModel, frozen=True, extra="forbid"):
 Meter = Annotated[int, Field(ge=0, le=METER_MAX)]
 
 
-class Character(core.Combatant, frozen=True, kw_only=True):
+@core.value
+class Character(core.Combatant):
     """A character's meters, momentum, debilities and oracle tags (stats kept internal)."""
 
     health: Meter
@@ -111,13 +111,15 @@ class Character(core.Combatant, frozen=True, kw_only=True):
         return self.stats[stat]
 
 
-class Foe(core.Combatant, frozen=True, kw_only=True):
+@core.value
+class Foe(core.Combatant):
     """A foe: only its rank matters to Endure Harm."""
 
     rank: vocab.Rank
 
 
-class IronswornRoll(core.Roll, frozen=True, kw_only=True):
+@core.value
+class IronswornRoll(core.Roll):
     """An action roll with its score, match flag and burn; dice and momentum kept internal."""
 
     move: str
@@ -132,12 +134,13 @@ class IronswornRoll(core.Roll, frozen=True, kw_only=True):
     health: Hidden[int]
 
 
-class IronswornState(core.State, frozen=True, kw_only=True):
+@core.value
+class IronswornState(core.State):
     """The encounter, plus what the audit must remember across events."""
 
     combatants: Mapping[str, Character | Foe] = EMPTY
-    rolls: Log[IronswornRoll] = msgspec.field(default_factory=Log)
-    house: Rules = msgspec.field(default_factory=Rules)
+    rolls: tuple[IronswornRoll, ...] = ()
+    house: Rules = field(default_factory=Rules)
     #: character -> seq of the harm still waiting for its Endure Harm roll
     pending_harm: Mapping[str, int] = EMPTY
     #: character -> seq of their latest roll

@@ -8,13 +8,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Annotated, Literal, NamedTuple
 
-import msgspec
 from pydantic import BaseModel, Field
 
 from ledger.errors import BadInput
 from ledger.events import l5r as vocab
 from projections import core
-from projections.log import Log
 from projections.values import EMPTY
 
 Cause = Literal["incapacitated", "void", "direct"]
@@ -29,7 +27,8 @@ class Rules(BaseModel, frozen=True, extra="forbid"):
     void_points_start: Literal["half_rounded_up", "half_rounded_down"] = "half_rounded_up"
 
 
-class Critical(core.Value, frozen=True, kw_only=True):
+@core.value
+class Critical(core.Value):
     """A critical strike: the damage seq that caused it, its severity, why, and its resolution.
 
     `severity` is the source's deadliness until `resolved` (the `critical.resolved` seq) is set,
@@ -43,7 +42,8 @@ class Critical(core.Value, frozen=True, kw_only=True):
     resolved: int | None = None
 
 
-class Character(core.Combatant, frozen=True, kw_only=True):
+@core.value
+class Character(core.Combatant):
     """An L5R character's tracks; fatigue is never clamped to endurance."""
 
     fatigue: Annotated[int, Field(ge=0)] = 0
@@ -69,12 +69,13 @@ class Character(core.Combatant, frozen=True, kw_only=True):
         return tuple(c for c in self.criticals if c.resolved is None)
 
 
-class L5rState(core.State, frozen=True, kw_only=True):
+@core.value
+class L5rState(core.State):
     """The encounter, its house rules read once, and the latest damage to each character
     in this scene (for `defend-while-incapacitated`)."""
 
     combatants: Mapping[str, Character] = EMPTY
-    rolls: Log[core.Roll] = msgspec.field(default_factory=Log)
+    rolls: tuple[core.Roll, ...] = ()
     house: Rules = Rules()
     last_damage: Mapping[str, int] = EMPTY
 

@@ -9,10 +9,10 @@ once per tier that holds harm. Throws and Grit are GM-entered facts.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator, Mapping
 from typing import Annotated, Any, Final, Literal, assert_never
 
-import msgspec
 from pydantic import BaseModel, Field, ValidationError
 
 from ledger import events
@@ -21,7 +21,6 @@ from ledger.events import ssss as vocab
 from ledger.events.common import Common
 from projections import core
 from projections.findings import Finding, error, info
-from projections.log import Log
 from projections.played import as_played, delta, shown
 from projections.values import EMPTY
 
@@ -38,7 +37,8 @@ class Rules(BaseModel, frozen=True, extra="forbid"):
     pc_lethal_harm_level: int = Field(default=4, ge=1, le=10)
 
 
-class Slot(core.Value, frozen=True, kw_only=True):
+@core.value
+class Slot(core.Value):
     """One tier of Harm slots."""
 
     filled: Annotated[int, Field(ge=0)]
@@ -51,7 +51,8 @@ class Slot(core.Value, frozen=True, kw_only=True):
             raise ValueError(f"{self.filled} filled slots exceed the tier's {self.capacity}")
 
 
-class Enemy(core.Combatant, frozen=True, kw_only=True):
+@core.value
+class Enemy(core.Combatant):
     """An enemy's Harm slots by tier, and its penalty count."""
 
     level: int
@@ -60,7 +61,8 @@ class Enemy(core.Combatant, frozen=True, kw_only=True):
     tags: tuple[str, ...] = ()
 
 
-class Player(core.Combatant, frozen=True, kw_only=True):
+@core.value
+class Player(core.Combatant):
     """A player: the harm levels recorded against them (after Grit), and the sheet as given.
 
     Harm at `pc_lethal_harm_level` or above defeats them; Grit that lessens every such injury
@@ -71,18 +73,20 @@ class Player(core.Combatant, frozen=True, kw_only=True):
     record: Mapping[str, Any] = EMPTY
 
 
-class ThrowRoll(core.Roll, frozen=True, kw_only=True):
+@core.value
+class ThrowRoll(core.Roll):
     """A Throw as entered: the attribute and the harm level it gave."""
 
     attribute: str | None = None
     harm_level: int | None = None
 
 
-class SsssState(core.State, frozen=True, kw_only=True):
+@core.value
+class SsssState(core.State):
     """The encounter with its house rules read once."""
 
     combatants: Mapping[str, Enemy | Player] = EMPTY
-    rolls: Log[core.Roll | ThrowRoll] = msgspec.field(default_factory=Log)
+    rolls: tuple[core.Roll | ThrowRoll, ...] = ()
     house: Rules = Rules()
 
 
@@ -129,8 +133,6 @@ def join(state: SsssState, seq: int, event: events.CombatantJoined) -> core.Comb
 
 
 def _json(value: Any) -> str:
-    import json
-
     return json.dumps(value)
 
 

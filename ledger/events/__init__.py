@@ -15,17 +15,16 @@ import importlib.util
 import json
 import operator
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from functools import cache, reduce
 from types import UnionType
 from typing import TYPE_CHECKING, Annotated, Any, Final, Literal, Union, get_args, get_origin
 
-import msgspec
-import orjson
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, ValidationError
 from pydantic_core import core_schema
 
 from ledger import systems
-from ledger.errors import BadInput, did_you_mean
+from ledger.errors import BadInput, BrokenChain, UnknownVersion, did_you_mean
 from ledger.events import versions
 from ledger.events.base import EventBase, Name, Side, SystemKey
 from ledger.events.common import (
@@ -199,19 +198,9 @@ def parse(data: Mapping[str, Any], system: str | None) -> Event:
     return event
 
 
-#: orjson hands these back to the stdlib encoder, so that a value JSON does not know is
-#: refused as before (orjson would write a date or a dataclass as text).
-_PASSTHROUGH: Final = orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_DATETIME
-
-
-def _json(data: Mapping[str, Any]) -> bytes | str:
-    """The fields as JSON text for the validator: by orjson (several times faster, and an
-    import validates every line), else by the stdlib (keys that are not text, values orjson
-    leaves to it), which says what is wrong."""
-    try:
-        return orjson.dumps(data, option=_PASSTHROUGH)
-    except TypeError:
-        return json.dumps(dict(data))
+def _json(data: Mapping[str, Any]) -> str:
+    """The fields as JSON text for the validator (which says what is wrong with them)."""
+    return json.dumps(dict(data))
 
 
 def owners_of(kind: str, system: str | None = None) -> list[str]:
@@ -276,6 +265,25 @@ def read_stored(kind: str, body: str, system: str) -> tuple[Event, dict[str, Any
         raise BadInput("body is not a JSON object")
     event = parse({**data, "type": kind}, system)
     return event, data if versions.version_of(kind, data) < versions.current(kind) else None
+
+
+def from_row(row: Sequence[Any], system: str) -> Recorded:
+    """A stored row (encounter, seq, id, type, recorded_at, body, prev_hash, hash) as the
+    record it holds; a body the models refuse is a broken chain (or, when a newer build wrote
+    it, an unknown version)."""
+    encounter, seq, id_, type_, recorded_at, body, prev_hash, hash_ = row
+    if not isinstance(body, str) or not isinstance(type_, str):
+        raise BrokenChain(f"encounter {encounter!r} seq {seq}: stored row is not text")
+    try:
+        event, as_stored = read_stored(type_, body, system)
+    except UnknownVersion as exc:
+        # Not tampering: a newer build wrote it (the chain still verifies).
+        raise UnknownVersion(f"encounter {encounter!r} seq {seq}: {exc}") from exc
+    except BadInput as exc:
+        raise BrokenChain(
+            f"encounter {encounter!r} seq {seq}: stored event is invalid: {exc}"
+        ) from exc
+    return Recorded(encounter, seq, id_, recorded_at, prev_hash, hash_, event, as_stored)
 
 
 def body_of(event: EventBase) -> dict[str, Any]:
@@ -353,32 +361,12 @@ def type_of(event: EventBase) -> str:
     return tag
 
 
-if TYPE_CHECKING:
-    _AnyEvent = Annotated[Event, Field(union_mode="left_to_right")]
-else:
-
-    class _AnyEvent:
-        """`Annotated[Event, Field(union_mode="left_to_right")]`, its schema built on first use.
-
-        `Event` spans every system; naming it in a field would import them all when this
-        module is imported. pydantic asks for this schema only when it builds a validator.
-        """
-
-        @classmethod
-        def __get_pydantic_core_schema__(
-            cls, source: Any, handler: GetCoreSchemaHandler
-        ) -> CoreSchema:
-            return handler.generate_schema(
-                Annotated[_every_event(), Field(union_mode="left_to_right")]
-            )
-
-
-class Recorded(msgspec.Struct, frozen=True):
+@dataclass(frozen=True, slots=True)
+class Recorded:
     """An event as stored: the envelope (encounter, seq, id, time, chain) around the event.
 
-    A frozen msgspec struct (a tenth of a frozen dataclass's cost to build): the store builds one
-    from every row it reads, from values the chain and the event's model have checked (pydantic
-    stays at the boundary, the event).
+    Built from every row a read parses, from values the chain and the event's model have
+    checked (pydantic stays at the boundary, the event).
     """
 
     encounter: str
@@ -387,7 +375,7 @@ class Recorded(msgspec.Struct, frozen=True):
     recorded_at: str
     prev_hash: str
     hash: str
-    event: _AnyEvent
+    event: EventBase
     #: The body as stored, when it was written at an older version of its type than `event`
     #: (upcast) has: the hash covers these bytes, so an export carries them as they are.
     as_stored: dict[str, Any] | None = None

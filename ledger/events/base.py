@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import unicodedata
+from functools import cache
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, Field, ValidationError
+from pydantic import AfterValidator, BaseModel, Field, TypeAdapter, ValidationError
 
 from ledger.errors import BadInput
 
@@ -31,6 +32,14 @@ def _clean_name(value: str) -> str:
 
 #: A combatant, encounter or stake name: 1-80 printable characters, no edge spaces.
 Name = Annotated[str, Field(min_length=1, max_length=80), AfterValidator(_clean_name)]
+
+
+@cache
+def name_adapter() -> TypeAdapter[str]:
+    """A validator of names alone (an encounter's, before any event names it)."""
+    return TypeAdapter(Name)
+
+
 #: Free text (reasons, notes): up to 2,000 characters.
 Text = Annotated[str, Field(max_length=2000)]
 Amount = Annotated[int, Field(ge=0, le=MAX_AMOUNT)]

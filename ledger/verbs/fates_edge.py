@@ -12,21 +12,12 @@ from typing import Annotated, Any
 
 import typer
 
-from ledger import conventions
+from ledger.cli import conventions
+from ledger.cli.errors import fail
+from ledger.cli.options import By, Encounter, Expect, Json, Round, Scene, Strict, game_time
+from ledger.cli.write import record_command
 from ledger.errors import BadInput
 from ledger.events.fates_edge import Effect, Position, Purpose, StakeKind, StakeSource
-from ledger.shell import (
-    By,
-    Encounter,
-    Expect,
-    Json,
-    Round,
-    Scene,
-    Strict,
-    fail,
-    game_time,
-    record_command,
-)
 
 #: The verbs (`ledger.systems.fates_edge` names this app).
 verbs = typer.Typer()

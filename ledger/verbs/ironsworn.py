@@ -11,21 +11,12 @@ from typing import Annotated, Any
 
 import typer
 
-from ledger import conventions
+from ledger.cli import conventions
+from ledger.cli.errors import fail
+from ledger.cli.options import By, Encounter, Expect, Json, Round, Scene, Strict, game_time
+from ledger.cli.write import record_command
 from ledger.errors import BadInput
 from ledger.events.ironsworn import Rank, Stat
-from ledger.shell import (
-    By,
-    Encounter,
-    Expect,
-    Json,
-    Round,
-    Scene,
-    Strict,
-    fail,
-    game_time,
-    record_command,
-)
 
 #: The verbs (`ledger.systems.ironsworn` names this app).
 verbs = typer.Typer()

@@ -6,19 +6,10 @@ from typing import Annotated, Any
 
 import typer
 
-from ledger import conventions
+from ledger.cli import conventions
+from ledger.cli.options import By, Encounter, Expect, Json, Round, Scene, Strict, game_time
+from ledger.cli.write import record_command
 from ledger.events.l5r import DamageType
-from ledger.shell import (
-    By,
-    Encounter,
-    Expect,
-    Json,
-    Round,
-    Scene,
-    Strict,
-    game_time,
-    record_command,
-)
 
 #: The verbs (`ledger.systems.l5r` names this app).
 verbs = typer.Typer()

@@ -6,18 +6,9 @@ from typing import Annotated, Any
 
 import typer
 
-from ledger import conventions
-from ledger.shell import (
-    By,
-    Encounter,
-    Expect,
-    Json,
-    Round,
-    Scene,
-    Strict,
-    game_time,
-    record_command,
-)
+from ledger.cli import conventions
+from ledger.cli.options import By, Encounter, Expect, Json, Round, Scene, Strict, game_time
+from ledger.cli.write import record_command
 
 #: The verbs (`ledger.systems.ssss` names this app).
 verbs = typer.Typer()

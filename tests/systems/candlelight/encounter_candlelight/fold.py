@@ -23,7 +23,8 @@ class Rules(BaseModel, frozen=True, extra="forbid"):
     dark_defeats: bool = True
 
 
-class Holder(core.Combatant, frozen=True, kw_only=True):
+@core.value
+class Holder(core.Combatant):
     """A combatant's candles: how many burn, and how many it holds."""
 
     lit: Annotated[int, Field(ge=0)]  # a GM's override is validated so; the fold is not
@@ -35,7 +36,8 @@ class Holder(core.Combatant, frozen=True, kw_only=True):
             raise ValueError(f"{self.lit} lit is more than the {self.candles} candles held")
 
 
-class CandlelightState(core.State, frozen=True, kw_only=True):
+@core.value
+class CandlelightState(core.State):
     """The encounter with its house rules read once (its combatants named, for snapshots)."""
 
     combatants: Mapping[str, Holder] = core.EMPTY

@@ -6,8 +6,8 @@ from typing import Annotated
 
 import typer
 
-from ledger.shell import By, Encounter, Expect, Json, Round, Scene, Strict, game_time
-from ledger.shell import record_command as record
+from ledger.cli.options import By, Encounter, Expect, Json, Round, Scene, Strict, game_time
+from ledger.cli.write import record_command as record
 
 verbs = typer.Typer()
 
