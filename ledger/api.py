@@ -30,7 +30,6 @@ from ledger.store import snapshots as sealed
 from ledger.store.sql import SqlStore
 from ledger.store.sqlite import open_sqlite
 from ledger.write import Session, Written, check_name, check_seq, game_time
-from projections.registry import ruleset
 
 __all__ = ["DEFAULT_DB", "Copied", "Imported", "Ledger", "Written", "copy_ledger", "load"]
 
@@ -124,7 +123,7 @@ class Ledger(Reader):
     ) -> Written:
         """Open a new encounter of `system`, pinning the house rules (defaults + `rules`)."""
         check_name(encounter, "encounter")
-        ruleset(system)
+        systems.ruleset(system)
         head = self.store.head(encounter)
         if head is not None:
             if expect is not None and expect != head.seq:
@@ -410,13 +409,13 @@ class Ledger(Reader):
         self, event: Mapping[str, Any] | events.EventBase, system: str | None
     ) -> events.Event:
         if isinstance(event, events.EventBase):
-            return events.parse({"type": events.type_of(event), **events.body_of(event)}, system)
+            return systems.parse({"type": events.type_of(event), **events.body_of(event)}, system)
         if not isinstance(event, Mapping):
             raise BadInput(
                 "an event is a mapping with a 'type' (or an event model), "
                 f"not {type(event).__name__}"
             )
-        return events.parse(event, system)
+        return systems.parse(event, system)
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,7 +20,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import IO, Any, Final
 
-from ledger import events, revise
+from ledger import events, revise, systems
 from ledger.errors import BadInput, UnknownName
 from ledger.events import versions
 from ledger.read import UNCHAINED_NOTE
@@ -28,7 +28,6 @@ from ledger.store import Row, chain
 from ledger.store.chain import ChainReport
 from ledger.write import NOTHING_GIVEN, Given, Session
 from projections import core
-from projections.registry import ruleset
 
 #: The largest event a line may hold, in bytes (UTF-8, without its line ending): a house
 #: setting, `ENCOUNTER_MAX_EVENT_BYTES` in the environment.
@@ -233,7 +232,7 @@ class Importer:
             f"{UNCHAINED_NOTE}: seqs {self._first_new}-{self.session.seq} from "
             f"{self.source}; their hash chain was not checked"
         )
-        note = events.parse({"type": "note", "text": text}, self.session.system())
+        note = systems.parse({"type": "note", "text": text}, self.session.system())
         revise.admit(self.session, note, strict=False, audit=False)
 
     def _check_chain(self, number: int, item: dict[str, Any]) -> None:
@@ -304,7 +303,7 @@ def admit_line(session: Session, item: dict[str, Any], new_ids: bool, strict: bo
         and versions.version_of(kind, item) < versions.current(kind)
     )
     system = session.system()
-    event = events.parse(item, system)
+    event = systems.parse(item, system)
     id_ = envelope.get("id")
     if id_ is None and type(event) is events.EncounterOpened and system:
         raise BadInput(
@@ -356,11 +355,11 @@ def _same_as_stored(
     system = session.system()
     if system is None and isinstance(event, events.EncounterOpened):
         system = event.system
-    stored = events.from_row(row, system or "?")
+    stored = systems.from_row(row, system or "?")
     if isinstance(event, events.EncounterOpened) and isinstance(
         stored.event, events.EncounterOpened
     ):
-        rules = core.pinned_rules(ruleset(event.system), event.rules)
+        rules = core.pinned_rules(systems.ruleset(event.system), event.rules)
         event = event.pinning(rules)
     same = (
         stored.type == events.type_of(event)

@@ -10,7 +10,7 @@ import json
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Final
 
-from ledger import events
+from ledger import events, systems
 from ledger.errors import BadInput, BrokenChain, UnknownName, did_you_mean
 from ledger.store import Head
 from ledger.store import snapshots as sealed
@@ -18,9 +18,9 @@ from ledger.store.chain import ChainReport
 from ledger.store.sql import SqlStore
 from ledger.write import fold_on, from_snapshot
 from projections import audit as audit_rules
-from projections import core, gametime, steps
+from projections import core, gametime
+from projections import replay as steps
 from projections.findings import Finding, error, warning
-from projections.registry import RULESETS
 from projections.revisions import Standing, standing
 
 #: The text that opens the note an `import --unchained` appends; the audit reports it.
@@ -43,7 +43,8 @@ class Reader:
         """The encounter's events in seq order, parsed as they are read."""
         head = self.store.require(encounter)
         top = head.seq if upto is None else upto
-        return (events.from_row(row, head.system) for row in self.store.rows(encounter, after, top))
+        rows = self.store.rows(encounter, after, top)
+        return (systems.from_row(row, head.system) for row in rows)
 
     def records(self, encounter: str) -> list[events.Recorded]:
         """The encounter's whole stream, retractions and retracted events included."""
@@ -52,7 +53,7 @@ class Reader:
     def revisions(self, head: Head, upto: int | None = None) -> list[events.Recorded]:
         """The encounter's retractions and corrections up to `upto`, parsed."""
         rows = self.store.revisions(head.encounter, upto)
-        return [events.from_row(row, head.system) for row in rows]
+        return [systems.from_row(row, head.system) for row in rows]
 
     def _stream(
         self,
@@ -90,9 +91,10 @@ class Reader:
         # Only the events after the newest snapshot that still holds are folded; without the
         # append-only triggers rows may have changed behind it: every row is folded and checked.
         found = [] if self.store.problems() else self.store.snapshots(encounter, top, _key())
-        snapshot = from_snapshot(found, now, encounter)
+        ruleset = systems.ruleset(head.system)
+        snapshot = from_snapshot(ruleset, found, now, encounter)
         start, state = snapshot if snapshot is not None else (0, None)
-        state = fold_on(self.iter_records(encounter, start, top), now, state)
+        state = fold_on(ruleset, self.iter_records(encounter, start, top), now, state)
         if state is None:
             raise BadInput("the stream has no encounter.opened")
         # The seq the tracks are at (the head, or --at), even when the events left out with
@@ -102,8 +104,8 @@ class Reader:
     def refold(self, encounter: str) -> core.State:
         """The tracks at the head folded from the stored events alone (no cache of any kind):
         what the audit compares the cache with, and the benchmark's full fold."""
-        _, now, rows = self._stream(encounter)
-        state = fold_on(rows, now, None)
+        head, now, rows = self._stream(encounter)
+        state = fold_on(systems.ruleset(head.system), rows, now, None)
         if state is None:
             raise BadInput("the stream has no encounter.opened")
         return state
@@ -165,9 +167,10 @@ class Reader:
             def reread(after: int, upto: int) -> Iterator[events.Recorded]:
                 return self.iter_records(encounter, after, upto)
 
-            return steps.as_played(RULESETS, rows, reread, start, end)
+            return steps.as_played(systems.ruleset(head.system), rows, reread, start, end)
         _, now, rows = self._stream(encounter, None, without)
-        return steps.replay_stream(RULESETS, rows, now.gone, start, end, now.fixes)
+        ruleset = systems.ruleset(head.system)
+        return steps.replay_stream(ruleset, rows, now.gone, start, end, now.fixes)
 
     def history(
         self, encounter: str, combatant: str, track: str | None = None
@@ -184,9 +187,9 @@ class Reader:
                 code="unknown-track",
             )
         for step in self.replay(encounter):
-            mine = steps.touched(RULESETS[step.state.system], step, combatant, track)
+            mine = steps.touched(step.ruleset, step, combatant, track)
             if mine is not None:
-                yield step.model_copy(update={"changes": mine})
+                yield step.only(mine)
 
     def audit(self, encounter: str) -> list[Finding]:
         """Every finding of the encounter, in seq order (the audit driver, streaming).
@@ -209,7 +212,9 @@ class Reader:
                     if isinstance(r.event, events.EventRetracted | events.EventCorrected)
                 }
                 rows = _noting_unverified(self.iter_records(encounter, 0, head.seq), unverified)
-                found = audit_rules.audit_stream(RULESETS, rows, now.gone, targets, None, now.fixes)
+                found = audit_rules.audit_stream(
+                    systems.ruleset(head.system), rows, now.gone, targets, None, now.fixes
+                )
                 found = _in_seq_order(found, unverified)
             except BrokenChain as exc:
                 if report.ok:

@@ -4,7 +4,7 @@ undo or redo with no seq retracts.
 Either one changes how earlier events count, so everything before the first seq whose standing
 changes folds as it did: the stream is refolded from the last checkpoint before it, once as it
 stood and once as it stands, side by side and audited, which gives what the change broke, what it
-mended and where the two stories part (`projections.downstream`).
+mended and where the two stories part (`projections.diff`).
 """
 
 from __future__ import annotations
@@ -17,9 +17,8 @@ from ledger.errors import BadInput, RuleRefused, UnknownName
 from ledger.write import EVERY, NOTHING_GIVEN, Given, Session, refusal
 from projections import audit as audit_rules
 from projections import core
-from projections.downstream import compare, new_findings
+from projections.diff import compare, new_findings
 from projections.findings import Finding
-from projections.registry import RULESETS
 from projections.revisions import UNCORRECTABLE, Standing, merged, reparsed, standing
 
 
@@ -75,7 +74,7 @@ def revise(
     # As the stream stood, the new event did not count: it is left out of that fold.
     then = Standing(stood.gone | {record.seq}, stood.fixes) if audited else None
     folds = compare(
-        RULESETS,
+        session.ruleset,
         session.records(start),
         then,
         stands,
@@ -110,9 +109,9 @@ def revise(
             + refusal(found).removeprefix("refused (--strict): ")
         )
     types = {target: kind} if kind is not None else {}
-    found += audit_rules.common(before, record, after, types)
+    found += audit_rules.common(session.ruleset, before, record, after, types)
     # An obligation the change reopens (undoing the oracle roll that met a miss).
-    found += audit_rules.opened(RULESETS[before.system], before, after)
+    found += audit_rules.opened(session.ruleset, before, after)
     session.state, session.revisions, session.standing = after, revisions, stands
     session.checkpoints = checkpoints
     session.downstream = folds.downstream() if audited else None

@@ -15,7 +15,7 @@ from typing import Any, Final
 
 from pydantic import ValidationError
 
-from ledger import events
+from ledger import events, systems
 from ledger.errors import BadInput, RuleRefused, UnknownName
 from ledger.events.base import name_adapter
 from ledger.store import Row
@@ -23,10 +23,11 @@ from ledger.store import chain as chains
 from ledger.store import snapshots as sealed
 from ledger.store.transaction import Transaction
 from projections import audit as audit_rules
-from projections import core, played, steps, words
-from projections.downstream import Downstream
+from projections import core, played, words
+from projections.changes import Change
+from projections.changes import changes as changed_tracks
+from projections.diff import Downstream
 from projections.findings import Finding
-from projections.registry import RULESETS, ruleset
 from projections.revisions import Standing, corrected, standing
 
 #: A fold keeps the state after every this many seqs (stored as sealed snapshots).
@@ -57,20 +58,21 @@ def standing_key(now: Standing, seq: int) -> str:
 
 
 def from_snapshot(
-    found: Sequence[sealed.Snapshot], now: Standing, encounter: str
+    ruleset: core.AnyRuleset, found: Sequence[sealed.Snapshot], now: Standing, encounter: str
 ) -> Checkpoint | None:
     """The newest snapshot that holds for a stream of standing `now` (its key matches and its
     state reads back), as a checkpoint."""
     for snap in found:
         if snap.standing != standing_key(now, snap.seq):
             continue
-        state = core.state_from_json(snap.state, RULESETS)
+        state = core.state_from_json(snap.state, ruleset)
         if state is not None and state.encounter == encounter and state.seq == snap.seq:
             return snap.seq, state
     return None
 
 
 def fold_on(
+    ruleset: core.AnyRuleset,
     records: Iterable[events.Recorded],
     now: Standing,
     state: core.State | None,
@@ -78,7 +80,7 @@ def fold_on(
 ) -> core.State | None:
     """Fold `records` (as `now` has them) on top of `state`, keeping a checkpoint every
     `EVERY` seqs."""
-    folder = core.RunningFold(RULESETS, state, now.fixes)
+    folder = core.RunningFold(ruleset, state, now.fixes)
     for record in records:
         if record.seq not in now.gone:
             folder.feed(record)
@@ -128,12 +130,22 @@ class Session:
         """The encounter's system (None: it is not opened yet)."""
         return self.txn.system
 
+    @property
+    def ruleset(self) -> core.AnyRuleset:
+        """The ruleset of the encounter's system (it must be open)."""
+        system = self.txn.system
+        if system is None:
+            raise UnknownName(
+                f"encounter {self.encounter!r} does not exist yet", code="unknown-encounter"
+            )
+        return systems.ruleset(system)
+
     def records(self, after: int = 0) -> Iterable[events.Recorded]:
         """The encounter's events after seq `after`, appended ones included."""
         system = self.txn.system
         if system is None:
             return ()
-        return (events.from_row(row, system) for row in self.txn.rows(after))
+        return (systems.from_row(row, system) for row in self.txn.rows(after))
 
     def ready(self) -> Session:
         """Fold to the transaction's head (once): from the newest snapshot that holds."""
@@ -143,14 +155,16 @@ class Session:
         system = self.txn.system
         if system is None:
             return self
-        self.revisions = [events.from_row(row, system) for row in self.txn.revisions()]
+        self.revisions = [systems.from_row(row, system) for row in self.txn.revisions()]
         self.standing = standing(self.revisions)
         found = self.txn.snapshots(self.txn.seq, self.secret)
-        start = from_snapshot(found, self.standing, self.encounter)
+        start = from_snapshot(self.ruleset, found, self.standing, self.encounter)
         if start is not None:
             self.checkpoints, self.stored = [start], start[0]
         first, state = start if start is not None else (0, None)
-        self.state = fold_on(self.records(first), self.standing, state, self.checkpoints)
+        self.state = fold_on(
+            self.ruleset, self.records(first), self.standing, state, self.checkpoints
+        )
         return self
 
     def older_checkpoint(self, before: int) -> Checkpoint | None:
@@ -159,9 +173,8 @@ class Session:
         kept = [c for c in self.checkpoints if c[0] < before]
         if kept:
             return kept[-1]
-        return from_snapshot(
-            self.txn.snapshots(before - 1, self.secret), self.standing, self.encounter
-        )
+        found = self.txn.snapshots(before - 1, self.secret)
+        return from_snapshot(self.ruleset, found, self.standing, self.encounter)
 
     def known_row(self, id: str) -> Row | None:
         """The row with this id, in any encounter, appended here or stored before."""
@@ -176,7 +189,7 @@ class Session:
                 f"seq {seq} is not in encounter {self.encounter!r} (seqs 1-{self.seq})",
                 code="unknown-seq",
             )
-        return events.from_row(row, system)
+        return systems.from_row(row, system)
 
     def as_read(self, seq: int) -> events.Recorded:
         """The event at `seq` as the fold reads it now (its corrections applied)."""
@@ -229,20 +242,20 @@ class Session:
                     f"({before.system}); encounter.opened comes once, at seq 1",
                     code="encounter-exists",
                 )
-            rules = core.pinned_rules(ruleset(event.system), event.rules)
-            event = event.pinning(rules)
+            ruleset = systems.ruleset(event.system)
+            event = event.pinning(core.pinned_rules(ruleset, event.rules))
+            probe = events.Recorded(self.encounter, seq, given.id or "", "", "", "", event, None)
+            after = core.RunningFold(ruleset).add(probe, strict=True)
         elif before is None:
             raise UnknownName(
                 f"encounter {self.encounter!r} does not exist yet", code="unknown-encounter"
             )
-        probe = events.Recorded(self.encounter, seq, given.id or "", "", "", "", event, None)
-        if before is None:
-            after = core.RunningFold(RULESETS).add(probe, strict=True)
         else:
-            after = core.replace(core.advance(ruleset(before.system), before, seq, event), seq=seq)
+            probe = events.Recorded(self.encounter, seq, given.id or "", "", "", "", event, None)
+            after = core.replace(core.advance(self.ruleset, before, seq, event), seq=seq)
         found: list[Finding] = []
         if before is not None and (audit or strict):
-            found = audit_rules.for_event(ruleset(before.system), before, probe, after, {})
+            found = audit_rules.for_event(self.ruleset, before, probe, after, {})
             if strict and any(f.severity == "error" for f in found):
                 raise RuleRefused(refusal(found))
         record = self.append(event, given)
@@ -295,10 +308,10 @@ class Written:
         self.dry_run = dry_run
 
     @functools.cached_property
-    def changes(self) -> tuple[steps.Change, ...]:
+    def changes(self) -> tuple[Change, ...]:
         """The tracks (and pools) the write changed."""
         first, last = self._folds[0][0], self._folds[-1][2]
-        return tuple(steps.changes(first, last)) if first is not None else ()
+        return tuple(changed_tracks(first, last)) if first is not None else ()
 
     @property
     def state(self) -> core.State:
@@ -308,7 +321,8 @@ class Written:
     @functools.cached_property
     def words(self) -> tuple[str, ...]:
         """Each appended event in words (`projections.words.explain`), one per record."""
-        return tuple(words.explain(b, r.seq, r.event, a) for b, r, a in self._folds)
+        ruleset = systems.ruleset(self.system)
+        return tuple(words.explain(ruleset, b, r.seq, r.event, a) for b, r, a in self._folds)
 
     @property
     def system(self) -> str:
@@ -325,7 +339,8 @@ class Written:
         made, the tracks they changed and the findings they raised."""
         seqs = {r.seq for r in self.records}
         # A burn changes an earlier roll's outcome: that roll, as it is now, is listed too.
-        changed = (played.rescored(self.state, r.event) for r in self.records)
+        ruleset = systems.ruleset(self.system)
+        changed = (played.rescored(ruleset, self.state, r.event) for r in self.records)
         seqs |= {roll.seq for roll in changed if roll is not None}
         rolls = [roll.dump() for roll in self.state.rolls if roll.seq in seqs]
         document: dict[str, Any] = {

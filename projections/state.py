@@ -10,12 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from functools import cache
-from typing import Any, Final, Literal, Self, TypeVar, get_args, get_type_hints
+from typing import Any, ClassVar, Final, Literal, Self, TypeVar, get_args, get_type_hints
 
 from pydantic import ValidationError
 
 from ledger import events
 from ledger.errors import BadInput, UnknownName, did_you_mean
+from projections.shown import GENERIC, Readings
 from projections.values import (
     EMPTY,
     Value,
@@ -162,7 +163,12 @@ class Skipped(Value):
 @value
 class State(Value):
     """The folded encounter. Rulesets subclass it (naming their combatant and roll classes in
-    `combatants` and `rolls`); `view()` is the `tracks --json` contract."""
+    `combatants` and `rolls`, and how their tracks read in `readings`); `view()` is the
+    `tracks --json` contract."""
+
+    #: How the system's tracks read (`projections.shown`): a track it does not name reads as
+    #: any value of its shape does.
+    readings: ClassVar[Readings] = GENERIC
 
     encounter: str
     system: str

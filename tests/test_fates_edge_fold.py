@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from ledger import events
 from ledger.errors import BadInput
 from projections import core
-from projections.fates_edge_model import FatesEdgeState
+from projections.fates_edge.model import FatesEdgeState
 from projections.registry import RULESETS
 from tests.streams import fold, stream, tracks
 

@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ledger import events
-from ledger.events import l5r as l5r_events
+from projections.l5r import events as l5r_events
 from projections import core, steps
 from projections.registry import RULESETS
 from tests.streams import audit, fold, rules_hit, stream, tracks

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from ledger import BadInput, Ledger
-from ledger.events.fates_edge import HitResolved
-from ledger.events.ssss import HarmInflicted
+from projections.fates_edge.events import HitResolved
+from projections.ssss.events import HarmInflicted
 
 
 def test_a_ledger_shared_by_four_threads_stores_every_write_once_in_order(tmp_path: Path) -> None:

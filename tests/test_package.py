@@ -17,7 +17,7 @@ BOT = """
 import asyncio
 
 from ledger import Conflict, Ledger, LedgerError
-from ledger.events.ssss import HarmInflicted
+from projections.ssss.events import HarmInflicted
 
 
 async def hit(book: Ledger, target: str, level: int, seen: int) -> str:

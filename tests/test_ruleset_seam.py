@@ -12,8 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ledger import events
-from ledger.events import fates_edge as fates_edge_events
-from ledger.events import ssss as ssss_events
+from projections.fates_edge import events as fates_edge_events
+from projections.ssss import events as ssss_events
 from projections import core
 from projections.registry import RULESETS
 from projections.state import track_names

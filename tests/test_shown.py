@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from ledger import plaintext, render, systems
-from projections import steps, words
+from projections import replay as steps, words
 from projections.registry import readings
 from projections.shown import GENERIC, Reading, shown
 from tests.streams import fold, stream
@@ -94,7 +94,7 @@ def test_a_step_of_harm_reads_its_slots_as_the_ssss_tables_do() -> None:
 
 
 def test_a_description_whose_readings_are_not_readings_is_refused() -> None:
-    wrong = replace(systems.get("ssss"), shown="projections.ssss_shown:slots_cell")
+    wrong = replace(systems.get("ssss"), shown="projections.ssss.shown:slots_cell")
     with pytest.raises(TypeError, match="is not a mapping of track names to Readings"):
         wrong.load_shown()
 
@@ -114,6 +114,6 @@ def test_loading_a_system_s_readings_loads_neither_its_events_nor_its_fold() -> 
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=ROOT
     ).stdout
     loaded = set(json.loads(out))
-    assert {"projections.ssss_shown", "projections.l5r_shown"} <= loaded
+    assert {"projections.ssss.shown", "projections.l5r.shown"} <= loaded
     heavy = {"pydantic", "typer", "rich", "ledger.events"}
     assert loaded.isdisjoint({*heavy, "projections.ssss", "projections.l5r", "projections.core"})

@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from ledger import cli, events
-from ledger.events import ssss as ssss_events
-from projections import steps
+from projections.ssss import events as ssss_events
+from projections import replay as steps
 from projections.registry import RULESETS
 from tests import streams
 from tests.streams import audit, fold, rules_hit, stream, tracks

@@ -17,16 +17,16 @@ from tests.longstreams import ROOT, cli_env, lines, skirmish
 
 #: What only the other systems' encounters need.
 OTHER_SYSTEMS = (
-    "ledger.events.fates_edge",
-    "ledger.events.ironsworn",
-    "ledger.events.l5r",
+    "projections.fates_edge.events",
+    "projections.ironsworn.events",
+    "projections.l5r.events",
     "projections.fates_edge",
-    "projections.fates_edge_model",
+    "projections.fates_edge.model",
     "projections.ironsworn",
-    "projections.ironsworn_model",
+    "projections.ironsworn.model",
     "projections.l5r",
 )
-SSSS = ("ledger.events.ssss", "projections.ssss")
+SSSS = ("projections.ssss.events", "projections.ssss")
 
 #: Runs the command given as JSON in argv[2] in this process, then writes the exit code and
 #: the loaded modules to the file named in argv[1]. With no command, only imports `ledger.cli`.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from projections import steps
+from projections import replay as steps
 from projections.registry import RULESETS
 from projections.words import explain
 from tests.streams import Fields, fold, stream

@@ -16,16 +16,16 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from ledger import events
+from ledger import events, systems
 from ledger.cli import fit
 from ledger.store import Head
 from projections import gametime
+from projections.changes import Change
 from projections.core import State
-from projections.downstream import Downstream
+from projections.diff import Downstream
 from projections.findings import Finding
-from projections.registry import RULESETS, readings
+from projections.replay import Step
 from projections.shown import Reading, Readings, Scene, pools_text, shown, visible, when
-from projections.steps import Change, Step
 
 if TYPE_CHECKING:  # rich is loaded when a table is drawn (see above)
     from rich.console import Console
@@ -86,7 +86,7 @@ def echo_step(step: Step) -> None:
     """`seq 9 (round 1): the event in words`, then the tracks it changed."""
     time = when(step.round, step.scene)
     told = f"seq {step.record.seq}" + (f" ({time})" if time else "") + f": {step.text}"
-    say([visible(told), *change_lines(step.changes, readings(step.state.system))])
+    say([visible(told), *change_lines(step.changes, systems.readings(step.state.system))])
 
 
 def say(lines: Sequence[str]) -> None:
@@ -121,7 +121,7 @@ def finding_line(f: Finding) -> str:
 
 def tracks_tables(state: State) -> list[Table]:
     """One table a side (players, then adversaries): a row a combatant, a column a track."""
-    grids = track_grids(state.view(), readings(state.system))
+    grids = track_grids(state.view(), systems.readings(state.system))
     return [table(grid) for grid in grids]
 
 
@@ -311,7 +311,7 @@ def downstream(d: Downstream, read: Readings) -> list[str]:
 
 def what_happened(step: Step, combatant: str) -> dict[str, str]:
     """{track: what the step did to it}, from its ruleset, for the tracks it touched."""
-    ruleset = RULESETS[step.state.system]
+    ruleset = step.ruleset
     touched = ruleset.touches(step.before, step.record.seq, step.record.event, step.state)
     return dict(touched.get(combatant, {}))
 
@@ -325,7 +325,7 @@ def history_entry(step: Step, combatant: str) -> list[str]:
     told = f"seq {record.seq}" + (f" ({time})" if time else "") + f": {step.text}"
     lines = [visible(told)]
     notes = what_happened(step, combatant)
-    read = readings(step.state.system)
+    read = systems.readings(step.state.system)
     for c in step.changes:
         line = change_lines([c], read)[0]
         if c.track in notes:

@@ -32,7 +32,6 @@ from ledger.cli.options import (
     read_json_object,
 )
 from ledger.errors import BadInput, LedgerError
-from projections.registry import readings
 
 #: The writing commands (`ledger.cli` adds them to the app first).
 commands = typer.Typer()
@@ -46,13 +45,13 @@ def show_recorded(result: api.Written, note: str = "") -> None:
         typer.echo(render.visible(f"  {words}"))
     if result.downstream is not None:
         # A retraction or correction recorded by its type: the same diff as undo and amend.
-        for line in render.downstream(result.downstream, readings(result.system)):
+        for line in render.downstream(result.downstream, systems.readings(result.system)):
             typer.echo(line)
         for finding in result.findings:
             if finding.rule == "ruling-reversed":
                 typer.echo(render.finding_line(finding))
         return
-    for line in render.change_lines(result.changes, readings(result.system)):
+    for line in render.change_lines(result.changes, systems.readings(result.system)):
         typer.echo(line)
     show_findings(result)
 
@@ -338,7 +337,7 @@ def _show_revision(result: api.Written, verb: str, command: str) -> None:
     else:
         typer.echo(f"Recorded seq {record.seq}: {record.type} ({what})")
     typer.echo(render.visible(f"  {result.words[-1]}"))
-    read = readings(result.system)
+    read = systems.readings(result.system)
     if result.downstream is None:
         for line in render.change_lines(result.changes, read) or ["No track changed."]:
             typer.echo(line)

@@ -11,14 +11,14 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ledger import events
+from ledger import events, systems
 from ledger.errors import LedgerError
 from ledger.read import Reader
 from projections import charts, core, words
+from projections.changes import Change
 from projections.findings import Finding
-from projections.registry import readings, ruleset
+from projections.replay import Step
 from projections.state import builtins
-from projections.steps import Change, Step
 
 
 @dataclass(frozen=True)
@@ -159,7 +159,7 @@ def build(book: Reader, encounter: str, published: bool = True) -> Report:
 
 
 def _house_rules(state: core.State) -> tuple[HouseRule, ...]:
-    defaults = ruleset(state.system).rules().model_dump(mode="json")
+    defaults = systems.ruleset(state.system).rules().model_dump(mode="json")
     # As JSON data: the state holds the table read-only (tuples and read-only mappings).
     pinned: dict[str, Any] = builtins(state.rules)
     return tuple(
@@ -205,7 +205,7 @@ def _as_played(book: Reader, encounter: str, record: events.Recorded) -> str:
         after = book.tracks(encounter, at=record.seq)
     except LedgerError:
         before, after = None, book.tracks(encounter, at=1)
-    return words.explain(before, record.seq, record.event, after)
+    return words.explain(systems.ruleset(after.system), before, record.seq, record.event, after)
 
 
 def _rulings(book: Reader, encounter: str, records: Sequence[events.Recorded]) -> Iterable[Ruling]:
@@ -247,8 +247,8 @@ def _fields(changed: object) -> str | None:
 def _charts(steps: Sequence[Step]) -> Iterable[Chart]:
     """A chart per combatant still in the encounter: a point per step that changed its tracks."""
     state = steps[-1].state
-    measure = charts.measures(state.system)
-    read = readings(state.system)
+    measure = systems.ruleset(state.system).charts
+    read = systems.readings(state.system)
     for name, combatant in state.combatants.items():
         labels: list[str] = []
         taken: list[tuple[Step, core.Combatant, dict[str, charts.Measure], str]] = []

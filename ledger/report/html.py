@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ledger import systems
 from ledger.report import Chart, Report, Round
 from ledger.report import svg as report_svg
 from ledger.report.markdown import table_columns
 from projections import shown
-from projections.registry import readings
 
 
 @dataclass(frozen=True)
@@ -65,7 +65,7 @@ def _tables(report: Report, group: Round) -> list[Table]:
     """One table a side, with the tracks that change in the encounter (see `report_md`)."""
 
     out = []
-    read = readings(report.system)
+    read = systems.readings(report.system)
     for side, rows, columns in table_columns(report, group):
         header = (side, "status", *(c.replace("_", " ") for c in columns))
         body = tuple(

@@ -8,9 +8,9 @@ import re
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from ledger import systems
 from ledger.report import Report, Round
 from projections import shown
-from projections.registry import readings
 
 # Characters that would start Markdown (emphasis, code, links, tables, strikethrough) or raw
 # HTML, which Obsidian renders: escaped so that a name shows exactly as it was typed.
@@ -95,7 +95,7 @@ def table_columns(
 
 def _tables(report: Report, group: Round) -> Iterator[str]:
     """One Markdown table a side: a row a combatant, a column a track."""
-    read = readings(report.system)
+    read = systems.readings(report.system)
     for side, rows, columns in table_columns(report, group):
         header = [side, "status", *(c.replace("_", " ") for c in columns)]
         body = [
