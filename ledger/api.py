@@ -3,9 +3,9 @@
 
     from ledger import Ledger
     with Ledger("encounters.db") as ledger:
-        ledger.open("duel", "ssss")
-        ledger.join("duel", "Bandit", "adversary", {"level": 2})
-        ledger.record("duel", {"type": "harm.inflicted", "target": "Bandit", "level": 1})
+        ledger.open("duel", system)       # a key of `ledger.systems.known()`
+        ledger.join("duel", "Bandit", "adversary", stats)
+        ledger.record("duel", {"type": ..., "target": "Bandit", ...})
         ledger.tracks("duel").view()
 
 Writes are `ledger.write` (and `ledger.revise` for undo, redo and amend), reads

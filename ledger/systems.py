@@ -14,27 +14,32 @@ from __future__ import annotations
 import configparser
 import importlib
 import os
+import pkgutil
 import sys
 import warnings
 from collections.abc import Mapping, Sequence
 from functools import cache
 from typing import Any, Final
 
+import projections
 from ledger import events
 from ledger.errors import BadInput, LedgerWarning, did_you_mean
 from projections.core import AnyRuleset
 from projections.ruleset import Ruleset
 from projections.shown import Readings
 from projections.system import System, article
+from projections.verbs import Verb
 
 #: The entry-point group a rule system declares itself in.
 GROUP: Final = "encounter.systems"
 
 
-def _declared() -> dict[str, str]:
-    """Every `encounter.systems` entry point of the installed distributions: key -> object
-    reference (the first found on `sys.path` wins, as importlib.metadata has it)."""
-    found: dict[str, str] = {}
+def _declared() -> dict[str, tuple[str, str]]:
+    """Every `encounter.systems` entry point of the installed distributions: key -> (object
+    reference, distribution), the first found on `sys.path` winning, as importlib.metadata has
+    it; then each built-in system (a folder of `projections` with a `system` module) that no
+    entry point names, as a source tree that was never installed has them."""
+    found: dict[str, tuple[str, str]] = {}
     seen: set[str] = set()
     for path in sys.path:
         try:
@@ -44,34 +49,49 @@ def _declared() -> dict[str, str]:
         for entry in entries:
             if not entry.name.endswith((".dist-info", ".egg-info")):
                 continue
-            project = entry.name.rsplit("-", 1)[0] if "-" in entry.name else entry.name
-            project = project.removesuffix(".egg-info").lower().replace("-", "_")
+            project = entry.name.rsplit(".", 1)[0].split("-")[0].lower().replace("-", "_")
             if project in seen:
                 continue
             seen.add(project)
+            for key, reference in _group(os.path.join(entry.path, "entry_points.txt")):
+                found.setdefault(key, (reference, project.replace("_", "-")))
+    references = {reference for reference, _ in found.values()}
+    for package in sorted(pkgutil.iter_modules(projections.__path__), key=lambda m: m.name):
+        reference = f"projections.{package.name}.system:SYSTEM"
+        if package.ispkg and reference not in references:
             try:
-                with open(os.path.join(entry.path, "entry_points.txt"), encoding="utf-8") as f:
-                    text = f.read()
-            except OSError:
+                described = _load(reference)
+            except ImportError:
                 continue
-            if f"[{GROUP}]" not in text:
-                continue
-            parser = configparser.ConfigParser(delimiters=("=",), interpolation=None)
-            parser.optionxform = str  # type: ignore[assignment,method-assign]  # keys as written
-            try:
-                parser.read_string(text)
-            except configparser.Error:
-                continue
-            for key, reference in parser.items(GROUP):
-                found.setdefault(key.strip(), reference.strip())
+            if isinstance(described, System):
+                found.setdefault(described.key, (reference, "built in"))
     return found
+
+
+def _group(path: str) -> list[tuple[str, str]]:
+    """The entry points of `GROUP` in one `entry_points.txt` (none when it is unreadable)."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except OSError:
+        return []
+    if f"[{GROUP}]" not in text:
+        return []
+    parser = configparser.ConfigParser(delimiters=("=",), interpolation=None)
+    parser.optionxform = str  # type: ignore[assignment,method-assign]  # keys as written
+    try:
+        parser.read_string(text)
+    except configparser.Error:
+        return []
+    return [(key.strip(), reference.strip()) for key, reference in parser.items(GROUP)]
 
 
 class _Found:
     """The systems of this process: their references, and each description once loaded."""
 
-    def __init__(self, references: Mapping[str, str]) -> None:
-        self.references = dict(references)
+    def __init__(self, declared: Mapping[str, tuple[str, str]]) -> None:
+        self.references = {key: reference for key, (reference, _) in declared.items()}
+        self.origins = {key: origin for key, (_, origin) in declared.items()}
         self._loaded: dict[str, System] = {}
         self._broken: dict[str, str] = {}
         self._told = False
@@ -87,27 +107,33 @@ class _Found:
             if not isinstance(described, System) or described.key != key:
                 raise TypeError(f"{reference} is not the System of {key!r}")
         except Exception as exc:  # a third party's module: a warning, never a traceback
-            self._broken[key] = f"{type(exc).__name__}: {exc}"
+            why = self._broken[key] = f"{type(exc).__name__}: {exc}"
+            origin = self.origins.get(key) or "an unnamed distribution"
             raise BadInput(
-                f"the rule system {key!r} ({reference}) does not load ({type(exc).__name__}: "
-                f"{exc})",
-                code="unknown-system",
+                f"system {key!r} (from {origin}) does not load: {why}", code="unknown-system"
             ) from exc
         self._loaded[key] = described
         return described
 
     def every(self) -> tuple[System, ...]:
+        """Every system that loads, in listing order (a warning, once, for any that does not)."""
+        loaded = self._loadable()
+        self.report()
+        return loaded
+
+    def _loadable(self) -> tuple[System, ...]:
         loaded = []
         for key in self.references:
             try:
                 loaded.append(self.system(key))
             except BadInput:
                 continue
-        self.report()
         return tuple(sorted(loaded, key=lambda s: (s.listed, s.key)))
 
     def keys(self) -> tuple[str, ...]:
-        return tuple(s.key for s in self.every())
+        """Every system found, those that load in listing order, then any that does not."""
+        loaded = [s.key for s in self._loadable()]
+        return (*loaded, *(k for k in self.references if k not in loaded))
 
     def report(self) -> None:
         """Say once which systems do not load."""
@@ -115,11 +141,15 @@ class _Found:
             self._told = True
             for key, why in self._broken.items():
                 warnings.warn(
-                    f"the rule system {key!r} ({self.references[key]}) does not load ({why}); "
-                    "the others work",
+                    f"rule system {key!r} ({self._where(key)}) does not load ({why}); "
+                    "the other systems work",
                     LedgerWarning,
                     stacklevel=3,
                 )
+
+    def _where(self, key: str) -> str:
+        origin = self.origins.get(key) or "an unnamed distribution"
+        return f"from {origin}, {self.references[key]}"
 
 
 def _load(reference: str) -> Any:
@@ -225,9 +255,28 @@ def from_row(row: Sequence[Any], system: str) -> events.Recorded:
     return events.from_row(row, vocabulary(system))
 
 
+@cache
+def verbs(key: str) -> tuple[Verb, ...]:
+    """The verbs of a system (imported on first use); they must be those its description
+    names (TypeError otherwise, as for any system that does not load)."""
+    described = get(key)
+    if described.verbs is None:
+        return ()
+    found = _load(described.verbs)
+    if not isinstance(found, tuple) or not all(isinstance(v, Verb) for v in found):
+        raise TypeError(f"{described.verbs} is not a tuple of projections.verbs.Verb")
+    names = tuple(v.name for v in found)
+    if sorted(names) != sorted(described.verb_names):
+        raise TypeError(
+            f"{described.verbs} has the verbs {', '.join(names) or 'none'}; the description of "
+            f"{key!r} names {', '.join(described.verb_names) or 'none'}"
+        )
+    return found
+
+
 def verb_owner(verb: str) -> str | None:
     """The key of the system whose verb `verb` is, if any (no ruleset is loaded)."""
-    for described in every():
+    for described in found()._loadable():
         if verb in described.verb_names:
             return described.key
     return None
@@ -276,5 +325,6 @@ __all__ = [
     "ruleset",
     "unknown",
     "verb_owner",
+    "verbs",
     "vocabulary",
 ]

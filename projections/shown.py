@@ -71,22 +71,24 @@ def when(round_: int | None, scene: Scene) -> str:
     return ", ".join(parts)
 
 
-_NAMED: Final = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
+_NAMED: Final = MappingProxyType({"\t": "\\t", "\n": "\\n", "\r": "\\r"})
 #: C0 and C1 controls, DEL, and the marks that reorder or break lines: a terminal would act on
 #: them (set its title, clear the screen, hide text), so people see them as escapes instead.
-_ESCAPES: Final = {
-    code: _NAMED.get(chr(code), f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
-    for code in (
-        *range(0x20),
-        *range(0x7F, 0xA0),
-        0x200E,
-        0x200F,
-        0x2028,
-        0x2029,
-        *range(0x202A, 0x202F),
-        *range(0x2066, 0x206A),
-    )
-}
+_ESCAPES: Final = MappingProxyType(
+    {
+        code: _NAMED.get(chr(code), f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
+        for code in (
+            *range(0x20),
+            *range(0x7F, 0xA0),
+            0x200E,
+            0x200F,
+            0x2028,
+            0x2029,
+            *range(0x202A, 0x202F),
+            *range(0x2066, 0x206A),
+        )
+    }
+)
 
 
 def visible(text: str) -> str:

@@ -1,11 +1,12 @@
 """The description of a rule system: what the ledger needs to know of it before it folds a
 single event, found through the `encounter.systems` entry points (`ledger.systems`).
 
-A description is data: the key and title, its verbs (`projections.verbs`), what its fields and
-house rules mean, its help examples, and where its ruleset is (`module:attribute`), which holds
-the rest (its events, fold, audit, words and charts) and is imported only when an encounter of
-the system is read or written. So `--help` and a verb's dispatch load every system's
-description and no system's ruleset.
+A description is data: the key and title, the names of its verbs, what its fields and house
+rules mean, its help examples, and where its ruleset (its events, fold, audit, words and
+charts) and its verbs (`projections.verbs`, data too) are (`module:attribute`): each is imported
+only when it is needed (the ruleset when an encounter of the system is read or written, the
+verbs when a command line names one). So a verb's dispatch loads every system's description
+and one system's verbs, and a command loads one system's ruleset.
 """
 
 from __future__ import annotations
@@ -14,8 +15,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
-
-from projections.verbs import Verb
 
 
 def _empty() -> Mapping[str, Any]:
@@ -33,8 +32,12 @@ class System:
     title: str
     #: `module:attribute` of its `projections.ruleset.Ruleset`.
     ruleset: str
-    #: Its friendly commands (`lock`, `damage`...), each recording one event.
-    verbs: tuple[Verb, ...] = ()
+    #: `module:attribute` of its friendly commands (`lock`, `damage`...): a tuple of
+    #: `projections.verbs.Verb`, each recording one event.
+    verbs: str | None = None
+    #: The names of those verbs: a command line finds whose verb a command is without
+    #: importing any.
+    verb_names: tuple[str, ...] = ()
     #: What each field of its events means: `TYPE.FIELD` first, then `FIELD`.
     fields: Mapping[str, str] = field(default_factory=_empty)
     #: What each of its house rules means.
@@ -48,11 +51,6 @@ class System:
     def article(self) -> str:
         """The key with its indefinite article (`an oath` for the key `oath`)."""
         return article(self.key)
-
-    @property
-    def verb_names(self) -> tuple[str, ...]:
-        """The names of its verbs."""
-        return tuple(v.name for v in self.verbs)
 
 
 def article(key: str) -> str:

@@ -30,7 +30,8 @@ from typing import (
     get_type_hints,
 )
 
-from pydantic import BaseModel, TypeAdapter
+from pydantic import BaseModel, GetCoreSchemaHandler, TypeAdapter
+from pydantic_core import core_schema
 
 K = TypeVar("K")
 T = TypeVar("T")
@@ -91,6 +92,14 @@ class Value:
     def check(self) -> None:
         """Refuse (ValueError) a value its fields allow one by one but not together; a GM
         override is checked so (the fold keeps these rules itself, and never calls it)."""
+
+    @classmethod
+    def __get_pydantic_core_schema__(
+        cls, source: Any, handler: GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
+        """pydantic's schema of the dataclass, the value then made read-only and `check`ed
+        (so a nested value's refusal is located at its field)."""
+        return core_schema.no_info_after_validator_function(_checked, handler(source))
 
 
 Vt = TypeVar("Vt", bound=Value)
@@ -156,9 +165,14 @@ def hidden(kind: type[Value]) -> frozenset[str]:
 
 def validated(kind: type[Vt], data: Mapping[str, Any]) -> Vt:
     """A value of `kind` from `data`, validated by pydantic's schema of the dataclass (its
-    fields' constraints), made read-only and `check`ed (raises pydantic's ValidationError, or
-    the ValueError of `check`, located as a model's would be)."""
-    made = sealed(_adapter(kind).validate_python(dict(data)))
+    fields' constraints), made read-only and `check`ed (raises pydantic's ValidationError,
+    `check`'s refusal included, located as a model's would be)."""
+    made: Vt = _adapter(kind).validate_python(dict(data))
+    return made
+
+
+def _checked(made: Any) -> Any:
+    made = sealed(made)
     made.check()
     return made
 

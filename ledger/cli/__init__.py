@@ -45,7 +45,6 @@ class OneLineErrors(typer.core.TyperGroup):
             # What the ledger noticed and worked around is one line on stderr, as errors are.
             warnings.simplefilter("always", LedgerWarning)
             warnings.showwarning = errors.warning_line
-            systems.report()  # a system that does not load, said once
             self._run(words, prog_name, complete_var, **extra)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -54,9 +53,13 @@ class OneLineErrors(typer.core.TyperGroup):
         self._help = False
         #: The systems whose verbs have been added.
         self._added: set[str] = set()
+        #: Whether the command chooses a system by its key (`new`, `schema`, `rules`).
+        self._choosing = False
 
     def get_command(self, ctx: Any, cmd_name: str) -> Any:
         """A command by name; a rule system's verb is added the first time it is named."""
+        if cmd_name in _CHOOSING:
+            self._choosing = True
         command = super().get_command(ctx, cmd_name)
         if command is None:
             owner = systems.verb_owner(cmd_name)
@@ -67,6 +70,7 @@ class OneLineErrors(typer.core.TyperGroup):
 
     def list_commands(self, ctx: Any) -> list[str]:
         """Every command: the generic ones, then each system's verbs (help groups them)."""
+        systems.report()
         for system in systems.every():
             self.add_verbs(system)
         names: list[str] = super().list_commands(ctx)
@@ -78,7 +82,7 @@ class OneLineErrors(typer.core.TyperGroup):
         if system.key in self._added:
             return
         self._added.add(system.key)
-        if not system.verbs:
+        if system.verbs is None:
             return
         try:
             made = verbs.commands(system)
@@ -126,6 +130,10 @@ class OneLineErrors(typer.core.TyperGroup):
         except LedgerError as exc:  # a command that let one through: still one line
             errors.report(exc)
             sys.exit(exc.exit_code)
+        if self._choosing:
+            # A system that does not load is said where systems are chosen among, once the
+            # command has done what it was asked (an error about it says it already).
+            systems.report()
         sys.exit(code if isinstance(code, int) else 0)
 
     def invoke(self, ctx: Any) -> Any:
@@ -142,6 +150,9 @@ class OneLineErrors(typer.core.TyperGroup):
             os.dup2(devnull, sys.stdout.fileno())
             raise typer.Exit(errors.exit_code()) from None
 
+
+#: The commands that choose a system by its key.
+_CHOOSING = frozenset({"new", "schema", "rules"})
 
 app = typer.Typer(
     cls=OneLineErrors,

@@ -15,6 +15,7 @@ from typing import Annotated, Any
 
 import typer
 
+from ledger import systems
 from ledger.cli import conventions
 from ledger.cli.errors import fail
 from ledger.cli.options import By, Encounter, Expect, Json, Round, Scene, Strict, game_time
@@ -37,7 +38,7 @@ _TRAILING: tuple[tuple[str, Any, Any], ...] = (
 def commands(system: System) -> typer.Typer:
     """A typer app holding one command per verb of `system`."""
     app = typer.Typer()
-    for verb in system.verbs:
+    for verb in systems.verbs(system.key):
         app.command(verb.name, help=verb.help)(_callback(verb))
     return app
 

@@ -224,7 +224,7 @@ class SqlStore:
     def _checked_head(self, conn: Connection, encounter: str) -> tuple[Head | None, int, bool]:
         """The head to extend, the seq the chain is verified through, and whether the heads
         cache had to be repaired: the rows win when they disagree with it."""
-        cached, verified, last = statements.heads_row(conn.fetch, encounter)
+        cached, verified, last = statements.heads_row(conn.fetch, encounter, marked=True)
         if statements.agree(cached, last):
             return cached, verified, False
         self.tell(

@@ -29,7 +29,10 @@ PUT_HEAD: Final = (
     "seq = excluded.seq, hash = excluded.hash, opened_at = excluded.opened_at, "
     "updated_at = excluded.updated_at, verified = excluded.verified"
 )
-_CACHED_HEAD: Final = f"SELECT {HEAD_COLUMNS}, verified FROM heads WHERE encounter = ?"
+_CACHED_HEAD: Final = f"SELECT {HEAD_COLUMNS} FROM heads WHERE encounter = ?"
+#: A write's: with the mark through which a write checked the chain (a file of format 1 has
+#: none; a write migrates it first).
+_MARKED_HEAD: Final = f"SELECT {HEAD_COLUMNS}, verified FROM heads WHERE encounter = ?"
 _LAST: Final = (
     "SELECT seq, hash, recorded_at FROM events WHERE encounter = ? ORDER BY seq DESC LIMIT 1"
 )
@@ -95,12 +98,15 @@ def hash_at(fetch: Fetch, encounter: str, seq: int) -> str:
     return str(found[0][0]) if found else ""
 
 
-def heads_row(fetch: Fetch, encounter: str) -> tuple[Head | None, int, tuple[int, str, str] | None]:
-    """The heads cache's row, its verified mark, and the last stored row."""
-    row = fetch(_CACHED_HEAD, (encounter,))
+def heads_row(
+    fetch: Fetch, encounter: str, marked: bool = False
+) -> tuple[Head | None, int, tuple[int, str, str] | None]:
+    """The heads cache's row, its verified mark (`marked`: a write's read; else 0), and the
+    last stored row."""
+    row = fetch(_MARKED_HEAD if marked else _CACHED_HEAD, (encounter,))
     last = fetch(_LAST, (encounter,))
     cached = head_of(row[0][:7]) if row else None
-    verified = int(row[0][7] or 0) if row else 0
+    verified = int(row[0][7] or 0) if row and marked else 0
     return cached, verified, (int(last[0][0]), str(last[0][1]), str(last[0][2])) if last else None
 
 

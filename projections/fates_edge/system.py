@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from projections.fates_edge.verbs import VERBS
 from projections.system import System
 
 SYSTEM = System(
@@ -10,7 +9,8 @@ SYSTEM = System(
     key="fates-edge",
     title="Fate's Edge",
     ruleset="projections.fates_edge.fold:RULESET",
-    verbs=VERBS,
+    verbs="projections.fates_edge.verbs:VERBS",
+    verb_names=("lock", "roll", "hit", "fatigue", "spend", "suffer"),
     fields={
         "stakes.locked.kind": "action (the player acts) or defense (against an adversary's "
         "threat).",

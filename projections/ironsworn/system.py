@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from projections.ironsworn.verbs import VERBS
 from projections.system import System
 
 SYSTEM = System(
@@ -10,7 +9,8 @@ SYSTEM = System(
     key="ironsworn",
     title="Ironsworn",
     ruleset="projections.ironsworn.fold:RULESET",
-    verbs=VERBS,
+    verbs="projections.ironsworn.verbs:VERBS",
+    verb_names=("endure-harm", "action-roll", "oracle"),
     fields={
         "stat": "The stat or meter added to the action die.",
         "action_die": "The action die (d6).",

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from projections.l5r.verbs import VERBS
 from projections.system import System
 
 SYSTEM = System(
@@ -10,7 +9,8 @@ SYSTEM = System(
     key="l5r",
     title="Legend of the Five Rings",
     ruleset="projections.l5r.fold:RULESET",
-    verbs=VERBS,
+    verbs="projections.l5r.verbs:VERBS",
+    verb_names=("damage",),
     fields={
         "damage.dealt.source": "The weapon, power or phenomenon.",
         "damage.dealt.amount": "The damage dealt, before increases, reductions and resistance.",

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from projections.ssss.verbs import VERBS
 from projections.system import System
 
 SYSTEM = System(
@@ -10,7 +9,8 @@ SYSTEM = System(
     key="ssss",
     title="Stones, Scrolls, Swords and Sorcery",
     ruleset="projections.ssss.fold:RULESET",
-    verbs=VERBS,
+    verbs="projections.ssss.verbs:VERBS",
+    verb_names=("harm",),
     fields={
         "attribute": "The attribute thrown.",
         "throw.made.outcome": "The throw's result as the GM called it (free text).",

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from encounter_candlelight.verbs import VERBS
 from projections.system import System
 
 SYSTEM = System(
     key="candlelight",
     title="Candlelight",
     ruleset="encounter_candlelight.fold:RULESET",
-    verbs=VERBS,
+    verbs="encounter_candlelight.verbs:VERBS",
+    verb_names=("snuff",),
     fields={
         "candles": "The candles a combatant holds (the most it can hold).",
         "count": "How many candles.",
