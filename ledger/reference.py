@@ -28,7 +28,7 @@ def _models(system: str | None) -> dict[type[events.EventBase], systems.System |
     described = [systems.get(system)] if system else list(systems.every())
     found: dict[type[events.EventBase], systems.System | None] = {}
     for one in described:
-        mine = get_args(systems.ruleset(one.key).events)
+        mine = get_args(systems.ruleset(one.key).own_events)
         for model in get_args(_union(one.key)):
             found.setdefault(model, one if model in mine else None)
     return found
@@ -36,7 +36,7 @@ def _models(system: str | None) -> dict[type[events.EventBase], systems.System |
 
 def _union(system: str) -> Any:
     """Every event an encounter of `system` accepts: the common ones, then its own."""
-    return Common | systems.ruleset(system).events
+    return Common | systems.ruleset(system).own_events
 
 
 def field_text(kind: str, field: str, system: systems.System | None = None) -> str | None:

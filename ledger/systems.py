@@ -206,13 +206,14 @@ def ruleset(key: str) -> AnyRuleset:
 
 def readings(key: str) -> Readings:
     """How the tracks of a system read (`projections.shown`)."""
-    return ruleset(key).state.readings
+    found: Readings = ruleset(key).state.readings
+    return found
 
 
 @cache
 def vocabulary(key: str) -> events.Vocabulary:
     """The events of a system, by type (the common ones, then its own)."""
-    return events.Vocabulary.of(key, ruleset(key).events, lambda kind: owners_of(kind, key))
+    return events.Vocabulary.of(key, ruleset(key).own_events, lambda kind: owners_of(kind, key))
 
 
 def owners_of(kind: str, system: str | None = None) -> list[str]:

@@ -29,7 +29,6 @@ from projections.state import Stake as Stake
 from projections.state import State as State
 from projections.state import add_roll as add_roll
 from projections.state import adjust_track as adjust_track
-from projections.state import builtins as builtins
 from projections.state import not_a_roll as not_a_roll
 from projections.state import note_roll as note_roll
 from projections.state import overridden as overridden
@@ -37,6 +36,7 @@ from projections.state import replace_combatant as replace_combatant
 from projections.state import stake_of, track_names
 from projections.values import EMPTY as EMPTY
 from projections.values import Value as Value
+from projections.values import builtins as builtins
 from projections.values import fields_of as fields_of
 from projections.values import from_json, to_json
 from projections.values import frozen_json as frozen_json
@@ -59,9 +59,10 @@ def state_from_json(text: str, ruleset: AnyRuleset) -> State | None:
     """The state a snapshot's text holds, of its system's state class (None: it holds none;
     a cache only, so whatever it is, it is not read)."""
     try:
-        return from_json(text, ruleset.state)
+        found: State = from_json(text, ruleset.state)
     except (ValueError, TypeError, KeyError, AttributeError, RecursionError):
         return None
+    return found
 
 
 def open_state(ruleset: AnyRuleset, encounter: str, opened: events.EncounterOpened) -> State:

@@ -16,11 +16,12 @@ from pydantic_core import to_json
 
 from ledger import events
 from ledger.errors import BadInput
+from ledger.events.base import code_of
 from ledger.events.common import Common
 from projections.charts import Measure
 from projections.findings import Finding
-from projections.state import Combatant, State, builtins
-from projections.values import fields_of
+from projections.state import Combatant, State
+from projections.values import builtins, fields_of
 
 S = TypeVar("S", bound=State)
 E = TypeVar("E")
@@ -49,7 +50,7 @@ class Ruleset(ABC, Generic[S, E]):
     state: type[S]
     #: The union of the system's own events (`E`); with the common ones, every event an
     #: encounter of the system accepts.
-    events: Any
+    own_events: Any
     #: Its own event types that hurt, tire or test a combatant (`event-after-defeat`).
     attrition: frozenset[str] = frozenset()
 
@@ -115,6 +116,6 @@ def pinned_rules(ruleset: AnyRuleset, overrides: Mapping[str, Any]) -> dict[str,
     except ValidationError as exc:
         raise BadInput(
             events.describe(exc, f"{ruleset.key} rules", known=ruleset.rules.model_fields),
-            code=events.code_of(exc, "unknown-rule"),
+            code=code_of(exc, "unknown-rule"),
         ) from exc
     return table.model_dump(mode="json")

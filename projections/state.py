@@ -9,7 +9,6 @@ what rulesets share to change a state.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from functools import cache
 from typing import Any, ClassVar, Final, Literal, Self, TypeVar, get_args, get_type_hints
 
 from pydantic import ValidationError
@@ -24,6 +23,7 @@ from projections.values import (
     field_names,
     fields_of,
     hidden,
+    per_class,
     replace,
     validated,
     value,
@@ -55,7 +55,7 @@ class Combatant(Value):
         return {name: data[name] for name in track_names(type(self))}
 
 
-@cache
+@per_class
 def track_names(kind: type[Combatant]) -> tuple[str, ...]:
     """The keys of a combatant class's `view()`, in order: the tracks an event may name."""
     kept = hidden(kind) | _UNSHOWN
@@ -95,7 +95,7 @@ class Roll(Value):
 _OWN: Final = frozenset(("seq", "stake", "actor", "outcome", "claimed"))
 
 
-@cache
+@per_class
 def _dumped(kind: type[Roll]) -> tuple[str, ...]:
     # The fields `dump` shows.
     kept = hidden(kind)
@@ -136,7 +136,7 @@ class Stake(Value):
     lock: Lock
 
 
-@cache
+@per_class
 def stake_classes(kind: type[State]) -> tuple[type[Stake], type[Lock]]:
     """The classes of the stakes a state class holds and of their locks, as its `stakes`
     annotation names them."""

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from functools import cache
 from types import MappingProxyType, NoneType, UnionType
 from typing import (
@@ -24,6 +24,7 @@ from typing import (
     Final,
     TypeVar,
     Union,
+    cast,
     dataclass_transform,
     get_args,
     get_origin,
@@ -81,8 +82,16 @@ EMPTY: Final[Mapping[Any, Any]] = _Empty()
 @dataclass_transform(frozen_default=True, kw_only_default=True)
 def value(cls: C) -> C:
     """Declare a value class: a frozen, slotted, keyword-only dataclass."""
-    made: C = dataclasses.dataclass(frozen=True, slots=True, kw_only=True)(cls)
-    return made
+    return cast(C, dataclasses.dataclass(frozen=True, slots=True, kw_only=True)(cls))
+
+
+R = TypeVar("R")
+
+
+def per_class(function: Callable[[Any], R]) -> Callable[[Any], R]:
+    """`functools.cache` for a function of a class (asked once per class): mypy does not take a
+    dataclass's class for hashable, which it is."""
+    return cache(function)
 
 
 @value
@@ -136,8 +145,8 @@ def frozen_json(data: Any) -> Any:
     return data
 
 
-@cache
-def field_names(kind: type[Value]) -> tuple[str, ...]:
+@per_class
+def field_names(kind: type) -> tuple[str, ...]:
     """A value class's fields, in order (hidden ones too)."""
     return tuple(f.name for f in dataclasses.fields(kind))
 
@@ -147,14 +156,14 @@ def fields_of(obj: Value) -> dict[str, Any]:
     return {name: getattr(obj, name) for name in field_names(type(obj))}
 
 
-@cache
+@per_class
 def hints(kind: type) -> Mapping[str, Any]:
     """The resolved annotations of a class, `Annotated` marks kept."""
     return MappingProxyType(get_type_hints(kind, include_extras=True))
 
 
-@cache
-def hidden(kind: type[Value]) -> frozenset[str]:
+@per_class
+def hidden(kind: type) -> frozenset[str]:
     """The fields of a value class marked `Hidden`."""
     return frozenset(
         name
@@ -177,8 +186,8 @@ def _checked(made: Any) -> Any:
     return made
 
 
-@cache
-def _adapter(kind: type[Value]) -> TypeAdapter[Any]:
+@per_class
+def _adapter(kind: type) -> TypeAdapter[Any]:
     return TypeAdapter(kind)
 
 
@@ -283,7 +292,7 @@ def _untagged(data: Any, classes: Mapping[str, type]) -> Any:
     return kind(**fields)
 
 
-@cache
+@per_class
 def known_classes(kind: type) -> Mapping[str, type]:
     """Every value and model class a value of class `kind` may hold, by its snapshot name."""
     found: dict[str, type] = {}

@@ -25,7 +25,8 @@ from projections.core import State
 from projections.diff import Downstream
 from projections.findings import Finding
 from projections.replay import Step
-from projections.shown import Reading, Readings, Scene, pools_text, shown, visible, when
+from projections.shown import Reading, Readings, Scene, pools_text, shown, when
+from projections.shown import visible as visible
 
 if TYPE_CHECKING:  # rich is loaded when a table is drawn (see above)
     from rich.console import Console

@@ -18,7 +18,7 @@ from projections import charts, core, words
 from projections.changes import Change
 from projections.findings import Finding
 from projections.replay import Step
-from projections.state import builtins
+from projections.values import builtins
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ import json
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 from ledger.errors import UnknownVersion
 from ledger.events import versions
@@ -209,9 +209,12 @@ def row_problem(
     return None
 
 
+T = TypeVar("T", bound=tuple[Any, ...])
+
+
 def checked(
-    rows: Iterable[Row], after: int, prev: str, broken: Callable[[int, str], None]
-) -> Iterator[Row]:
+    rows: Iterable[T], after: int, prev: str, broken: Callable[[int, str], None]
+) -> Iterator[T]:
     """Stored rows after seq `after` (whose hash is `prev`), passed on as they are read, the
     chain checked on the way: `broken(seq, problem)` is told of the first bad row (it may raise,
     as a write does, or warn and let a read show what is stored)."""

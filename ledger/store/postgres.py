@@ -103,7 +103,7 @@ class PostgresDatabase:
         """The rows of one query: in the thread's `reading` transaction, else on a pooled
         connection of its own."""
         values = tuple(text(p) for p in params)
-        held = getattr(self._reading, "conn", None)
+        held: psycopg.Connection[Any] | None = getattr(self._reading, "conn", None)
         try:
             if held is not None:
                 return held.execute(spelled(sql), values).fetchall()

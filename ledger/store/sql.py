@@ -26,7 +26,10 @@ from ledger.store.transaction import Connection, Transaction
 class Database(Protocol):
     """What a dialect gives the store."""
 
-    name: str
+    @property
+    def name(self) -> str:
+        """Where the ledger is, for messages."""
+
     #: Whether the database holds the snapshots table.
     snapshots: bool
 

@@ -233,7 +233,7 @@ class FatesEdge(core.Ruleset[FatesEdgeState, vocab.Events]):
     key = "fates-edge"
     rules = Rules
     state = FatesEdgeState
-    events = vocab.Events
+    own_events = vocab.Events
     attrition = frozenset({"hit.resolved", "harm.suffered", "fatigue.marked"})
 
     def start(self, opened: core.State) -> FatesEdgeState:

@@ -285,7 +285,7 @@ class Ironsworn(core.Ruleset[IronswornState, vocab.Events]):
     key = "ironsworn"
     rules = Rules
     state = IronswornState
-    events = vocab.Events
+    own_events = vocab.Events
     attrition = frozenset({"harm.suffered"})
 
     def join(

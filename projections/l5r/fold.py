@@ -151,7 +151,7 @@ class L5r(core.Ruleset[L5rState, vocab.Events]):
     key = "l5r"
     rules = Rules
     state = L5rState
-    events = vocab.Events
+    own_events = vocab.Events
     attrition = frozenset({"damage.dealt", "critical.resolved"})
 
     def join(self, state: L5rState, seq: int, event: events.CombatantJoined) -> core.Combatant:

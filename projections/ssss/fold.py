@@ -217,7 +217,7 @@ class Ssss(core.Ruleset[SsssState, vocab.Events]):
     key = "ssss"
     rules = Rules
     state = SsssState
-    events = vocab.Events
+    own_events = vocab.Events
     attrition = frozenset({"harm.inflicted", "throw.made"})
 
     def join(self, state: SsssState, seq: int, event: events.CombatantJoined) -> core.Combatant:

@@ -330,7 +330,7 @@ def test_a_state_the_library_hands_out_cannot_be_edited(ledger: Ledger) -> None:
         with pytest.raises(AttributeError):
             state.seq = 9  # type: ignore[misc]
         with pytest.raises(AttributeError):
-            state.combatants["Ogre"].fatigue = 2  # type: ignore[misc]
+            state.combatants["Ogre"].status = "fled"  # type: ignore[misc]
     with pytest.raises(RuleRefused, match=r"\[sb-overspent\] seq 3 spends 3 SB with 0"):
         spend = {"type": "sb.spent", "amount": 3, "purpose": "complication"}
         ledger.record("duel", spend, strict=True)

@@ -3,6 +3,7 @@ other, a role without UPDATE and DELETE, a checked heads cache, pooling, and cle
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import re
 import threading
@@ -366,10 +367,8 @@ def test_a_commit_the_server_answers_with_rollback_is_an_error_and_appends_nothi
         finish(self)
         conn = self._conn
         assert isinstance(conn, postgres._Writing)
-        try:
+        with contextlib.suppress(psycopg.Error):
             conn.conn.execute("SELECT 1/0")
-        except psycopg.Error:
-            pass
 
     monkeypatch.setattr(Transaction, "finish", swallowing)
     with pg.ledger() as ledger:

@@ -60,7 +60,7 @@ class Candlelight(core.Ruleset[CandlelightState, vocab.Events]):
     key = "candlelight"
     rules = Rules
     state = CandlelightState
-    events = vocab.Events
+    own_events = vocab.Events
     attrition = frozenset({"candle.snuffed"})
 
     def join(self, state: CandlelightState, seq: int, event: events.CombatantJoined) -> Holder:
