@@ -14,7 +14,8 @@ from collections.abc import Sequence
 
 from ledger import events
 from ledger.errors import BadInput, RuleRefused, UnknownName
-from ledger.write import EVERY, NOTHING_GIVEN, Given, Session, refusal
+from ledger.store import snapshots
+from ledger.write import NOTHING_GIVEN, Given, Session, refusal
 from projections import audit as audit_rules
 from projections import core
 from projections.diff import compare, new_findings
@@ -80,7 +81,7 @@ def revise(
         stands,
         state,
         checkpoints,
-        every=EVERY,
+        every=snapshots.EVERY,
         quiet=record.seq,
         audit=audited,
     )

@@ -30,9 +30,6 @@ from projections.diff import Downstream
 from projections.findings import Finding
 from projections.revisions import Standing, corrected, standing
 
-#: A fold keeps the state after every this many seqs (stored as sealed snapshots).
-EVERY: Final = sealed.EVERY
-
 Checkpoint = tuple[int, core.State]
 
 
@@ -79,12 +76,12 @@ def fold_on(
     checkpoints: list[Checkpoint] | None = None,
 ) -> core.State | None:
     """Fold `records` (as `now` has them) on top of `state`, keeping a checkpoint every
-    `EVERY` seqs."""
+    `snapshots.EVERY` seqs."""
     folder = core.RunningFold(ruleset, state, now.fixes)
     for record in records:
         if record.seq not in now.gone:
             folder.feed(record)
-        if checkpoints is not None and record.seq % EVERY == 0:
+        if checkpoints is not None and record.seq % sealed.EVERY == 0:
             assert folder.state is not None
             checkpoints.append((record.seq, folder.state))
     return folder.state
@@ -105,7 +102,8 @@ class Session:
         #: The encounter's retractions and corrections, in seq order.
         self.revisions: list[events.Recorded] = []
         self.standing = Standing()
-        #: States after every EVERY-th seq, oldest first; `stored`: the newest in the store.
+        #: States after every `snapshots.EVERY`th seq, oldest first; `stored`: the newest in
+        #: the store.
         self.checkpoints: list[Checkpoint] = []
         self.stored = 0
         #: What the last retraction or correction admitted did downstream.
@@ -260,7 +258,7 @@ class Session:
                 raise RuleRefused(refusal(found))
         record = self.append(event, given)
         self.state = after
-        if record.seq % EVERY == 0:
+        if record.seq % sealed.EVERY == 0:
             self.checkpoints.append((record.seq, after))
         return record, found
 

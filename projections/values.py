@@ -316,7 +316,7 @@ def _types_in(hint: Any) -> list[type]:
     origin = get_origin(hint)
     if origin is not None:
         opaque = isinstance(origin, type) and not issubclass(origin, Mapping | tuple | list)
-        if opaque and origin not in (Union, UnionType):
+        if opaque and origin not in (Union, UnionType, Annotated):
             return []
         return [t for arg in get_args(hint) for t in _types_in(arg)]
     modelled = isinstance(hint, type) and hint is not NoneType

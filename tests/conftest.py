@@ -20,9 +20,10 @@ from tests.stores import KINDS, Backend, open_backend
 #: tests start a throwaway cluster of their own when the server binaries are installed.
 TEST_PG = "ENCOUNTER_TEST_PG"
 
-# The cache of the rule systems found (`ledger.systems.discovery`) goes to a directory of this
+# The seal key of the snapshots (`ledger.store.snapshots`) is made in a state directory of this
 # session, never the user's; subprocesses inherit it.
-os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="encounter-cache-")
+os.environ["XDG_STATE_HOME"] = tempfile.mkdtemp(prefix="encounter-state-")
+os.environ.pop("ENCOUNTER_SEAL_KEY", None)
 
 # No per-example deadline: a loaded CI machine must not turn a slow example into a failure.
 settings.register_profile("ledger", deadline=None, print_blob=True)
