@@ -30,15 +30,9 @@ def bar(description: str, total: int | None, show: bool) -> Iterator[Callable[[i
     if not show:
         yield _nothing
         return
-    from rich.console import Console
-    from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn
+    from ledger.cli import terminal  # rich, for a terminal only (see `render.show`)
 
-    columns = [TextColumn("{task.description}"), BarColumn(), TaskProgressColumn()]
-    with Progress(
-        *columns, TimeElapsedColumn(), console=Console(file=sys.stderr), transient=True
-    ) as progress:
-        task = progress.add_task(description, total=total)
-        yield lambda n: progress.advance(task, n)
+    yield from terminal.bar(description, total)
 
 
 def _nothing(n: int) -> None:

@@ -41,15 +41,11 @@ def rules(
     if json_:
         emit_json({"system": system.value, "rules": found})
         return
-    from rich.table import Table
-
-    table = Table()
-    for column in ("rule", "default", "meaning"):
-        table.add_column(column)
-    for rule in found:
-        default = json.dumps(rule["default"], ensure_ascii=False)
-        table.add_row(rule["key"], default, rule["meaning"] or "")
-    render.show(table)
+    rows = [
+        [rule["key"], json.dumps(rule["default"], ensure_ascii=False), rule["meaning"] or ""]
+        for rule in found
+    ]
+    render.show((["rule", "default", "meaning"], rows))
     typer.echo(
         f"Override any of them with: encounter new NAME --system {system.value} --rules house.json"
     )

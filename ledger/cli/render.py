@@ -1,8 +1,9 @@
-"""How the CLI shows things to people: rich tables, tab-separated rows, one-line summaries, and
-the words of a change (no logic here).
+"""How the CLI shows things to people: tables (as grids of text), one-line summaries, and the
+words of a change (no logic here).
 
-rich is imported by the functions that build a table or a console, not with this module: JSON
-output, plain rows and error lines never need it, and it is a tenth of a second to load. Every
+A table is a grid: its column names and its rows of text. On a terminal it is drawn by
+`ledger.cli.terminal` (rich, imported only then: JSON output, plain rows and error lines never
+load it); piped, or with `--plain`, it is a header line and one tab-separated line a row. Every
 user-supplied string reaches rich as plain `Text` (never as markup), and control characters in
 it are shown escaped (`visible`).
 """
@@ -12,12 +13,11 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import typer
 
 from ledger import events, systems
-from ledger.cli import fit
 from ledger.store import Head
 from projections import gametime
 from projections.changes import Change
@@ -27,12 +27,6 @@ from projections.findings import Finding
 from projections.replay import Step
 from projections.shown import Reading, Readings, Scene, pools_text, shown, when
 from projections.shown import visible as visible
-
-if TYPE_CHECKING:  # rich is loaded when a table is drawn (see above)
-    from rich.console import Console
-    from rich.table import Table
-    from rich.text import Text
-
 
 #: `--plain` was given: tab-separated rows even on a terminal.
 _plain = False
@@ -49,18 +43,18 @@ def plain() -> bool:
     return _plain or not sys.stdout.isatty()
 
 
-def show(*tables: Table) -> None:
-    """Print tables for people: on a terminal rich tables as wide as their words need, or a block
-    a row when even that is too wide (`ledger.fit`); else (or with --plain) each as a header
-    line and one tab-separated line a row, nothing cut or wrapped."""
+def show(*grids: Grid) -> None:
+    """Print tables for people: on a terminal tables as wide as their words need, or a block a
+    row when even that is too wide (`ledger.cli.terminal`); else (or with --plain) each as a
+    header line and one tab-separated line a row, nothing cut or wrapped."""
     if not plain():
-        fit.print_tables(console(), tables)
+        # rich is loaded here, and only here, for a table (a tenth of a second).
+        from ledger.cli import terminal
+
+        terminal.draw(grids)
         return
-    for table in tables:
-        sys.stdout.write(tsv([str(c.header) for c in table.columns]))
-        cells = [[str(cell) for cell in column.cells] for column in table.columns]
-        for row in zip(*cells, strict=True):
-            sys.stdout.write(tsv(row))
+    for grid in grids:
+        sys.stdout.write(grid_lines(grid))
 
 
 def value(v: Any, reading: Reading | None = None) -> str:
@@ -94,7 +88,9 @@ def say(lines: Sequence[str]) -> None:
     """Print lines of prose: on a terminal wrapped at spaces to its width (`ledger.fit`), else
     (or with --plain) each as it is."""
     if not plain():
-        fit.print_lines(console(), lines)
+        from ledger.cli import terminal  # rich, for a terminal only (see `show`)
+
+        terminal.say(lines)
         return
     for line in lines:
         typer.echo(line)
@@ -120,10 +116,9 @@ def finding_line(f: Finding) -> str:
     return visible(f"{f.severity} [{f.rule}] seq {seqs}: {f.message}")
 
 
-def tracks_tables(state: State) -> list[Table]:
+def tracks_tables(state: State) -> list[Grid]:
     """One table a side (players, then adversaries): a row a combatant, a column a track."""
-    grids = track_grids(state.view(), systems.readings(state.system))
-    return [table(grid) for grid in grids]
+    return track_grids(state.view(), systems.readings(state.system))
 
 
 def pools_line(state: State) -> str | None:
@@ -136,18 +131,14 @@ def log_table(
     retracted: Mapping[int, int],
     corrected: Mapping[int, Sequence[int]] | None = None,
     gone: frozenset[int] = frozenset(),
-) -> Table:
+) -> Grid:
     """The stream, retracted and corrected events marked; the round and scene of each event
     when it has any."""
-    from rich.table import Table
-
     stamped = list(gametime.stamps(records, gone))
     rounds = any(at is not None for _, at, _ in stamped)
     scenes = any(where is not None for _, _, where in stamped)
-    table = Table(title_justify="left")
     columns = ["seq", "recorded_at", *(["round"] * rounds), *(["scene"] * scenes), "type"]
-    for name in (*columns, "details"):
-        table.add_column(name)
+    cells: list[list[str]] = []
     for r, at, where in stamped:
         details = summary(r.event)
         if r.seq in retracted:
@@ -155,34 +146,24 @@ def log_table(
         fixes = (corrected or {}).get(r.seq)
         if fixes:
             details = f"(corrected by seq {', '.join(map(str, fixes))}) {details}"
-        time = [literal(value(at))] * rounds + [literal(value(where))] * scenes
-        table.add_row(str(r.seq), literal(r.recorded_at), *time, literal(r.type), literal(details))
-    return table
+        time = [value(at)] * rounds + [value(where)] * scenes
+        cells.append([str(r.seq), r.recorded_at, *time, r.type, details])
+    return [*columns, "details"], cells
 
 
-def findings_table(findings: Sequence[Finding]) -> Table:
+def findings_table(findings: Sequence[Finding]) -> Grid:
     """One row a finding."""
-    from rich.table import Table
-
-    table = Table(title_justify="left")
-    for name in ("severity", "rule", "seq", "message"):
-        table.add_column(name)
-    for f in findings:
-        table.add_row(f.severity, f.rule, ", ".join(map(str, f.seq)), literal(f.message))
-    return table
+    rows = [[f.severity, f.rule, ", ".join(map(str, f.seq)), f.message] for f in findings]
+    return ["severity", "rule", "seq", "message"], rows
 
 
-def heads_table(heads: Sequence[Head]) -> Table:
+def heads_table(heads: Sequence[Head]) -> Grid:
     """`list`: one row an encounter, with its head."""
-    from rich.table import Table
-
-    table = Table()
-    for column in ("encounter", "system", "title", "events", "head", "updated"):
-        table.add_column(column)
-    for h in heads:
-        cells = (h.encounter, h.system, h.title or "-", str(h.seq), h.hash[:12], h.updated_at)
-        table.add_row(*map(literal, cells))
-    return table
+    rows = [
+        [h.encounter, h.system, h.title or "-", str(h.seq), h.hash[:12], h.updated_at]
+        for h in heads
+    ]
+    return ["encounter", "system", "title", "events", "head", "updated"], rows
 
 
 # The tracks as people read them, from the plain `tracks --json` document.
@@ -194,34 +175,6 @@ Grid = tuple[list[str], list[list[str]]]
 def tsv(cells: Iterable[str]) -> str:
     """One tab-separated line (a tab or line break inside a cell becomes a space)."""
     return "\t".join(" ".join(c.split()) if c else "" for c in cells) + "\n"
-
-
-def literal(text: str) -> Text:
-    """User text for a rich table: literal (no markup), control characters escaped."""
-    from rich.text import Text
-
-    return Text(visible(text))
-
-
-def console() -> Console:
-    """A console on the current stdout, as wide as the terminal (COLUMNS overrides it); rich
-    drops colour under NO_COLOR and when stdout is not a terminal."""
-    from rich.console import Console
-
-    return Console(file=sys.stdout, highlight=False, emoji=False)
-
-
-def table(grid: Grid) -> Table:
-    """A grid as a rich table (each cell literal text)."""
-    from rich.table import Table
-
-    names, rows = grid
-    out = Table()
-    for name in names:
-        out.add_column(name)
-    for row in rows:
-        out.add_row(*map(literal, row))
-    return out
 
 
 def grid_lines(grid: Grid) -> str:

@@ -52,7 +52,7 @@ def verify(
     if name is not None and names_a_file(name):
         file = name
         size = Path(file).stat().st_size if show and Path(file).is_file() else 0
-        with progress.bar(f"Verifying {file}", None, size >= progress.LARGE_BYTES):
+        with progress.bar(f"Verifying {Path(file).name}", None, size >= progress.LARGE_BYTES):
             reports = guard(lambda: jsonl.verify_file(file))
         problems: list[str] = []
     else:

@@ -375,7 +375,7 @@ def import_(
     lines = jsonl.stdin_lines() if stdin else guard(lambda: jsonl.lines(file))
     size = 0 if stdin else file.stat().st_size
     show = progress.wanted(json_) and size >= progress.LARGE_BYTES
-    with opened(ctx) as ledger, progress.bar(f"Importing {file}", size, show) as advance:
+    with opened(ctx) as ledger, progress.bar(f"Importing {file.name}", size, show) as advance:
         result = guard(
             lambda: ledger.import_lines(
                 progress.by_size(lines, advance),

@@ -18,7 +18,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ledger import Ledger
-from ledger.cli import fit
+from ledger.cli import terminal as fit
 from tests.cli.test_terminal import ANSI, ROOT, on_terminal
 
 EXAMPLES = sorted((ROOT / "examples").glob("*.jsonl"))

@@ -1,6 +1,10 @@
-"""Tables and lines that fit the terminal without cutting a word: a table's columns never
-narrower than their longest word, or, when even those do not fit, one block a row; long lines
-wrapped at spaces under a hanging indent.
+"""Drawing on a terminal with rich: tables and lines that fit it without cutting a word (a
+table's columns never narrower than their longest word, or, when even those do not fit, one
+block a row; long lines wrapped at spaces under a hanging indent), and progress bars.
+
+The only module of the command line that imports rich, and itself imported only when something
+is drawn on a terminal (`render.show`, `render.say`, `progress.bar`): rich takes about a tenth
+of a second to load, which a piped or `--json` command never pays.
 
 rich on its own shrinks the widest columns of a table too wide for the terminal below their
 longest word and cuts that word with an ellipsis; here the widths are settled before rich draws.
@@ -10,13 +14,19 @@ across lines, which keeps every character. Nothing here changes piped or `--plai
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
-from typing import TYPE_CHECKING
+import sys
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
-if TYPE_CHECKING:
-    from rich.console import Console, RenderableType
-    from rich.table import Column, Table
-    from rich.text import Text
+from rich.console import Console, RenderableType
+from rich.measure import Measurement
+from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn
+from rich.table import Column, Table
+from rich.text import Text
+
+from projections.shown import visible
+
+#: A table as text: its column names, then its rows of cells (unescaped).
+Grid = tuple[list[str], list[list[str]]]
 
 #: How far the continuation of a wrapped `column: value` line sits right of where it began.
 HANG = 2
@@ -42,8 +52,6 @@ def print_tables(console: Console, tables: Sequence[Table]) -> None:
 def fitted(table: Table, console: Console) -> bool:
     """Whether `table` fits the console with no word cut, its column widths set so that it
     does (left as rich would draw them when every cell fits on one line)."""
-    from rich.measure import Measurement
-
     options = console.options
     pad = table.padding[1] + table.padding[3]
     lows: list[int] = []
@@ -87,8 +95,6 @@ def _cells(column: Column) -> Iterator[RenderableType]:
 def row_blocks(console: Console, table: Table) -> Iterator[list[Text]]:
     """Each row of `table` as lines that fit the console: its first column's name and cell as a
     bold heading, then a `column: value` line for each other column, wrapped at spaces."""
-    from rich.text import Text
-
     names = [_text(console, column.header) for column in table.columns]
     cells = [[_text(console, cell) for cell in column.cells] for column in table.columns]
     for row in zip(*cells, strict=True):
@@ -101,8 +107,6 @@ def row_blocks(console: Console, table: Table) -> Iterator[list[Text]]:
 
 def _text(console: Console, cell: RenderableType) -> Text:
     """A cell as the table would show it: `Text` as it is, a string as rich renders one."""
-    from rich.text import Text
-
     if isinstance(cell, Text):
         return cell
     return console.render_str(str(cell))
@@ -113,8 +117,6 @@ def hanging(console: Console, text: Text, width: int, indent: int, hang: int = H
     a word longer than a line is folded, never cut."""
     # One line when it fits; else every line as narrow as a continuation, which keeps each
     # line's words as rich divided them (a folded word is never joined back with a space).
-    from rich.text import Text
-
     wrapped = text.wrap(console, max(width - indent, 1), overflow="fold", no_wrap=False)
     if len(wrapped) > 1:
         room = max(width - indent - hang, 1)
@@ -129,10 +131,51 @@ def hanging(console: Console, text: Text, width: int, indent: int, hang: int = H
 def print_lines(console: Console, lines: Iterable[str]) -> None:
     """Print plain `lines` on `console`, each wrapped at spaces to its width under a hanging
     indent (a line's own leading spaces kept)."""
-    from rich.text import Text
-
     for line in lines:
         body = line.lstrip(" ")
         indent = len(line) - len(body)
         for part in hanging(console, Text(body), console.width, indent, PROSE_HANG):
             console.print(part)
+
+
+def console() -> Console:
+    """A console on the current stdout, as wide as the terminal (COLUMNS overrides it); rich
+    drops colour under NO_COLOR and when stdout is not a terminal."""
+    return Console(file=sys.stdout, highlight=False, emoji=False)
+
+
+def literal(text: str) -> Text:
+    """User text for a rich table: literal (no markup), control characters escaped."""
+    return Text(visible(text))
+
+
+def table(grid: Grid) -> Table:
+    """A grid as a rich table (each cell literal text)."""
+    names, rows = grid
+    out = Table()
+    for name in names:
+        out.add_column(name)
+    for row in rows:
+        out.add_row(*map(literal, row))
+    return out
+
+
+def draw(grids: Sequence[Grid]) -> None:
+    """Print grids as tables that fit the terminal."""
+    print_tables(console(), [table(grid) for grid in grids])
+
+
+def say(lines: Iterable[str]) -> None:
+    """Print lines of prose wrapped at spaces to the terminal's width."""
+    print_lines(console(), lines)
+
+
+def bar(description: str, total: int | None) -> Iterator[Callable[[int], None]]:
+    """A progress bar on stderr (pulsing when `total` is None), erased when the work ends;
+    yields `advance(n)`."""
+    columns = [TextColumn("{task.description}"), BarColumn(), TaskProgressColumn()]
+    with Progress(
+        *columns, TimeElapsedColumn(), console=Console(file=sys.stderr), transient=True
+    ) as progress:
+        task = progress.add_task(description, total=total)
+        yield lambda n: progress.advance(task, n)
