@@ -1,5 +1,5 @@
 """`python -m ledger` runs the `encounter` command."""
 
-from ledger.cli import main
+from ledger import main
 
 main()

@@ -172,10 +172,7 @@ app.registered_commands.extend(reference.commands.registered_commands)
 
 
 def main() -> None:
-    """Entry point of the `encounter` console script and `python -m ledger`."""
-    if sys.argv[1:] == ["--version"]:
-        typer.echo(f"encounter {options.version()}")
-        return
+    """Run the `encounter` command line (`ledger.main` answers `--version` before this)."""
     app()
 
 

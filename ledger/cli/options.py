@@ -9,26 +9,17 @@ import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from enum import StrEnum
-from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from ledger import api, systems
+from ledger import __version__, api, systems
 from ledger.cli import conventions, render
 from ledger.cli.errors import fail
 from ledger.errors import BadInput, LedgerError, UnknownName
 from ledger.store import DEFAULT_DB
 from projections import gametime
-
-
-def version() -> str:
-    """The installed package's version (from its metadata, so it is set in one place)."""
-    try:
-        return metadata.version("encounter-ledger")
-    except metadata.PackageNotFoundError:  # a source tree that was never installed
-        return "0+unknown"
 
 
 class Side(StrEnum):
@@ -111,7 +102,7 @@ def game_time(round_: int | None, scene: str | None, by: str | None) -> dict[str
 
 def _show_version(value: bool) -> None:
     if value:
-        typer.echo(f"encounter {version()}")
+        typer.echo(f"encounter {__version__}")
         raise typer.Exit(0)
 
 

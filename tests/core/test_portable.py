@@ -16,12 +16,21 @@ from typer.testing import CliRunner
 
 from ledger import BadInput, Ledger, cli, systems
 from tests import paths
+from tests.conftest import missing
 
 ROOT = paths.ROOT
 EXAMPLES = sorted((ROOT / "examples").glob("*.jsonl"))
 VERIFY_JS = ROOT / "docs" / "verify.js"
 NODE = shutil.which("node")
-needs_node = pytest.mark.skipif(NODE is None, reason="node is not installed")
+
+
+@pytest.fixture
+def node() -> str:
+    """The path of node (the test is skipped without it, and fails under `.ci/run`)."""
+    if NODE is None:
+        missing("node is not installed (Debian's nodejs package; .ci/run installs it)")
+    assert NODE is not None
+    return NODE
 runner = CliRunner()
 
 
@@ -43,7 +52,7 @@ def node_verify(path: Path) -> tuple[int, str]:
     return done.returncode, done.stdout
 
 
-@needs_node
+@pytest.mark.usefixtures("node")
 @pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: p.stem)
 def test_the_node_verifier_agrees_with_verify_on_every_example(
     example: Path, tmp_path: Path
@@ -54,7 +63,7 @@ def test_the_node_verifier_agrees_with_verify_on_every_example(
     assert node_verify(export) == (0, ours.stdout)
 
 
-@needs_node
+@pytest.mark.usefixtures("node")
 def test_the_node_verifier_names_the_seq_an_edit_breaks(tmp_path: Path) -> None:
     export = exported(ROOT / "examples" / "ssss-bandits.jsonl", tmp_path)
     lines = export.read_text(encoding="utf-8").splitlines()
@@ -67,7 +76,7 @@ def test_the_node_verifier_names_the_seq_an_edit_breaks(tmp_path: Path) -> None:
     assert node_verify(export) == (1, ours.stdout)
 
 
-@needs_node
+@pytest.mark.usefixtures("node")
 def test_text_in_any_script_hashes_alike_in_node(tmp_path: Path) -> None:
     names = ["Ωmega", "𝔊host 👻", "ｆｕｌｌ", 'quote " and \\ back', "Ⅻ ⅻ"]
     texts = ["tab\there", "\u2028line", "\x7f\x01\x1f", "𝔊 \ufffd"]
@@ -116,7 +125,7 @@ def test_every_safe_integer_is_accepted_unchanged(number: int) -> None:
     assert portable_fields({"n": number, "m": [number]}, "x") == {"n": number, "m": [number]}
 
 
-@needs_node
+@pytest.mark.usefixtures("node")
 def test_the_node_verifier_reads_log_json_lines_with_their_annotations(tmp_path: Path) -> None:
     with Ledger(tmp_path / "e.db") as book:
         book.open("ford", "ssss")

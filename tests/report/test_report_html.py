@@ -29,6 +29,10 @@ from typer.testing import CliRunner
 import ledger
 from ledger import cli
 from tests import paths
+from tests.conftest import missing
+
+#: A real headless Chromium: run by `.ci/run` (`-m slow`), not by the README's test command.
+pytestmark = pytest.mark.slow
 
 runner = CliRunner()
 EXAMPLES = sorted(paths.EXAMPLES.glob("*.jsonl"))
@@ -61,7 +65,7 @@ def ok(db: Path, *args: str) -> str:
 def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrowserContext]:
     """A headless Chromium with a fresh profile (skipped only when no Chromium is installed)."""
     if not Path(CHROMIUM).exists():
-        pytest.skip("no Chromium: install Debian's chromium package (.ci/run does)")
+        missing("no Chromium: install Debian's chromium package (.ci/run does)")
     with sync_playwright() as playwright:
         context = playwright.chromium.launch_persistent_context(
             tmp_path_factory.mktemp("chromium-profile"),

@@ -16,6 +16,7 @@ from typer.testing import CliRunner
 
 from ledger import cli
 from tests import paths
+from tests.conftest import missing
 from tests.stores import Backend, PgBackend, SqliteBackend
 
 ROOT = paths.ROOT
@@ -174,11 +175,9 @@ def test_views_of_a_missing_file_is_one_line_and_creates_nothing(tmp_path: Path)
     assert not (tmp_path / "no.db").exists()
 
 
-@pytest.mark.skipif(
-    importlib.util.find_spec("datasette") is None,
-    reason="datasette is installed only for this test (by .ci/run)",
-)
 def test_datasette_serves_events_view_and_track_changes(tmp_path: Path) -> None:
+    if importlib.util.find_spec("datasette") is None:
+        missing("datasette is installed only for this test (by .ci/run)")
     from datasette.app import Datasette
 
     # Datasette serves SQLite files: this one runs on the SQLite store only.
