@@ -31,6 +31,8 @@ def node() -> str:
         missing("node is not installed (Debian's nodejs package; .ci/run installs it)")
     assert NODE is not None
     return NODE
+
+
 runner = CliRunner()
 
 
