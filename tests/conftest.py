@@ -6,7 +6,7 @@ import os
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import pytest
 from hypothesis import settings
@@ -30,7 +30,7 @@ os.environ.pop("ENCOUNTER_SEAL_KEY", None)
 IN_CI = os.environ.get("ENCOUNTER_CI") == "1"
 
 
-def missing(reason: str) -> None:
+def missing(reason: str) -> NoReturn:
     """Skip a test whose tool is not installed here, saying how to get it; fail under CI."""
     if IN_CI:
         pytest.fail(f"CI must run this test: {reason}")

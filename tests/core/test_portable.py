@@ -29,7 +29,6 @@ def node() -> str:
     """The path of node (the test is skipped without it, and fails under `.ci/run`)."""
     if NODE is None:
         missing("node is not installed (Debian's nodejs package; .ci/run installs it)")
-    assert NODE is not None
     return NODE
 
 
