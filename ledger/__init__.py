@@ -1,7 +1,6 @@
 """The encounter ledger: an append-only, hash-chained record of tabletop encounters.
 
-The library API, which the `encounter` command is built on (the README's "The library" walks
-through one encounter of each system):
+The library API, which the `encounter` command is built on (docs/library.md walks through it):
 
     from ledger import Ledger
     with Ledger("encounters.db") as ledger:
@@ -10,13 +9,15 @@ through one encounter of each system):
         ledger.record("duel", {"type": ..., "target": "Silken Blade", ...})
         ledger.tracks("duel").view()
 
-The service (and the rulesets behind it) load on first use, so `import ledger.cli` and
-`import ledger.events` stay cheap.
+The names in `__all__` are the public API. The library behind them loads when one is first
+used (PEP 562's module `__getattr__`), so that `encounter --version` and `import ledger.errors`
+do not pay for it: this package is also the `encounter` command's entry point (`main`).
 """
 
 from __future__ import annotations
 
 import importlib
+import sys
 from typing import TYPE_CHECKING, Any
 
 from ledger.errors import (
@@ -31,23 +32,24 @@ from ledger.errors import (
     UnknownVersion,
 )
 
+#: The package's version, set here only (pyproject.toml reads it).
+__version__ = "0.2.0"
+
 if TYPE_CHECKING:
-    __version__: str
-    from ledger.exchange import parse_lines
-    from ledger.files import load
-    from ledger.service import DEFAULT_DB, Imported, Ledger, Written
+    from ledger.api import DEFAULT_DB, Imported, Ledger, Written, load
+    from ledger.jsonl import parse_lines
 
     #: Deprecated: the result of a write is `Written`.
     Recorded = Written
 
-#: Names loaded on first use, and the module that defines each.
-_LAZY = {
-    "DEFAULT_DB": "ledger.service",
-    "Imported": "ledger.service",
-    "Ledger": "ledger.service",
-    "Written": "ledger.service",
-    "load": "ledger.files",
-    "parse_lines": "ledger.exchange",
+#: The public names the library defines, and the module that defines each.
+_LIBRARY = {
+    "DEFAULT_DB": "ledger.api",
+    "Imported": "ledger.api",
+    "Ledger": "ledger.api",
+    "Written": "ledger.api",
+    "load": "ledger.api",
+    "parse_lines": "ledger.jsonl",
 }
 
 __all__ = [
@@ -66,25 +68,23 @@ __all__ = [
     "Written",
     "__version__",
     "load",
+    "main",
     "parse_lines",
 ]
 
 
-def version() -> str:
-    """The installed package's version (from its metadata, so it is set in one place)."""
-    from importlib import metadata
-
-    try:
-        return metadata.version("encounter-ledger")
-    except metadata.PackageNotFoundError:  # a source tree that was never installed
-        return "0+unknown"
+def main() -> None:
+    """The `encounter` command (and `python -m ledger`). `--version` is answered here, before
+    the command line and the library under it are loaded; everything else is `ledger.cli`'s."""
+    if sys.argv[1:] == ["--version"]:
+        print(f"encounter {__version__}")
+        return
+    importlib.import_module("ledger.cli").main()
 
 
 def __getattr__(name: str) -> Any:
-    if name == "__version__":
-        return version()
-    if name in _LAZY:
-        return getattr(importlib.import_module(_LAZY[name]), name)
+    if name in _LIBRARY:
+        return getattr(importlib.import_module(_LIBRARY[name]), name)
     if name == "Recorded":
         import warnings
 
@@ -94,5 +94,5 @@ def __getattr__(name: str) -> Any:
             DeprecationWarning,
             stacklevel=2,
         )
-        return importlib.import_module("ledger.service").Written
+        return importlib.import_module("ledger.api").Written
     raise AttributeError(f"module 'ledger' has no attribute {name!r}")

@@ -1,5 +1,5 @@
 """`python -m ledger` runs the `encounter` command."""
 
-from ledger.entry import main
+from ledger import main
 
 main()

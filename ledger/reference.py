@@ -7,13 +7,15 @@ from here (the texts are in `ledger.reference_texts` and in each system's descri
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Iterator
-from typing import Any, Final, get_args
+from typing import Any, Final, Union, get_args
 
 from pydantic import TypeAdapter
 
 from ledger import events, systems
 from ledger.events import versions
+from ledger.events.common import Common
 from ledger.reference_texts import ENVELOPE, FIELDS
 
 SCHEMA_DIALECT: Final = "https://json-schema.org/draft/2020-12/schema"
@@ -26,10 +28,15 @@ def _models(system: str | None) -> dict[type[events.EventBase], systems.System |
     described = [systems.get(system)] if system else list(systems.every())
     found: dict[type[events.EventBase], systems.System | None] = {}
     for one in described:
-        for model in get_args(events.union_of(one.key)):
-            own = model.__module__ == one.events
-            found.setdefault(model, one if own else None)
+        mine = get_args(systems.ruleset(one.key).own_events)
+        for model in get_args(_union(one.key)):
+            found.setdefault(model, one if model in mine else None)
     return found
+
+
+def _union(system: str) -> Any:
+    """Every event an encounter of `system` accepts: the common ones, then its own."""
+    return Common | systems.ruleset(system).own_events
 
 
 def field_text(kind: str, field: str, system: systems.System | None = None) -> str | None:
@@ -49,7 +56,7 @@ def schema(system: str | None = None) -> dict[str, Any]:
     system), `type` required, every field described, the envelope keys allowed."""
     models = _models(system)
     adapter: TypeAdapter[Any] = TypeAdapter(
-        events.union_of(system) if system else _any_of(list(models))  # one tagged union a system
+        _union(system) if system else _any_of(list(models))  # one tagged union a system
     )
     document = adapter.json_schema(ref_template="#/$defs/{model}")
     defs: dict[str, Any] = document.setdefault("$defs", {})
@@ -79,8 +86,6 @@ def schema(system: str | None = None) -> dict[str, Any]:
 
 
 def _any_of(models: list[type[events.EventBase]]) -> Any:
-    from typing import Union
-
     # Several systems share a type name with different fields (`roll.made`): no discriminator.
     return Union[tuple(models)]  # noqa: UP007 - built at run time from a list
 
@@ -124,7 +129,7 @@ _ENVELOPE_TYPES: Final[dict[str, dict[str, Any]]] = {
 def rules(system: str) -> list[dict[str, Any]]:
     """The house rules of `system`: each key, its default and what it means."""
     described = systems.get(system)  # names an unknown system
-    table = described.load_ruleset().rules
+    table = systems.ruleset(described.key).rules
     defaults = table().model_dump(mode="json")
     meanings = described.rules
     return [
@@ -227,6 +232,4 @@ def _kind(prop: dict[str, Any], defs: dict[str, Any]) -> str:
 
 
 if __name__ == "__main__":
-    import sys
-
     sys.stdout.write(events_markdown())

@@ -8,6 +8,7 @@ reminder at its seq; the audit of a stream keeps it only while the end state sti
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from functools import cache
 from typing import Any, Final
@@ -19,14 +20,13 @@ from projections.played import as_played
 from projections.revisions import standing
 
 #: The common event types that test a combatant: none may involve one who is gone. Each
-#: system's description adds its own (`System.attrition`).
+#: system's ruleset adds its own (`Ruleset.attrition`).
 ATTRITION: Final = frozenset({"roll.made"})
 
 
-@cache
-def attrition(system: str) -> frozenset[str]:
-    """The event types of `system` that hurt, tire or test a combatant (`event-after-defeat`)."""
-    return ATTRITION | events.system(system).attrition
+def attrition(ruleset: AnyRuleset) -> frozenset[str]:
+    """The event types of a system that hurt, tire or test a combatant (`event-after-defeat`)."""
+    return ATTRITION | ruleset.attrition
 
 
 def _involved(before: State, event: events.EventBase) -> list[str]:
@@ -51,11 +51,15 @@ def event_type(event: events.EventBase) -> str:
 
 
 def common(
-    before: State, record: events.Recorded, after: State, types: Mapping[int, str]
+    ruleset: AnyRuleset,
+    before: State,
+    record: events.Recorded,
+    after: State,
+    types: Mapping[int, str],
 ) -> list[Finding]:
     """The rules every system shares (DESIGN.md section 6, 'common')."""
     found: list[Finding] = []
-    for check in _checks(type(record.event), after.system):
+    for check in _checks(type(record.event), attrition(ruleset)):
         found += check(before, record, after, types)
     return found
 
@@ -197,9 +201,10 @@ def _corrected(
 
 
 @cache
-def _checks(kind: type[events.EventBase], system: str) -> tuple[Check, ...]:
-    """The common rules that can apply to an event of class `kind` in `system`, in the order
-    their findings are listed (looked up once per class: the audit asks on every event)."""
+def _checks(kind: type[events.EventBase], attrition: frozenset[str]) -> tuple[Check, ...]:
+    """The common rules that can apply to an event of class `kind` in a system whose attrition
+    is `attrition`, in the order their findings are listed (looked up once per class: the audit
+    asks on every event)."""
     tag = kind.model_fields["type"].default
     found: list[Check] = []
     if tag == "roll.made":
@@ -207,7 +212,7 @@ def _checks(kind: type[events.EventBase], system: str) -> tuple[Check, ...]:
     if issubclass(kind, events.StakesLocked):
         found.append(_locked_again)
     found.append(_claimed_outcome)
-    if tag in attrition(system):
+    if tag in attrition:
         found.append(_after_defeat)
     own = (
         (events.TracksNoted, _sheet_differs),
@@ -222,8 +227,6 @@ def _checks(kind: type[events.EventBase], system: str) -> tuple[Check, ...]:
 def _show(value: Any) -> str:
     if isinstance(value, str):
         return value
-    import json
-
     return json.dumps(value)
 
 
@@ -270,12 +273,12 @@ def raised_and_reminded(
     if len(after.skipped) > len(before.skipped):
         gone = after.skipped[-1]
         return [orphaned(record.seq, gone.type, gone.reason)], []
-    found = common(before, record, after, types)
+    found = common(ruleset, before, record, after, types)
     found += ruleset.audit(before, record.seq, record.event, after)
     return found, opened(ruleset, before, after)
 
 
-def audit(registry: Mapping[str, AnyRuleset], records: Sequence[events.Recorded]) -> list[Finding]:
+def audit(ruleset: AnyRuleset, records: Sequence[events.Recorded]) -> list[Finding]:
     """All findings of an encounter's stream (as corrected), in seq order."""
     now = standing(records)
     targets = {
@@ -283,11 +286,11 @@ def audit(registry: Mapping[str, AnyRuleset], records: Sequence[events.Recorded]
         for r in records
         if isinstance(r.event, events.EventRetracted | events.EventCorrected)
     }
-    return audit_stream(registry, records, now.gone, targets, fixes=now.fixes)
+    return audit_stream(ruleset, records, now.gone, targets, fixes=now.fixes)
 
 
 def audit_stream(
-    registry: Mapping[str, AnyRuleset],
+    ruleset: AnyRuleset,
     records: Iterable[events.Recorded],
     gone: frozenset[int],
     targets: Collection[int],
@@ -303,7 +306,7 @@ def audit_stream(
     marked, an oracle rolled or a miss burned away meets it), worded as the end state has it.
     """
     types: dict[int, str] = {}
-    folder = RunningFold(registry, fixes=fixes)
+    folder = RunningFold(ruleset, fixes=fixes)
     found: list[Finding | tuple[str, tuple[int, ...]]] = []
     for record in records:
         if record.seq in targets:

@@ -2,7 +2,7 @@
 
 A chart is a few measures of one combatant (Resilience and Fatigue, health and momentum, slots
 filled, fatigue against endurance), each a number with the most it can be where the track has
-one. What a system charts is its own (`System.charts`, a function of this module's `Measures`).
+one. What a system charts is its own (`Ruleset.charts`, from this module's `measure`s).
 """
 
 from __future__ import annotations
@@ -10,8 +10,6 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
-
-from ledger import events
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,13 +39,3 @@ def measure(
     if value is None:
         return []
     return [Measure(label, value, number(view, limit) if limit else None)]
-
-
-def nothing(view: Mapping[str, Any]) -> tuple[Measure, ...]:
-    """A system that charts nothing: its combatants' charts show only their changes."""
-    return ()
-
-
-def measures(system: str) -> Measures:
-    """What the charts of `system`'s combatants draw (its description's choice)."""
-    return events.system(system).load_charts() or nothing

@@ -29,7 +29,6 @@ from projections.state import Stake as Stake
 from projections.state import State as State
 from projections.state import add_roll as add_roll
 from projections.state import adjust_track as adjust_track
-from projections.state import builtins as builtins
 from projections.state import not_a_roll as not_a_roll
 from projections.state import note_roll as note_roll
 from projections.state import overridden as overridden
@@ -37,12 +36,33 @@ from projections.state import replace_combatant as replace_combatant
 from projections.state import stake_of, track_names
 from projections.values import EMPTY as EMPTY
 from projections.values import Value as Value
+from projections.values import builtins as builtins
 from projections.values import fields_of as fields_of
+from projections.values import from_json, to_json
 from projections.values import frozen_json as frozen_json
 from projections.values import read_only as read_only
 from projections.values import replace as replace
+from projections.values import value as value
 from projections.values import with_entry as with_entry
 from projections.values import without as without
+
+
+def state_to_json(state: State) -> str | None:
+    """A state as a snapshot's text (None: it holds something a snapshot cannot carry)."""
+    try:
+        return to_json(state)
+    except (TypeError, ValueError):
+        return None
+
+
+def state_from_json(text: str, ruleset: AnyRuleset) -> State | None:
+    """The state a snapshot's text holds, of its system's state class (None: it holds none;
+    a cache only, so whatever it is, it is not read)."""
+    try:
+        found: State = from_json(text, ruleset.state)
+    except (ValueError, TypeError, KeyError, AttributeError, RecursionError):
+        return None
+    return found
 
 
 def open_state(ruleset: AnyRuleset, encounter: str, opened: events.EncounterOpened) -> State:
@@ -239,15 +259,15 @@ class RunningFold:
 
     def __init__(
         self,
-        registry: Mapping[str, AnyRuleset],
+        ruleset: AnyRuleset,
         state: State | None = None,
         fixes: Mapping[int, Sequence[events.Recorded]] | None = None,
     ) -> None:
-        self._registry = registry
+        #: The ruleset of the encounter being folded.
+        self.ruleset = ruleset
         self._state = state
         #: The seq of the last event folded (the state's own may lag until it is asked for).
         self._seq = state.seq if state is not None else 0
-        self._ruleset: AnyRuleset | None = None
         #: The corrections in force, by the seq they correct: the fold reads those seqs so.
         self.fixes = fixes or {}
         #: The last event folded, as the fold read it (corrected): what the audit judges.
@@ -260,16 +280,6 @@ class RunningFold:
         if state is not None and state.seq != self._seq:
             state = self._state = replace(state, seq=self._seq)
         return state
-
-    @property
-    def ruleset(self) -> AnyRuleset:
-        """The ruleset of the encounter being folded."""
-        if self._ruleset is None:
-            if self._state is None:
-                raise BadInput("no encounter.opened yet")
-            # Looked up once: a fold asks for it on every event.
-            self._ruleset = self._registry[self._state.system]
-        return self._ruleset
 
     def add(self, record: events.Recorded, strict: bool = False) -> State:
         """Fold one stored event (as corrected); with `strict`, a stale reference raises instead."""
@@ -293,7 +303,12 @@ class RunningFold:
         if state is None:
             if not isinstance(event, events.EncounterOpened) or record.seq != 1:
                 raise BadInput(f"seq {record.seq}: an encounter starts with encounter.opened")
-            self._state = open_state(self._registry[event.system], record.encounter, event)
+            if event.system != self.ruleset.key:
+                raise BadInput(
+                    f"seq 1 opens {event.system!r}, but the fold is given the rules of "
+                    f"{self.ruleset.key!r}"
+                )
+            self._state = open_state(self.ruleset, record.encounter, event)
             self._seq = record.seq
             return
         try:
@@ -315,7 +330,7 @@ Folder = RunningFold
 
 
 def fold(
-    registry: Mapping[str, AnyRuleset],
+    ruleset: AnyRuleset,
     records: Sequence[events.Recorded],
     at: int | None = None,
     without: Iterable[int] = (),
@@ -325,7 +340,7 @@ def fold(
     `at` (default: the last seq), even when the events left out come last. At a past seq it
     is the encounter as the table knew it then, or with `corrected_today` as corrected now."""
     now = standing_at(records, at, without, corrected_today)
-    folder = RunningFold(registry, fixes=now.fixes)
+    folder = RunningFold(ruleset, fixes=now.fixes)
     for record in records:
         if at is not None and record.seq > at:
             break

@@ -8,17 +8,16 @@ can amend or undo it. These helpers word both sides the same way.
 from __future__ import annotations
 
 from ledger import events
-from projections.core import Roll, State
-from projections.registry import RULESETS, readings
+from projections.changes import POOLS, changes
+from projections.core import AnyRuleset, Roll, State
 from projections.shown import shown as shown
-from projections.steps import POOLS, changes
 
 
 def delta(before: State, after: State, name: str | None = None) -> str:
     """`fatigue 2 -> 5, incapacitated no -> yes`: the tracks of `name` (or every combatant and
     pool, each named) that differ from `before` to `after`; `no track changes` when none do."""
     parts = []
-    read = readings(after.system)
+    read = type(after).readings
     for c in changes(before, after):
         if name is not None and c.combatant not in (name, POOLS):
             continue
@@ -36,7 +35,7 @@ def as_played(before: State, after: State, name: str | None = None) -> str:
     return f"recorded as played: {delta(before, after, name)}"
 
 
-def rescored(state: State, event: events.EventBase) -> Roll | None:
+def rescored(ruleset: AnyRuleset, state: State, event: events.EventBase) -> Roll | None:
     """The earlier roll whose outcome `event` changed (a momentum burn), as it stands now."""
-    seq = RULESETS[state.system].rescores(event)
+    seq = ruleset.rescores(event)
     return state.roll_at(seq) if seq is not None else None

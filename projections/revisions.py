@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Final, TypeVar
 
-from msgspec.structs import replace
 from pydantic import ValidationError
 
 from ledger import events

@@ -9,18 +9,19 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
+from pydantic_core import to_json
 
 from ledger import events
 from ledger.errors import BadInput
+from ledger.events.base import code_of
+from ledger.events.common import Common
+from projections.charts import Measure
 from projections.findings import Finding
-from projections.state import Combatant, State, builtins
-from projections.values import fields_of
-
-if TYPE_CHECKING:
-    from ledger.events.common import Common
+from projections.state import Combatant, State
+from projections.values import builtins, fields_of
 
 S = TypeVar("S", bound=State)
 E = TypeVar("E")
@@ -44,8 +45,14 @@ class Ruleset(ABC, Generic[S, E]):
     key: str
     #: The house-rule table: the defaults where the texts are silent, pinned at opening.
     rules: type[BaseModel]
-    #: The system's state, which `start` builds and every other method is given.
+    #: The system's state, which `start` builds and every other method is given (its class
+    #: says how its tracks read: `State.readings`).
     state: type[S]
+    #: The union of the system's own events (`E`); with the common ones, every event an
+    #: encounter of the system accepts.
+    own_events: Any
+    #: Its own event types that hurt, tire or test a combatant (`event-after-defeat`).
+    attrition: frozenset[str] = frozenset()
 
     def start(self, opened: State) -> S:
         """The system's initial state: the common one, with the pinned house rules parsed."""
@@ -91,6 +98,11 @@ class Ruleset(ABC, Generic[S, E]):
         """Combatant -> track -> what `event` did to it, for tracks it touched."""
         return {}
 
+    def charts(self, view: Mapping[str, Any]) -> tuple[Measure, ...]:
+        """What the report charts of a combatant, from its tracks (`view()`): by default
+        nothing but its changes."""
+        return ()
+
 
 #: A ruleset of any system, as the core and the registry hold them.
 AnyRuleset = Ruleset[Any, Any]
@@ -98,15 +110,12 @@ AnyRuleset = Ruleset[Any, Any]
 
 def pinned_rules(ruleset: AnyRuleset, overrides: Mapping[str, Any]) -> dict[str, Any]:
     """The full house-rule table: the system's defaults with `overrides` applied and checked."""
-    from pydantic import ValidationError
-    from pydantic_core import to_json
-
     try:
         # Strict, as JSON: a house rule is data from a file, so "yes" is not a boolean.
         table = ruleset.rules.model_validate_json(to_json(dict(overrides)), strict=True)
     except ValidationError as exc:
         raise BadInput(
             events.describe(exc, f"{ruleset.key} rules", known=ruleset.rules.model_fields),
-            code=events.code_of(exc, "unknown-rule"),
+            code=code_of(exc, "unknown-rule"),
         ) from exc
     return table.model_dump(mode="json")

@@ -69,3 +69,35 @@ def when(round_: int | None, scene: Scene) -> str:
     if scene is not None:
         parts.append(f"scene {scene}")
     return ", ".join(parts)
+
+
+_NAMED: Final = MappingProxyType({"\t": "\\t", "\n": "\\n", "\r": "\\r"})
+#: C0 and C1 controls, DEL, and the marks that reorder or break lines: a terminal would act on
+#: them (set its title, clear the screen, hide text), so people see them as escapes instead.
+_ESCAPES: Final = MappingProxyType(
+    {
+        code: _NAMED.get(chr(code), f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
+        for code in (
+            *range(0x20),
+            *range(0x7F, 0xA0),
+            0x200E,
+            0x200F,
+            0x2028,
+            0x2029,
+            *range(0x202A, 0x202F),
+            *range(0x2066, 0x206A),
+        )
+    }
+)
+
+
+def visible(text: str) -> str:
+    """`text` with its control characters shown as escapes (`\\x1b`), for people to read."""
+    return text.translate(_ESCAPES)
+
+
+def pools_text(pools: Mapping[str, int]) -> str | None:
+    """`pools: sb 3`, or None when the system has no pools."""
+    if not pools:
+        return None
+    return visible("pools: " + ", ".join(f"{k} {v}" for k, v in pools.items()))

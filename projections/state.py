@@ -1,30 +1,32 @@
 """The projection state every system shares: combatants, rolls, stakes, the encounter.
 
 Rulesets subclass these with their tracks; `State.view()` is the `tracks --json` contract. Every
-class is a frozen msgspec struct (`projections.values`): a state handed out is never changed, and
-cannot be, so the library hands out the states it keeps. The building blocks at the end are what
-rulesets share to change a state.
+class is a frozen, slotted dataclass (`projections.values`): a state handed out is never changed,
+and cannot be, so the library hands out the states it keeps. The building blocks at the end are
+what rulesets share to change a state.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from functools import cache
-from typing import Any, Final, Literal, Self, TypeVar, get_args, get_type_hints
+from typing import Any, ClassVar, Final, Literal, Self, TypeVar, get_args, get_type_hints
 
-import msgspec
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 
 from ledger import events
 from ledger.errors import BadInput, UnknownName, did_you_mean
-from projections.log import Log
+from projections.shown import GENERIC, Readings
 from projections.values import (
     EMPTY,
     Value,
+    builtins,
+    field_names,
     fields_of,
     hidden,
+    per_class,
     replace,
     validated,
+    value,
     with_entry,
 )
 from projections.values import Hidden as Hidden  # where rulesets have found it
@@ -33,12 +35,9 @@ from projections.values import Hidden as Hidden  # where rulesets have found it
 _UNSHOWN: Final = frozenset(("name", "joined"))
 
 
-class Combatant(Value, frozen=True, kw_only=True, tag_field="class", tag=True):
-    """What every system tracks of a combatant; rulesets subclass it with their tracks.
-
-    Tagged by class name (in a snapshot only), so a system's state can name the union of its
-    combatant classes and a snapshot is read back into the right one.
-    """
+@value
+class Combatant(Value):
+    """What every system tracks of a combatant; rulesets subclass it with their tracks."""
 
     name: str
     side: events.Side
@@ -56,40 +55,18 @@ class Combatant(Value, frozen=True, kw_only=True, tag_field="class", tag=True):
         return {name: data[name] for name in track_names(type(self))}
 
 
-@cache
+@per_class
 def track_names(kind: type[Combatant]) -> tuple[str, ...]:
     """The keys of a combatant class's `view()`, in order: the tracks an event may name."""
     kept = hidden(kind) | _UNSHOWN
-    return tuple(n for n in kind.__struct_fields__ if n not in kept)
+    return tuple(n for n in field_names(kind) if n not in kept)
 
 
-def _builtin(value: Any) -> Any:
-    # What msgspec does not know by itself: read-only mappings, the roll log, pydantic models.
-    if isinstance(value, Mapping):
-        return dict(value)
-    if isinstance(value, Log):
-        return tuple(value)
-    if isinstance(value, BaseModel):
-        return value.model_dump(mode="json")
-    raise TypeError(f"a state cannot hold a {type(value).__name__}")
-
-
-_TO_JSON: Final = msgspec.json.Encoder(enc_hook=_builtin)
-_FROM_JSON: Final = msgspec.json.Decoder()
-
-
-def builtins(value: Any) -> Any:
-    """`value` as JSON data (as pydantic's JSON mode gives it: tuples as lists, keys as text)."""
-    # Through JSON text, in C: msgspec's own `to_builtins` keeps tuples.
-    return _FROM_JSON.decode(_TO_JSON.encode(value))
-
-
-class Roll(Value, frozen=True, kw_only=True, tag_field="class", tag=True, array_like=True):
+@value
+class Roll(Value):
     """An effective roll with its computed outcome; rulesets subclass it with their numbers.
 
-    Fields annotated `Hidden` are kept out of `dump()` (internal numbers the audit reads). Its
-    JSON is an array (its class name, then its fields in order): a long fight's snapshot holds
-    every roll, and the field names were most of it.
+    Fields annotated `Hidden` are kept out of `dump()` (internal numbers the audit reads).
     """
 
     seq: int
@@ -102,17 +79,8 @@ class Roll(Value, frozen=True, kw_only=True, tag_field="class", tag=True, array_
         """The roll as `tracks --json` shows it (its hidden numbers left out)."""
         shown = _dumped(type(self))
         if mode == "python":
-            return {name: getattr(self, name) for name, _ in shown}
-        data = builtins(self)  # [its class, its fields in order]
-        return {name: data[at] for name, at in shown}
-
-    def dump_json(self) -> str:
-        """`dump()` as compact JSON text (as pydantic writes a model's)."""
-        # The shown fields encoded once, in C (not through `dump`'s JSON data and back): the
-        # head view stores each roll's text, every roll of an import at its end.
-        values = msgspec.structs.astuple(self)
-        shown = {name: values[at - 1] for name, at in _dumped(type(self))}
-        return _TO_JSON.encode(shown).decode()
+            return {name: getattr(self, name) for name in shown}
+        return {name: builtins(getattr(self, name)) for name in shown}
 
     def describe(self) -> str:
         """The computed outcome and its numbers, for people: `success (successes 3, sb 1)`."""
@@ -127,11 +95,11 @@ class Roll(Value, frozen=True, kw_only=True, tag_field="class", tag=True, array_
 _OWN: Final = frozenset(("seq", "stake", "actor", "outcome", "claimed"))
 
 
-@cache
-def _dumped(kind: type[Roll]) -> tuple[tuple[str, int], ...]:
-    # The fields `dump` shows, with their places in the struct's JSON array (after its class).
+@per_class
+def _dumped(kind: type[Roll]) -> tuple[str, ...]:
+    # The fields `dump` shows.
     kept = hidden(kind)
-    return tuple((n, at) for at, n in enumerate(kind.__struct_fields__, 1) if n not in kept)
+    return tuple(n for n in field_names(kind) if n not in kept)
 
 
 def _plain(value: Any) -> str:
@@ -140,13 +108,12 @@ def _plain(value: Any) -> str:
     return str(value)
 
 
-class Lock(Value, frozen=True, kw_only=True, omit_defaults=True):
+@value
+class Lock(Value):
     """What a state keeps of a stakes lock: the fields a fold or an audit reads of it later.
 
-    The event itself is in the log. A long fight's state holds every stake ever locked (a later
-    event may name any of them), so a snapshot holds every lock: as a struct of typed fields it
-    reads back in C, where the event would be validated again by pydantic. Rulesets subclass it
-    with the terms they read (the fields of the same names in their lock event).
+    The event itself is in the log. Rulesets subclass it with the terms they read (the fields
+    of the same names in their lock event).
     """
 
     stake: str
@@ -155,11 +122,13 @@ class Lock(Value, frozen=True, kw_only=True, omit_defaults=True):
 
     @classmethod
     def of(cls, event: events.StakesLocked) -> Self:
-        """The lock's terms in `event` (its attributes of the same names, read in C)."""
-        return msgspec.convert(event, cls, from_attributes=True)
+        """The lock's terms in `event` (its attributes of the same names)."""
+        known = type(event).model_fields
+        return cls(**{name: getattr(event, name) for name in field_names(cls) if name in known})
 
 
-class Stake(Value, frozen=True, kw_only=True):
+@value
+class Stake(Value):
     """Locked stakes: the first lock of a stake id stands. Rulesets with their own `Lock` name a
     subclass of this one holding it, in their state's `stakes`."""
 
@@ -167,7 +136,7 @@ class Stake(Value, frozen=True, kw_only=True):
     lock: Lock
 
 
-@cache
+@per_class
 def stake_classes(kind: type[State]) -> tuple[type[Stake], type[Lock]]:
     """The classes of the stakes a state class holds and of their locks, as its `stakes`
     annotation names them."""
@@ -182,7 +151,8 @@ def stake_of(state: State, seq: int, event: events.StakesLocked) -> Stake:
     return stake(seq=seq, lock=lock.of(event))
 
 
-class Skipped(Value, frozen=True, kw_only=True):
+@value
+class Skipped(Value):
     """A stored event that no longer applies (an undo removed what it names)."""
 
     seq: int
@@ -190,9 +160,15 @@ class Skipped(Value, frozen=True, kw_only=True):
     reason: str
 
 
-class State(Value, frozen=True, kw_only=True):
+@value
+class State(Value):
     """The folded encounter. Rulesets subclass it (naming their combatant and roll classes in
-    `combatants` and `rolls`); `view()` is the `tracks --json` contract."""
+    `combatants` and `rolls`, and how their tracks read in `readings`); `view()` is the
+    `tracks --json` contract."""
+
+    #: How the system's tracks read (`projections.shown`): a track it does not name reads as
+    #: any value of its shape does.
+    readings: ClassVar[Readings] = GENERIC
 
     encounter: str
     system: str
@@ -202,7 +178,7 @@ class State(Value, frozen=True, kw_only=True):
     rules: Mapping[str, Any] = EMPTY
     combatants: Mapping[str, Combatant] = EMPTY
     stakes: Mapping[str, Stake] = EMPTY
-    rolls: Log[Roll] = msgspec.field(default_factory=Log)
+    rolls: tuple[Roll, ...] = ()
     pools: Mapping[str, int] = EMPTY
     skipped: tuple[Skipped, ...] = ()
     #: Game time from the latest `round.started`: events without their own are in this round.
@@ -272,7 +248,7 @@ def adjust_track(state: S, seq: int, event: events.TrackAdjusted) -> S:
 
 def add_roll(state: S, roll: Roll) -> S:
     """The state with one more effective roll."""
-    return replace(state, rolls=Log.of(state.rolls).appended(roll))
+    return replace(state, rolls=(*state.rolls, roll))
 
 
 def not_a_roll(kind: str, named: int, seq: int, what: str = "roll") -> BadInput:

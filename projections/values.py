@@ -1,31 +1,43 @@
-"""Frozen values of the projections: msgspec structs holding tuples and read-only mappings.
+"""Frozen values of the projections: frozen, slotted dataclasses holding tuples and read-only
+mappings, and their JSON (the `tracks --json` data, and a snapshot's text).
 
-A value is never changed once built: `replace` makes a new one (msgspec refuses both attribute
-assignment and `object.__setattr__` on a frozen struct), and every mapping it holds is a
+A value is never changed once built: `replace` makes a new one, and every mapping it holds is a
 `types.MappingProxyType` over a dict nobody else holds. Pydantic stays at the boundary: a GM's
-override is validated by the struct's pydantic schema (`validated`), with its field constraints
-written as `Annotated[int, Field(ge=0)]` (which msgspec ignores) and its cross-field rule in
-`check`; a fold builds values with the constructor and `replace`, which validate nothing.
+override is validated by pydantic's schema of the dataclass (`validated`), with its field
+constraints written as `Annotated[int, Field(ge=0)]` and its cross-field rule in `check`; a fold
+builds values with the constructor and `replace`, which validate nothing.
+
+Every value class is declared with `@value` (`dataclass(frozen=True, slots=True,
+kw_only=True)`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+import dataclasses
+import json
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from functools import cache
 from types import MappingProxyType, NoneType, UnionType
-from typing import Annotated, Any, Final, TypeVar, Union, get_args, get_origin, get_type_hints
+from typing import (
+    Annotated,
+    Any,
+    Final,
+    TypeVar,
+    Union,
+    cast,
+    dataclass_transform,
+    get_args,
+    get_origin,
+    get_type_hints,
+)
 
-import msgspec
-from msgspec.structs import replace as replace
-from pydantic import GetCoreSchemaHandler, TypeAdapter
+from pydantic import BaseModel, GetCoreSchemaHandler, TypeAdapter
 from pydantic_core import core_schema
-
-from projections.log import Log
-from projections.persistent import Persistent
 
 K = TypeVar("K")
 T = TypeVar("T")
 V = TypeVar("V")
+C = TypeVar("C", bound=type)
 
 
 class _Hidden:
@@ -41,55 +53,49 @@ HIDDEN: Final = _Hidden()
 #: A field kept out of `view()` / `dump()` (internal numbers the fold and the audit read).
 Hidden = Annotated[T, HIDDEN]
 
+
+class _Empty(Mapping[Any, Any]):
+    """The empty read-only mapping, hashable so that it may be a dataclass field's default."""
+
+    __slots__ = ()
+
+    def __getitem__(self, key: Any) -> Any:
+        raise KeyError(key)
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(())
+
+    def __len__(self) -> int:
+        return 0
+
+    def __hash__(self) -> int:
+        return 0
+
+    def __repr__(self) -> str:
+        return "{}"
+
+
 #: The empty read-only mapping: the default of every mapping field.
-EMPTY: Final[Mapping[Any, Any]] = MappingProxyType({})
+EMPTY: Final[Mapping[Any, Any]] = _Empty()
 
 
-#: From this many entries a mapping of a state is `Persistent`: setting a key shares the rest
-#: instead of copying it, which made a long fight's fold quadratic (a Fate's Edge state keeps
-#: every stake ever locked). Which of the two a mapping is depends on its size alone, and both
-#: iterate in insertion order, so a reader cannot tell them apart.
-PERSISTENT_FROM: Final = 64
+@dataclass_transform(frozen_default=True, kw_only_default=True)
+def value(cls: C) -> C:
+    """Declare a value class: a frozen, slotted, keyword-only dataclass."""
+    return cast(C, dataclasses.dataclass(frozen=True, slots=True, kw_only=True)(cls))
 
 
-def _mapping(items: dict[K, V]) -> Mapping[K, V]:
-    """`items` read-only: a persistent map when it is large, else a proxy of it."""
-    if len(items) >= PERSISTENT_FROM:
-        return Persistent(items)
-    return MappingProxyType(items)
+R = TypeVar("R")
 
 
-def read_only(items: Mapping[K, V] | Iterable[tuple[K, V]]) -> Mapping[K, V]:
-    """A read-only mapping of its own copy of `items`."""
-    return _mapping(dict(items))
+def per_class(function: Callable[[Any], R]) -> Callable[[Any], R]:
+    """`functools.cache` for a function of a class (asked once per class): mypy does not take a
+    dataclass's class for hashable, which it is."""
+    return cache(function)
 
 
-def with_entry(mapping: Mapping[K, V], key: K, value: V) -> Mapping[K, V]:
-    """`mapping` with `key` set to `value`, read-only (the original unchanged)."""
-    if isinstance(mapping, Persistent):
-        return mapping.set(key, value)
-    return _mapping({**mapping, key: value})
-
-
-def without(mapping: Mapping[K, V], key: K) -> Mapping[K, V]:
-    """`mapping` less `key` (itself when it has no such key)."""
-    if key not in mapping:
-        return mapping
-    if isinstance(mapping, Persistent) and len(mapping) > PERSISTENT_FROM:
-        return mapping.delete(key)
-    return _mapping({k: v for k, v in mapping.items() if k != key})
-
-
-def frozen_json(value: Any) -> Any:
-    """JSON data made read-only all the way down: objects as read-only mappings, arrays tuples."""
-    if isinstance(value, dict | MappingProxyType):
-        return MappingProxyType({k: frozen_json(v) for k, v in value.items()})
-    if isinstance(value, list | tuple):
-        return tuple(frozen_json(v) for v in value)
-    return value
-
-
-class Value(msgspec.Struct, frozen=True, kw_only=True):
+@value
+class Value:
     """A frozen, slotted value of the projections, replaced (`replace`) rather than changed."""
 
     def check(self) -> None:
@@ -100,138 +106,220 @@ class Value(msgspec.Struct, frozen=True, kw_only=True):
     def __get_pydantic_core_schema__(
         cls, source: Any, handler: GetCoreSchemaHandler
     ) -> core_schema.CoreSchema:
-        """Validated from a dict of its fields (an instance passes as it is), then `check`ed."""
-        hints = _hints(cls)
-        fields = {
-            f.name: core_schema.typed_dict_field(
-                handler.generate_schema(hints[f.name]), required=f.required
-            )
-            for f in msgspec.structs.fields(cls)
-        }
-
-        def build(value: Any, validate: core_schema.ValidatorFunctionWrapHandler) -> Any:
-            if isinstance(value, cls):
-                return value
-            made = sealed(cls, validate(value))
-            made.check()
-            return made
-
-        return core_schema.no_info_wrap_validator_function(
-            build, core_schema.typed_dict_schema(fields)
-        )
+        """pydantic's schema of the dataclass, the value then made read-only and `check`ed
+        (so a nested value's refusal is located at its field)."""
+        return core_schema.no_info_after_validator_function(_checked, handler(source))
 
 
 Vt = TypeVar("Vt", bound=Value)
 
 
-def fields_of(value: Value) -> dict[str, Any]:
+def replace(obj: Vt, **changes: Any) -> Vt:
+    """`obj` with some fields changed (a new value; `obj` is unchanged)."""
+    return dataclasses.replace(obj, **changes)
+
+
+def read_only(items: Mapping[K, V] | Iterable[tuple[K, V]]) -> Mapping[K, V]:
+    """A read-only mapping of its own copy of `items`."""
+    return MappingProxyType(dict(items))
+
+
+def with_entry(mapping: Mapping[K, V], key: K, value: V) -> Mapping[K, V]:
+    """`mapping` with `key` set to `value`, read-only (the original unchanged)."""
+    return MappingProxyType({**mapping, key: value})
+
+
+def without(mapping: Mapping[K, V], key: K) -> Mapping[K, V]:
+    """`mapping` less `key` (itself when it has no such key)."""
+    if key not in mapping:
+        return mapping
+    return MappingProxyType({k: v for k, v in mapping.items() if k != key})
+
+
+def frozen_json(data: Any) -> Any:
+    """JSON data made read-only all the way down: objects as read-only mappings, arrays tuples."""
+    if isinstance(data, Mapping):
+        return MappingProxyType({k: frozen_json(v) for k, v in data.items()})
+    if isinstance(data, list | tuple):
+        return tuple(frozen_json(v) for v in data)
+    return data
+
+
+@per_class
+def field_names(kind: type) -> tuple[str, ...]:
+    """A value class's fields, in order (hidden ones too)."""
+    return tuple(f.name for f in dataclasses.fields(kind))
+
+
+def fields_of(obj: Value) -> dict[str, Any]:
     """A value's fields by name, in order (hidden ones too)."""
-    return {name: getattr(value, name) for name in value.__struct_fields__}
+    return {name: getattr(obj, name) for name in field_names(type(obj))}
 
 
-def validated(kind: type[Vt], data: Mapping[str, Any]) -> Vt:
-    """A value of `kind` from `data`, validated by its pydantic schema and `check`ed (raises
-    pydantic's ValidationError, located as a model's would be)."""
-    made: Vt = _adapter(kind).validate_python(data)
-    return made
-
-
-@cache
-def _adapter(kind: type[Value]) -> TypeAdapter[Any]:
-    return TypeAdapter(kind)
-
-
-@cache
-def _hints(kind: type[Value]) -> Mapping[str, Any]:
+@per_class
+def hints(kind: type) -> Mapping[str, Any]:
+    """The resolved annotations of a class, `Annotated` marks kept."""
     return MappingProxyType(get_type_hints(kind, include_extras=True))
 
 
-@cache
-def hidden(kind: type[Value]) -> frozenset[str]:
+@per_class
+def hidden(kind: type) -> frozenset[str]:
     """The fields of a value class marked `Hidden`."""
     return frozenset(
         name
-        for name, hint in _hints(kind).items()
+        for name, hint in hints(kind).items()
         if get_origin(hint) is Annotated and any(m is HIDDEN for m in hint.__metadata__)
     )
 
 
-def sealed(kind: type[Vt], data: Mapping[str, Any]) -> Vt:
-    """A value of `kind` built from plain data (dicts where it holds mappings, as a decoder or
-    a validator gives them): every mapping made read-only, every nested value sealed too."""
-    plan = _plan(kind)
-    return kind(**{k: (plan[k](v) if k in plan else v) for k, v in data.items()})
+def validated(kind: type[Vt], data: Mapping[str, Any]) -> Vt:
+    """A value of `kind` from `data`, validated by pydantic's schema of the dataclass (its
+    fields' constraints), made read-only and `check`ed (raises pydantic's ValidationError,
+    `check`'s refusal included, located as a model's would be)."""
+    made: Vt = _adapter(kind).validate_python(dict(data))
+    return made
 
 
-def resealed(value: Vt) -> Vt:
-    """`sealed` for a value already built from plain data (a decoded snapshot)."""
-    seal = _seal(type(value))
-    return value if seal is None else seal(value)
+def _checked(made: Any) -> Any:
+    made = sealed(made)
+    made.check()
+    return made
 
 
-Seal = Callable[[Any], Any]
+@per_class
+def _adapter(kind: type) -> TypeAdapter[Any]:
+    return TypeAdapter(kind)
 
 
-@cache
-def _plan(kind: type[Value]) -> Mapping[str, Seal]:
-    # The fields of `kind` that hold something to make read-only, and how.
-    hints = _hints(kind)
-    plan = {name: _sealer(hints[name]) for name in kind.__struct_fields__}
-    return MappingProxyType({name: seal for name, seal in plan.items() if seal is not None})
+def sealed(obj: Vt) -> Vt:
+    """`obj` with every mapping it holds read-only and every array a tuple (pydantic builds
+    dicts and lists where a value's fields are mappings and sequences)."""
+    changes = {
+        name: _sealed(getattr(obj, name))
+        for name in field_names(type(obj))
+        if isinstance(getattr(obj, name), dict | list | Value)
+    }
+    return replace(obj, **changes) if changes else obj
 
 
-@cache
-def _seal(kind: type[Value]) -> Seal | None:
-    plan = _plan(kind)
-    if not plan:
-        return None
-    return lambda value: replace(value, **{k: seal(getattr(value, k)) for k, seal in plan.items()})
+def _sealed(data: Any) -> Any:
+    if isinstance(data, Value):
+        return sealed(data)
+    if isinstance(data, dict):
+        return MappingProxyType({k: _sealed(v) for k, v in data.items()})
+    if isinstance(data, list):
+        return tuple(_sealed(v) for v in data)
+    return data
 
 
-def _sealer(hint: Any) -> Seal | None:
-    """How to make a value of type `hint` read-only (None: it already is)."""
-    origin, args = get_origin(hint), get_args(hint)
-    if origin is Annotated:
-        return _sealer(args[0])
-    if hint is Any:
-        return frozen_json
-    if isinstance(hint, type) and issubclass(hint, Value):
-        return _seal(hint)
-    if origin in (Mapping, dict):
-        inner = _sealer(args[1]) if len(args) == 2 else frozen_json
-        if inner is None:
-            return _proxy
-        return lambda m: _mapping({k: inner(v) for k, v in m.items()})
-    if origin is tuple:
-        parts = [_sealer(a) for a in args if a is not Ellipsis]
-        if all(p is None for p in parts):
-            return None
-        if len(args) == 2 and args[1] is Ellipsis:
-            one = parts[0]
-            assert one is not None
-            return lambda items: tuple(map(one, items))
-        return lambda items: tuple(p(i) if p else i for p, i in zip(parts, items, strict=True))
-    if origin is Log:
-        each = _sealer(args[0]) if args else None
-        return None if each is None else lambda items: Log(map(each, items))
-    if origin in (Union, UnionType):
-        members = {a: _sealer(a) for a in args if a is not NoneType}
-        if all(s is None for s in members.values()):
-            return None
-        return lambda v: _by_type(members, v)
-    return None
+def builtins(data: Any) -> Any:
+    """`data` as JSON data (as pydantic's JSON mode gives it: tuples as lists, keys as text;
+    a value as the object of its fields)."""
+    if data is None or isinstance(data, str | int | float | bool):
+        return data
+    if isinstance(data, Value):
+        return {name: builtins(getattr(data, name)) for name in field_names(type(data))}
+    if isinstance(data, Mapping):
+        return {_key(k): builtins(v) for k, v in data.items()}
+    if isinstance(data, list | tuple):
+        return [builtins(v) for v in data]
+    if isinstance(data, BaseModel):
+        return data.model_dump(mode="json")
+    raise TypeError(f"a state cannot hold a {type(data).__name__}")
 
 
-def _proxy(mapping: Any) -> Any:
-    # Already the read-only kind its size calls for: kept; anything else sealed so.
-    large = len(mapping) >= PERSISTENT_FROM
-    if isinstance(mapping, Persistent if large else MappingProxyType):
-        return mapping
-    return _mapping(dict(mapping))
+def _key(key: Any) -> str:
+    return key if isinstance(key, str) else json.dumps(key)
 
 
-def _by_type(members: Mapping[Any, Seal | None], value: Any) -> Any:
-    for kind, seal in members.items():
-        if seal is not None and isinstance(kind, type) and isinstance(value, kind):
-            return seal(value)
-    return value
+# A snapshot's text: every value tagged with its class, every mapping with its keys as they
+# are (a seq is a whole number), so that it reads back into the very same value.
+
+_TAG: Final = "@"
+
+
+def to_json(data: Any) -> str:
+    """`data` (a state) as the text of a snapshot."""
+    return json.dumps(_tagged(data), ensure_ascii=False, separators=(",", ":"))
+
+
+def _tagged(data: Any) -> Any:
+    if data is None or isinstance(data, str | int | float | bool):
+        return data
+    if isinstance(data, Value):
+        kind = type(data)
+        fields = {name: _tagged(getattr(data, name)) for name in field_names(kind)}
+        return {_TAG: _name(kind), **fields}
+    if isinstance(data, BaseModel):
+        return {_TAG: _name(type(data)), "model": data.model_dump(mode="json")}
+    if isinstance(data, Mapping):
+        return {_TAG: "map", "items": [[_tagged(k), _tagged(v)] for k, v in data.items()]}
+    if isinstance(data, list | tuple):
+        return [_tagged(v) for v in data]
+    raise TypeError(f"a state cannot hold a {type(data).__name__}")
+
+
+def _name(kind: type) -> str:
+    return f"{kind.__module__}:{kind.__qualname__}"
+
+
+def from_json(text: str, kind: type[Vt]) -> Vt:
+    """The value of class `kind` a snapshot's text holds; only the classes `kind` names in
+    its annotations (all the way down) are ever built. ValueError when the text is not one."""
+    classes = known_classes(kind)
+    made = _untagged(json.loads(text), classes)
+    if not isinstance(made, kind):
+        raise ValueError(f"a snapshot of a {type(made).__name__}, not a {kind.__name__}")
+    return made
+
+
+def _untagged(data: Any, classes: Mapping[str, type]) -> Any:
+    if isinstance(data, list):
+        return tuple(_untagged(v, classes) for v in data)
+    if not isinstance(data, dict):
+        return data
+    tag = data.get(_TAG)
+    if tag == "map":
+        return MappingProxyType(
+            {_untagged(k, classes): _untagged(v, classes) for k, v in data["items"]}
+        )
+    kind = classes.get(tag) if isinstance(tag, str) else None
+    if kind is None:
+        raise ValueError(f"a snapshot names a class it may not build: {tag!r}")
+    if issubclass(kind, BaseModel):
+        return kind.model_validate_json(json.dumps(data["model"]))
+    fields = {k: _untagged(v, classes) for k, v in data.items() if k != _TAG}
+    return kind(**fields)
+
+
+@per_class
+def known_classes(kind: type) -> Mapping[str, type]:
+    """Every value and model class a value of class `kind` may hold, by its snapshot name."""
+    found: dict[str, type] = {}
+    todo: list[Any] = [kind]
+    while todo:
+        hint = todo.pop()
+        for each in _types_in(hint):
+            name = _name(each)
+            if name in found:
+                continue
+            found[name] = each
+            if dataclasses.is_dataclass(each):
+                todo.extend(hints(each).values())
+            elif issubclass(each, BaseModel):
+                todo.extend(f.annotation for f in each.model_fields.values())
+    return MappingProxyType(found)
+
+
+def _types_in(hint: Any) -> list[type]:
+    """The dataclasses and models a type hint names (inside unions, containers, Annotated)."""
+    origin = get_origin(hint)
+    if origin is not None:
+        opaque = isinstance(origin, type) and not issubclass(origin, Mapping | tuple | list)
+        if opaque and origin not in (Union, UnionType, Annotated):
+            return []
+        return [t for arg in get_args(hint) for t in _types_in(arg)]
+    modelled = isinstance(hint, type) and hint is not NoneType
+    if modelled and (dataclasses.is_dataclass(hint) or issubclass(hint, BaseModel)):
+        return [hint]
+    return []

@@ -12,10 +12,9 @@ from types import MappingProxyType
 from typing import Any, Final
 
 from ledger import events
-from projections.core import State
-from projections.registry import RULESETS, readings
+from projections.changes import POOLS, Change, changes
+from projections.core import AnyRuleset, State
 from projections.shown import Reading, Readings
-from projections.steps import POOLS, Change, changes
 
 #: How `combatant.left` reads, by its manner.
 LEFT: Final[Mapping[str, str]] = MappingProxyType(
@@ -31,12 +30,15 @@ LEFT: Final[Mapping[str, str]] = MappingProxyType(
 )
 
 
-def explain(before: State | None, seq: int, event: events.Event, after: State) -> str:
-    """One effective event in words: what happened and what it did to the tracks."""
+def explain(
+    ruleset: AnyRuleset, before: State | None, seq: int, event: events.Event, after: State
+) -> str:
+    """One effective event in words (its ruleset's, else the common ones): what happened and
+    what it did to the tracks."""
     gone = after.skipped[-1] if after.skipped else None
     if gone is not None and gone.seq == seq:
         return f"{plain(gone.type)}: no longer applies ({gone.reason})"
-    told = RULESETS[after.system].explain(before, seq, event, after)
+    told = ruleset.explain(before, seq, event, after)
     if told is not None:
         return told
     return common(before, seq, event, after)
@@ -98,7 +100,7 @@ def joined(after: State, name: str, tracks: str | None = None) -> str:
     if found is None:
         return f"{name} joins"
     if tracks is None:
-        view, read = found.view(), readings(after.system)
+        view, read = found.view(), type(after).readings
         tracks = ", ".join(
             f"{plain(k)} {value(v, read.get(k))}"
             for k, v in view.items()
@@ -153,7 +155,7 @@ def adjusted(event: events.TrackAdjusted, before: State | None, after: State) ->
     was = None
     if before is not None and event.target in before.combatants:
         was = before.combatants[event.target].view().get(event.track)
-    reading = readings(after.system).get(event.track)
+    reading = type(after).readings.get(event.track)
     old = f" (was {value(was, reading)})" if was is not None else ""
     return (
         f"the GM sets {event.target}'s {plain(event.track)} to {value(event.value, reading)}"
@@ -163,7 +165,7 @@ def adjusted(event: events.TrackAdjusted, before: State | None, after: State) ->
 
 def noted(event: events.TracksNoted, after: State) -> str:
     """What the sheet said, and whether the ledger agrees."""
-    read = readings(after.system)
+    read = type(after).readings
     said = ", ".join(f"{plain(k)} {value(v, read.get(k))}" for k, v in event.values.items())
     found = after.combatants.get(event.target)
     view = found.view() if found is not None else {}
@@ -187,7 +189,7 @@ def with_changes(
     """`text` followed by the tracks that changed from `before` to `after`, when any did; the
     `subject`'s own changes first, after `sep` and without its name."""
     found = changes(before, after)
-    read = readings(after.system)
+    read = type(after).readings
     if subject is not None and any(c.combatant == subject for c in found):
         mine = [c for c in found if c.combatant == subject]
         rest = tell([c for c in found if c.combatant != subject], read, **labels)
@@ -204,7 +206,7 @@ def changed(before: State | None, after: State, **labels: str) -> str:
 
     `labels` names tracks the way their rules text does (`resilience="Resilience"`).
     """
-    return tell(changes(before, after), readings(after.system), **labels)
+    return tell(changes(before, after), type(after).readings, **labels)
 
 
 def tell(found: Sequence[Change], read: Readings, /, **labels: str) -> str:

@@ -14,7 +14,6 @@ from urllib.parse import quote
 import pytest
 
 from ledger import Ledger
-from ledger.rowdigest import digest
 
 #: The stores every contract test runs on (PostgreSQL skips where no server can run).
 KINDS = ("sqlite", "postgresql")
@@ -25,26 +24,6 @@ def open_backend(request: pytest.FixtureRequest, kind: str, folder: Path) -> Bac
     if kind == "sqlite":
         return SqliteBackend(folder / "encounters.db")
     return PgBackend(request.getfixturevalue("pg_server"))
-
-
-#: Each cache table: its key's columns and its text's column.
-CACHE_ROWS = {
-    "cache_snapshots": (("encounter", "seq", "hash", "gone"), "state"),
-    "cache_views": (("encounter", "name", "seq", "hash"), "view"),
-    "cache_rolls": (("encounter", "n"), "roll"),
-}
-
-
-def reseal(store: Backend) -> None:
-    """Give every projection-cache row the digest of its content, as someone who knows how the
-    ledger seals a row could after editing it: what a reader then does with the text itself."""
-    for table, (key, text) in CACHE_ROWS.items():
-        where = " AND ".join(f"{column} = ?" for column in key)
-        for *values, body in store.execute(f"SELECT {', '.join(key)}, {text} FROM {table}"):
-            store.execute(
-                f"UPDATE {table} SET digest = ? WHERE {where}",
-                (digest(tuple(values), body), *values),
-            )
 
 
 class Backend(ABC):

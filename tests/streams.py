@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from ledger import events
-from ledger.chain import GENESIS, chain_hash
+import pytest
+
+from ledger import events, systems
+from ledger.errors import BadInput
+from ledger.store.chain import GENESIS, chain_hash
 from projections import audit as audit_module
 from projections import core
 from projections.findings import Finding
-from projections.registry import RULESETS
 
 Fields = Mapping[str, Any]
 
@@ -23,7 +25,7 @@ def stream(system: str, *items: Fields, rules: Fields | None = None) -> list[eve
     out: list[events.Recorded] = []
     prev = GENESIS
     for seq, item in enumerate([opened, *items], start=1):
-        event = events.parse(item, system)
+        event = systems.parse(item, system)
         kind = events.type_of(event)
         body = events.body_of(event)
         stamp = f"2026-01-01T00:00:{seq % 60:02d}.000000Z"
@@ -43,9 +45,33 @@ def stream(system: str, *items: Fields, rules: Fields | None = None) -> list[eve
     return out
 
 
+def ruleset_of(records: Sequence[events.Recorded]) -> core.AnyRuleset:
+    """The ruleset of a stream's system (its `encounter.opened` names it)."""
+    opened = records[0].event
+    assert isinstance(opened, events.EncounterOpened)
+    return systems.ruleset(opened.system)
+
+
+class _Rulesets(Mapping[str, core.AnyRuleset]):
+    """Every built-in system's ruleset by key (for tests that loop over them)."""
+
+    def __getitem__(self, key: str) -> core.AnyRuleset:
+        return systems.ruleset(key)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(systems.known())
+
+    def __len__(self) -> int:
+        return len(systems.known())
+
+
+#: The rulesets by system key.
+RULESETS = _Rulesets()
+
+
 def fold(records: list[events.Recorded], **kwargs: Any) -> core.State:
     """The folded state of a stream."""
-    return core.fold(RULESETS, records, **kwargs)
+    return core.fold(ruleset_of(records), records, **kwargs)
 
 
 def tracks(records: list[events.Recorded], **kwargs: Any) -> dict[str, Any]:
@@ -55,7 +81,7 @@ def tracks(records: list[events.Recorded], **kwargs: Any) -> dict[str, Any]:
 
 def audit(records: list[events.Recorded]) -> list[Finding]:
     """All findings of a stream."""
-    return audit_module.audit(RULESETS, records)
+    return audit_module.audit(ruleset_of(records), records)
 
 
 def rules_hit(records: list[events.Recorded]) -> list[tuple[str, tuple[int, ...]]]:
@@ -65,12 +91,8 @@ def rules_hit(records: list[events.Recorded]) -> list[tuple[str, tuple[int, ...]
 
 def refusal(system: str, *items: Fields, rules: Fields | None = None) -> str:
     """The bad-input message of the last item, folding strictly as the service does."""
-    import pytest
-
-    from ledger.errors import BadInput
-
     records = stream(system, *items, rules=rules)
-    folder = core.RunningFold(RULESETS)
+    folder = core.RunningFold(systems.ruleset(system))
     for record in records[:-1]:
         folder.add(record, strict=True)
     with pytest.raises(BadInput) as caught:

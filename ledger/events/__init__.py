@@ -1,33 +1,29 @@
-"""The event vocabulary: one tagged union of frozen models per system, and the stored envelope.
+"""The event vocabulary: the frozen models every system shares, the stored envelope, and
+parsing an event in its encounter's system.
 
 An event's `type` is its stored contract. Each system reads `roll.made`, `stakes.locked` and
 `harm.suffered` with its own fields, so an event is parsed by the model its type names in its
-encounter's system (`parse`), known from `encounter.opened` at seq 1: the type picks the member
-of the union as a discriminator would, without building validators for the others. The systems
-are the descriptions of `ledger.systems`; a system's events are imported the first time they are
-needed, so reading one system's encounter never loads another's.
+encounter's system (`parse`, given that system's `Vocabulary`), known from `encounter.opened` at
+seq 1: the type picks the member of the union as a discriminator would, without building
+validators for the others. A system's own events live in its folder (`projections.<key>.events`);
+`ledger.systems` hands out each system's vocabulary.
 """
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import json
-import operator
-from collections.abc import Iterable, Mapping, Sequence
-from functools import cache, reduce
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cache
 from types import UnionType
 from typing import TYPE_CHECKING, Annotated, Any, Final, Literal, Union, get_args, get_origin
 
-import msgspec
-import orjson
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, ValidationError
 from pydantic_core import core_schema
 
-from ledger import systems
-from ledger.errors import BadInput, did_you_mean
+from ledger.errors import BadInput, BrokenChain, UnknownVersion, did_you_mean
 from ledger.events import versions
-from ledger.events.base import EventBase, Name, Side, SystemKey
+from ledger.events.base import EventBase, Name, Side, SystemKey, code_of, describe
 from ledger.events.common import (
     CombatantJoined,
     CombatantLeft,
@@ -43,18 +39,15 @@ from ledger.events.common import (
     TrackAdjusted,
     TracksNoted,
 )
-from ledger.portable import plain, walked
+from ledger.events.portable import plain, walked
 
 if TYPE_CHECKING:
     from pydantic import GetCoreSchemaHandler
     from pydantic_core import CoreSchema
 
-    #: Any event of any system (for type hints; parse with `parse`). Which events a system has
-    #: is known only at run time, from its description: narrow with `isinstance` or `match`.
-    Event = EventBase
-    #: The keys of every rule system found, in declared order (`ledger.systems.known()`).
-    SYSTEMS: tuple[SystemKey, ...]
-
+#: Any event of any system (for type hints; parse with `parse`). Which events a system has is
+#: known from its ruleset: narrow with `isinstance` or `match`.
+Event = EventBase
 
 #: Keys of an exchanged (JSON Lines) event that belong to the envelope, not the event.
 ENVELOPE_KEYS: Final = ("encounter", "seq", "id", "recorded_at", "hash", "prev_hash")
@@ -62,129 +55,51 @@ ENVELOPE_KEYS: Final = ("encounter", "seq", "id", "recorded_at", "hash", "prev_h
 ANNOTATION_KEYS: Final = ("retracted_by", "corrected_by")
 
 
-def system(key: str) -> systems.System:
-    """The description of the rule system `key` (bad input for a key nobody declares)."""
-    return systems.get(key)
+def _none(kind: str) -> list[str]:
+    return []
 
 
-@cache
-def union_of(system: str) -> Any:
-    """The union of a system's events: the common ones, then its own (bad input for a system
-    nobody declares)."""
-    return Common | systems.get(system).events_module().Events
+@dataclass(frozen=True, slots=True, eq=False)
+class Vocabulary:
+    """The events of one system: its key, and its models (the common ones, then its own) by
+    type; `owners(kind)` names the other systems that have a type this one has not (each key
+    with its article, for an error's words)."""
+
+    system: str
+    models: Mapping[str, type[EventBase]]
+    owners: Callable[[str], list[str]] = field(default=_none)
+
+    @classmethod
+    def of(cls, system: str, union: Any, owners: Callable[[str], list[str]] = _none) -> Vocabulary:
+        """The vocabulary of a system whose own events are the union `union`."""
+        members = get_args(Common | union)
+        return cls(system, {m.model_fields["type"].default: m for m in members}, owners)
+
+    @property
+    def types(self) -> tuple[str, ...]:
+        """Every event type the system accepts, sorted."""
+        return tuple(sorted(self.models))
 
 
-@cache
-def _every_event() -> Any:
-    """`Event`: the union of every system's events (imports every system)."""
-    return reduce(operator.or_, (union_of(s.key) for s in systems.every()), Common)
-
-
-if not TYPE_CHECKING:
-    # Hidden from mypy, which knows these names from the block above and so still reports a
-    # misspelt attribute of this module.
-
-    def __getattr__(name: str) -> Any:
-        # The union of every event, and each system's module of events, on first use (PEP 562).
-        if name == "Event":
-            return _every_event()
-        if name == "SYSTEMS":
-            return systems.known()
-        if not name.startswith("_") and importlib.util.find_spec(f"{__name__}.{name}"):
-            return importlib.import_module(f"{__name__}.{name}")
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-@cache
-def event_types(system: str) -> tuple[str, ...]:
-    """Every event type a system accepts, sorted."""
-    return tuple(sorted(m.model_fields["type"].default for m in get_args(union_of(system))))
-
-
-_MEMBER_TAGS: Final = frozenset({"int", "str", "bool", "float", "none", "dict", "list", "tuple"})
-
-
-def describe(exc: ValidationError, what: str = "event", known: Iterable[str] | None = None) -> str:
-    """One line naming the first thing wrong in a validation error, with the offending value.
-
-    An unknown key comes first (a typo also shows as the missing key it meant), with the
-    nearest known key as a hint: `known` (when given, also listed) or the missing keys beside
-    it. An unknown key of a stat block is called a stat (`what` says it is one)."""
-    errors = sorted(exc.errors(), key=lambda e: e["type"] != "extra_forbidden")
-    err = errors[0]
-    # An unknown field is the last place named, whatever its spelling (`a-b`).
-    last = str(err["loc"][-1]) if err["type"] == "extra_forbidden" and err["loc"] else None
-    loc = _path(err["loc"][:-1] if last is not None else err["loc"])
-    if last is not None:
-        loc.append(last)
-    where = ".".join(loc)
-    msg = err["msg"]
-    noun = "field"
-    explained = 0
-    if err["type"] == "extra_forbidden":
-        missing = [e for e in errors if e["type"] == "missing" and _path(e["loc"])[:-1] == loc[:-1]]
-        candidates = [_path(e["loc"])[-1] for e in missing if _path(e["loc"])]
-        hint = did_you_mean(loc[-1] if loc else where, [*candidates, *(known or ())])
-        explained = sum(1 for e in missing if hint and repr(_path(e["loc"])[-1]) in hint)
-        noun = "stat" if what.startswith("stats of") else noun
-        text = f"{what} has unknown {noun} {where!r}{hint}"
-        # A stat's typo says what it meant; only a stat the system has no likeness of needs
-        # the whole list (a house rule's table always shows it).
-        if known is not None and not (hint and noun == "stat"):
-            text += f" (valid: {', '.join(known)})"
-    elif err["type"] == "missing":
-        text = f"{what} is missing {noun} {where!r}"
-    else:
-        value = json.dumps(err.get("input"), default=str)
-        if len(value) > 60:
-            value = value[:57] + "..."
-        field = f"{noun} {where!r}" if where else what
-        text = f"{what} {field}: {msg[0].lower()}{msg[1:]} (got {value})"
-        if not where:
-            text = f"{what}: {msg[0].lower()}{msg[1:]}"
-    more = len(errors) - 1 - explained
-    return text + (f" (and {more} more problem{'s' * (more > 1)})" if more else "")
-
-
-def code_of(exc: ValidationError, unknown: str) -> str:
-    """The error code of a validation error: `unknown` when a key is unknown (a typo)."""
-    return unknown if any(e["type"] == "extra_forbidden" for e in exc.errors()) else "bad-input"
-
-
-def _path(location: Iterable[Any]) -> list[str]:
-    # pydantic names the member of a union it tried (`constrained-int`, `literal['all']`):
-    # that is not a field, so leave it out of the path.
-    return [p for p in map(str, location) if not ("[" in p or "-" in p or p in _MEMBER_TAGS)]
-
-
-def parse(data: Mapping[str, Any], system: str | None) -> Event:
-    """Validate one event (envelope keys already removed) for an encounter of `system`."""
+def parse(data: Mapping[str, Any], vocabulary: Vocabulary) -> Event:
+    """Validate one event (envelope keys already removed) of the system `vocabulary` names
+    (an `encounter.opened` of the system it opens: `ledger.systems.parse` picks it)."""
     kind = data.get("type")
     if not isinstance(kind, str):
         raise BadInput("event has no 'type' (a string such as \"hit.resolved\")")
     # An older body is read in today's shape; one of an unknown version is refused as such.
     data = versions.upcast(kind, data)
-    if kind == "encounter.opened":
-        opened = data.get("system")
-        if not isinstance(opened, str):
-            raise BadInput(
-                "encounter.opened needs 'system', the key of a rule system "
-                f"(known: {', '.join(systems.known())})",
-                code="unknown-system",
-            )
-        system = opened
-    elif system is None:
-        raise BadInput(f"a {kind!r} event needs an encounter opened first")
-    model = _models(system).get(kind)
+    system = vocabulary.system
+    model = vocabulary.models.get(kind)
     if model is not None and not plain(data):
         data = walked(data, f"{kind} event")
     if model is None:
-        known = ", ".join(event_types(system))
-        others = owners_of(kind, system)
+        known = ", ".join(vocabulary.types)
+        others = vocabulary.owners(kind)
         where = (
             f": it is {' and '.join(others)} event"
             if others
-            else did_you_mean(kind, event_types(system))
+            else did_you_mean(kind, vocabulary.types)
         )
         raise BadInput(
             f"unknown event type {kind!r} for {system}{where} (known: {known})",
@@ -199,65 +114,21 @@ def parse(data: Mapping[str, Any], system: str | None) -> Event:
     return event
 
 
-#: orjson hands these back to the stdlib encoder, so that a value JSON does not know is
-#: refused as before (orjson would write a date or a dataclass as text).
-_PASSTHROUGH: Final = orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_DATETIME
+def _json(data: Mapping[str, Any]) -> str:
+    """The fields as JSON text for the validator (which says what is wrong with them)."""
+    return json.dumps(dict(data))
 
 
-def _json(data: Mapping[str, Any]) -> bytes | str:
-    """The fields as JSON text for the validator: by orjson (several times faster, and an
-    import validates every line), else by the stdlib (keys that are not text, values orjson
-    leaves to it), which says what is wrong."""
-    try:
-        return orjson.dumps(data, option=_PASSTHROUGH)
-    except TypeError:
-        return json.dumps(dict(data))
-
-
-def owners_of(kind: str, system: str | None = None) -> list[str]:
-    """The systems other than `system` that have an event type `kind`, each key with its
-    article (`an oath`); for an error's words only: it loads every system's events."""
-    return [
-        other.article()
-        for other in systems.every()
-        if other.key != system and kind in event_types(other.key)
-    ]
-
-
-@cache
-def _models(system: str) -> dict[str, type[EventBase]]:
-    """A system's event models by type."""
-    return {m.model_fields["type"].default: m for m in get_args(union_of(system))}
-
-
-def parse_stored(kind: str, body: str, system: str) -> Event:
-    """A stored event (its type and JSON body text) validated for `system`."""
-    return read_stored(kind, body, system)[0]
-
-
-def read_cached(kind: str, body: Mapping[str, Any], system: str) -> Event:
-    """An event a projection cache snapshot holds (its type and body, as this build wrote
-    them), validated by its type's model from the decoded body in one pass; any other body is
-    read as a stored one is (`read_stored`), which says what is wrong with it."""
-    model = _models(system).get(kind)
-    if model is not None and not versions.may_need_upcast(kind):
-        try:
-            event: Event = model.__pydantic_validator__.validate_python(body)
-        except ValidationError:
-            pass
-        else:
-            return event
-    return read_stored(kind, json.dumps(body), system)[0]
-
-
-def read_stored(kind: str, body: str, system: str) -> tuple[Event, dict[str, Any] | None]:
-    """A stored event validated for `system`, in one pass when it is of its type's current
+def read_stored(
+    kind: str, body: str, vocabulary: Vocabulary
+) -> tuple[Event, dict[str, Any] | None]:
+    """A stored event validated for its system, in one pass when it is of its type's current
     version, and the body as stored when it was of an older one (upcast; else None).
 
     The body text is validated as it is by the model of its type, rather than loaded and
     dumped again: reads of long encounters spend most of their time here.
     """
-    model = _models(system).get(kind)
+    model = vocabulary.models.get(kind)
     if model is not None and not versions.may_need_upcast(kind):
         try:
             # The model's own validator, on the body as stored (`type` is its default): no
@@ -274,8 +145,27 @@ def read_stored(kind: str, body: str, system: str) -> tuple[Event, dict[str, Any
         raise BadInput(f"body is not JSON: {exc.msg}") from exc
     if not isinstance(data, dict):
         raise BadInput("body is not a JSON object")
-    event = parse({**data, "type": kind}, system)
+    event = parse({**data, "type": kind}, vocabulary)
     return event, data if versions.version_of(kind, data) < versions.current(kind) else None
+
+
+def from_row(row: Sequence[Any], vocabulary: Vocabulary) -> Recorded:
+    """A stored row (encounter, seq, id, type, recorded_at, body, prev_hash, hash) as the
+    record it holds; a body the models refuse is a broken chain (or, when a newer build wrote
+    it, an unknown version)."""
+    encounter, seq, id_, type_, recorded_at, body, prev_hash, hash_ = row
+    if not isinstance(body, str) or not isinstance(type_, str):
+        raise BrokenChain(f"encounter {encounter!r} seq {seq}: stored row is not text")
+    try:
+        event, as_stored = read_stored(type_, body, vocabulary)
+    except UnknownVersion as exc:
+        # Not tampering: a newer build wrote it (the chain still verifies).
+        raise UnknownVersion(f"encounter {encounter!r} seq {seq}: {exc}") from exc
+    except BadInput as exc:
+        raise BrokenChain(
+            f"encounter {encounter!r} seq {seq}: stored event is invalid: {exc}"
+        ) from exc
+    return Recorded(encounter, seq, id_, recorded_at, prev_hash, hash_, event, as_stored)
 
 
 def body_of(event: EventBase) -> dict[str, Any]:
@@ -353,32 +243,12 @@ def type_of(event: EventBase) -> str:
     return tag
 
 
-if TYPE_CHECKING:
-    _AnyEvent = Annotated[Event, Field(union_mode="left_to_right")]
-else:
-
-    class _AnyEvent:
-        """`Annotated[Event, Field(union_mode="left_to_right")]`, its schema built on first use.
-
-        `Event` spans every system; naming it in a field would import them all when this
-        module is imported. pydantic asks for this schema only when it builds a validator.
-        """
-
-        @classmethod
-        def __get_pydantic_core_schema__(
-            cls, source: Any, handler: GetCoreSchemaHandler
-        ) -> CoreSchema:
-            return handler.generate_schema(
-                Annotated[_every_event(), Field(union_mode="left_to_right")]
-            )
-
-
-class Recorded(msgspec.Struct, frozen=True):
+@dataclass(frozen=True, slots=True)
+class Recorded:
     """An event as stored: the envelope (encounter, seq, id, time, chain) around the event.
 
-    A frozen msgspec struct (a tenth of a frozen dataclass's cost to build): the store builds one
-    from every row it reads, from values the chain and the event's model have checked (pydantic
-    stays at the boundary, the event).
+    Built from every row a read parses, from values the chain and the event's model have
+    checked (pydantic stays at the boundary, the event).
     """
 
     encounter: str
@@ -387,7 +257,7 @@ class Recorded(msgspec.Struct, frozen=True):
     recorded_at: str
     prev_hash: str
     hash: str
-    event: _AnyEvent
+    event: EventBase
     #: The body as stored, when it was written at an older version of its type than `event`
     #: (upcast) has: the hash covers these bytes, so an export carries them as they are.
     as_stored: dict[str, Any] | None = None
@@ -427,7 +297,6 @@ class Recorded(msgspec.Struct, frozen=True):
 __all__ = [
     "ANNOTATION_KEYS",
     "ENVELOPE_KEYS",
-    "SYSTEMS",
     "CombatantJoined",
     "CombatantLeft",
     "EncounterOpened",
@@ -446,14 +315,11 @@ __all__ = [
     "SystemKey",
     "TrackAdjusted",
     "TracksNoted",
+    "Vocabulary",
     "body_of",
     "describe",
-    "event_types",
-    "owners_of",
+    "from_row",
     "parse",
-    "parse_stored",
     "read_stored",
-    "system",
     "type_of",
-    "union_of",
 ]

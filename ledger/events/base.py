@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import unicodedata
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from collections.abc import Iterable
+from functools import cache
+from typing import TYPE_CHECKING, Annotated, Any, Final, Literal
 
-from pydantic import AfterValidator, BaseModel, Field, ValidationError
+from pydantic import AfterValidator, BaseModel, Field, TypeAdapter, ValidationError
 
-from ledger.errors import BadInput
+from ledger.errors import BadInput, did_you_mean
 
 #: A rule system's key (`ledger.systems`: which keys exist is known at run time).
 SystemKey = str
@@ -31,6 +34,14 @@ def _clean_name(value: str) -> str:
 
 #: A combatant, encounter or stake name: 1-80 printable characters, no edge spaces.
 Name = Annotated[str, Field(min_length=1, max_length=80), AfterValidator(_clean_name)]
+
+
+@cache
+def name_adapter() -> TypeAdapter[str]:
+    """A validator of names alone (an encounter's, before any event names it)."""
+    return TypeAdapter(Name)
+
+
 #: Free text (reasons, notes): up to 2,000 characters.
 Text = Annotated[str, Field(max_length=2000)]
 Amount = Annotated[int, Field(ge=0, le=MAX_AMOUNT)]
@@ -39,18 +50,60 @@ SignedAmount = Annotated[int, Field(ge=-MAX_AMOUNT, le=MAX_AMOUNT)]
 Seq = Annotated[int, Field(ge=1, le=2**62)]
 
 
-if TYPE_CHECKING:
-    #: The keys of every rule system found, in declared order (`ledger.systems.known()`).
-    SYSTEMS: tuple[SystemKey, ...]
-else:
+_MEMBER_TAGS: Final = frozenset({"int", "str", "bool", "float", "none", "dict", "list", "tuple"})
 
-    def __getattr__(name: str) -> Any:
-        # Found on first use (PEP 562): the systems are the entry points, not a list here.
-        if name == "SYSTEMS":
-            from ledger import systems
 
-            return systems.known()
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+def describe(exc: ValidationError, what: str = "event", known: Iterable[str] | None = None) -> str:
+    """One line naming the first thing wrong in a validation error, with the offending value.
+
+    An unknown key comes first (a typo also shows as the missing key it meant), with the
+    nearest known key as a hint: `known` (when given, also listed) or the missing keys beside
+    it. An unknown key of a stat block is called a stat (`what` says it is one)."""
+    errors = sorted(exc.errors(), key=lambda e: e["type"] != "extra_forbidden")
+    err = errors[0]
+    # An unknown field is the last place named, whatever its spelling (`a-b`).
+    last = str(err["loc"][-1]) if err["type"] == "extra_forbidden" and err["loc"] else None
+    loc = _path(err["loc"][:-1] if last is not None else err["loc"])
+    if last is not None:
+        loc.append(last)
+    where = ".".join(loc)
+    msg = err["msg"]
+    noun = "field"
+    explained = 0
+    if err["type"] == "extra_forbidden":
+        missing = [e for e in errors if e["type"] == "missing" and _path(e["loc"])[:-1] == loc[:-1]]
+        candidates = [_path(e["loc"])[-1] for e in missing if _path(e["loc"])]
+        hint = did_you_mean(loc[-1] if loc else where, [*candidates, *(known or ())])
+        explained = sum(1 for e in missing if hint and repr(_path(e["loc"])[-1]) in hint)
+        noun = "stat" if what.startswith("stats of") else noun
+        text = f"{what} has unknown {noun} {where!r}{hint}"
+        # A stat's typo says what it meant; only a stat the system has no likeness of needs
+        # the whole list (a house rule's table always shows it).
+        if known is not None and not (hint and noun == "stat"):
+            text += f" (valid: {', '.join(known)})"
+    elif err["type"] == "missing":
+        text = f"{what} is missing {noun} {where!r}"
+    else:
+        value = json.dumps(err.get("input"), default=str)
+        if len(value) > 60:
+            value = value[:57] + "..."
+        field = f"{noun} {where!r}" if where else what
+        text = f"{what} {field}: {msg[0].lower()}{msg[1:]} (got {value})"
+        if not where:
+            text = f"{what}: {msg[0].lower()}{msg[1:]}"
+    more = len(errors) - 1 - explained
+    return text + (f" (and {more} more problem{'s' * (more > 1)})" if more else "")
+
+
+def code_of(exc: ValidationError, unknown: str) -> str:
+    """The error code of a validation error: `unknown` when a key is unknown (a typo)."""
+    return unknown if any(e["type"] == "extra_forbidden" for e in exc.errors()) else "bad-input"
+
+
+def _path(location: Iterable[Any]) -> list[str]:
+    # pydantic names the member of a union it tried (`constrained-int`, `literal['all']`):
+    # that is not a field, so leave it out of the path.
+    return [p for p in map(str, location) if not ("[" in p or "-" in p or p in _MEMBER_TAGS)]
 
 
 class EventBase(BaseModel, frozen=True, extra="forbid", strict=True, defer_build=True):
@@ -67,8 +120,6 @@ class EventBase(BaseModel, frozen=True, extra="forbid", strict=True, defer_build
             try:
                 super().__init__(**data)
             except ValidationError as exc:
-                from ledger.events import describe
-
                 kind = type(self).model_fields["type"].default
                 raise BadInput(describe(exc, f"{kind} event")) from exc
 

@@ -33,12 +33,13 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from ledger import Ledger  # noqa: E402
 from ledger.chain import CANONICAL, GENESIS, chain_hash, new_id  # noqa: E402
 from ledger.chainhash import hash_text  # noqa: E402
 from ledger.rows import now_utc, timestamp  # noqa: E402
-from projections.core import pinned_rules  # noqa: E402
 from projections.registry import ruleset  # noqa: E402
+
+from ledger import Ledger  # noqa: E402
+from projections.core import pinned_rules  # noqa: E402
 from tests.longstreams import cli_env, fates_edge_stream, lines, skirmish  # noqa: E402
 from tests.perf.bench_stores import GOALS as STORE_GOALS  # noqa: E402
 from tests.perf.bench_stores import bench_stores  # noqa: E402

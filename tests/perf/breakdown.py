@@ -29,12 +29,13 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from ledger import Ledger, chain, events, headview, pgstore, rowdigest, store, systems
 from ledger.chainhash import hash_text
 from ledger.rows import now_utc, recorded, timestamp
 from ledger.session import CHECKPOINT_EVERY
-from projections import audit, core
 from projections.registry import RULESETS
+
+from ledger import Ledger, chain, events, headview, pgstore, rowdigest, store, systems
+from projections import audit, core
 from tests import pgcluster
 from tests.longstreams import lines, skirmish
 from tests.perf.bench import (

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from typing import Annotated, Any, assert_never
+from typing import Annotated, Any, ClassVar, assert_never
 
 from pydantic import BaseModel, Field, ValidationError
 
@@ -13,8 +13,10 @@ from ledger.events.common import Common
 from projections import core
 from projections.charts import Measure, measure
 from projections.findings import Finding, warning
+from projections.shown import Readings
 
 from . import events as vocab
+from .shown import TRACKS
 
 
 class Rules(BaseModel, frozen=True, extra="forbid"):
@@ -23,7 +25,8 @@ class Rules(BaseModel, frozen=True, extra="forbid"):
     dark_defeats: bool = True
 
 
-class Holder(core.Combatant, frozen=True, kw_only=True):
+@core.value
+class Holder(core.Combatant):
     """A combatant's candles: how many burn, and how many it holds."""
 
     lit: Annotated[int, Field(ge=0)]  # a GM's override is validated so; the fold is not
@@ -35,8 +38,11 @@ class Holder(core.Combatant, frozen=True, kw_only=True):
             raise ValueError(f"{self.lit} lit is more than the {self.candles} candles held")
 
 
-class CandlelightState(core.State, frozen=True, kw_only=True):
+@core.value
+class CandlelightState(core.State):
     """The encounter with its house rules read once (its combatants named, for snapshots)."""
+
+    readings: ClassVar[Readings] = TRACKS
 
     combatants: Mapping[str, Holder] = core.EMPTY
     house: Rules = Rules()
@@ -54,6 +60,8 @@ class Candlelight(core.Ruleset[CandlelightState, vocab.Events]):
     key = "candlelight"
     rules = Rules
     state = CandlelightState
+    own_events = vocab.Events
+    attrition = frozenset({"candle.snuffed"})
 
     def join(self, state: CandlelightState, seq: int, event: events.CombatantJoined) -> Holder:
         """Validate the stat block and light every candle."""
@@ -109,10 +117,9 @@ class Candlelight(core.Ruleset[CandlelightState, vocab.Events]):
                     f"{holder.lit} lit: {event.count - holder.lit} snuffed in the dark",
                 )
 
-
-def measures(view: Mapping[str, Any]) -> tuple[Measure, ...]:
-    """The candles still lit, against the candles held."""
-    return tuple(measure("Candles lit", view, "lit", "candles"))
+    def charts(self, view: Mapping[str, Any]) -> tuple[Measure, ...]:
+        """The candles still lit, against the candles held."""
+        return tuple(measure("Candles lit", view, "lit", "candles"))
 
 
 RULESET = Candlelight()

@@ -1,19 +1,15 @@
-"""The description of Candlelight: what the ledger needs to know, as import strings."""
+"""The description of Candlelight: what the ledger needs to know before it folds an event."""
 
 from __future__ import annotations
 
-from ledger.systems import System
+from projections.system import System
 
 SYSTEM = System(
     key="candlelight",
     title="Candlelight",
-    events="encounter_candlelight.events",
     ruleset="encounter_candlelight.fold:RULESET",
-    verbs="encounter_candlelight.verbs:verbs",
+    verbs="encounter_candlelight.verbs:VERBS",
     verb_names=("snuff",),
-    charts="encounter_candlelight.fold:measures",
-    shown="encounter_candlelight.shown:TRACKS",
-    attrition=frozenset({"candle.snuffed"}),
     fields={
         "candles": "The candles a combatant holds (the most it can hold).",
         "count": "How many candles.",

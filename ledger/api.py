@@ -1,0 +1,493 @@
+"""The library's face: `Ledger`, one ledger file or PostgreSQL database, on which the
+`encounter` command is built (bots and VTT bridges use it the same way).
+
+    from ledger import Ledger
+    with Ledger("encounters.db") as ledger:
+        ledger.open("duel", system)       # a key of `ledger.systems.known()`
+        ledger.join("duel", "Bandit", "adversary", stats)
+        ledger.record("duel", {"type": ..., "target": "Bandit", ...})
+        ledger.tracks("duel").view()
+
+Writes are `ledger.write` (and `ledger.revise` for undo, redo and amend), reads
+`ledger.read`, imports `ledger.jsonl`; this module opens the store and holds them together.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from ledger import events, jsonl, revise, systems
+from ledger.errors import BadInput, BrokenChain, Conflict
+from ledger.read import Reader
+from ledger.store import DEFAULT_DB, SCRATCH, is_postgres, now_utc
+from ledger.store import snapshots as sealed
+from ledger.store.sql import SqlStore
+from ledger.store.sqlite import open_sqlite
+from ledger.write import Session, Written, check_name, check_seq, game_time
+
+__all__ = ["DEFAULT_DB", "Copied", "Imported", "Ledger", "Written", "copy_ledger", "load"]
+
+
+def open_store(
+    location: str | Path,
+    clock: Callable[[], datetime] = now_utc,
+    create: bool = True,
+    readonly: bool = False,
+    pool_size: int | None = None,
+) -> SqlStore:
+    """The store `location` names: a `postgresql://` URL, or else a SQLite file path."""
+    if is_postgres(location):
+        # psycopg is an optional backend (`pip install 'encounter-ledger[postgres]'`).
+        from ledger.store.postgres import open_postgres
+
+        return open_postgres(
+            str(location), clock, create=create and not readonly, readonly=readonly,
+            pool_size=pool_size,
+        )  # fmt: skip
+    if pool_size is not None:
+        raise BadInput("pool_size is for a PostgreSQL ledger; a ledger file has one connection")
+    return open_sqlite(location, clock, create=create, readonly=readonly)
+
+
+@dataclass(frozen=True, slots=True)
+class Imported:
+    """What an import did."""
+
+    encounter: str
+    appended: int
+    already_stored: int
+    head: int
+
+    def document(self) -> dict[str, Any]:
+        """The import as `import --json` shows it."""
+        return {
+            "encounter": self.encounter,
+            "appended": self.appended,
+            "already_stored": self.already_stored,
+            "head": self.head,
+        }
+
+
+class Ledger(Reader):
+    """One ledger file: the library API that the CLI is built on (for bots and VTT bridges).
+
+    >>> with Ledger("duel.db") as ledger:                                  # doctest: +SKIP
+    ...     ledger.open("duel", system)  # a key of `ledger.systems.known()`
+    ...     ledger.record("duel", {"type": "combatant.joined", "name": "Guard",
+    ...                            "side": "adversary", "stats": stats})
+    ...     ledger.tracks("duel").view()["combatants"]["Guard"]
+    """
+
+    def __init__(
+        self,
+        path: str | Path = DEFAULT_DB,
+        clock: Any = now_utc,
+        create: bool = True,
+        readonly: bool = False,
+        *,
+        pool_size: int | None = None,
+    ) -> None:
+        """Open (with `create`, or create) the ledger at `path`: a SQLite file, or a PostgreSQL
+        database named by a `postgresql://` URL (`pool_size` connections at most, default 4);
+        `readonly` only reads it (and creates or changes nothing)."""
+        super().__init__(
+            open_store(path, clock=clock, create=create, readonly=readonly, pool_size=pool_size)
+        )
+
+    def close(self) -> None:
+        """Close the file."""
+        self.store.close()
+
+    def __enter__(self) -> Ledger:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # Writes.
+
+    def open(
+        self,
+        encounter: str,
+        system: str,
+        *,
+        title: str | None = None,
+        rules: Mapping[str, Any] | None = None,
+        expect: int | None = None,
+    ) -> Written:
+        """Open a new encounter of `system`, pinning the house rules (defaults + `rules`)."""
+        check_name(encounter, "encounter")
+        systems.ruleset(system)
+        head = self.store.head(encounter)
+        if head is not None:
+            if expect is not None and expect != head.seq:
+                # The writer expected it not to exist yet: another one opened it first.
+                raise Conflict(
+                    f"encounter {encounter!r} is at seq {head.seq}, not {expect}: another "
+                    "writer opened it first; re-read and try again",
+                    code="stale-expect",
+                    expected=expect,
+                    actual=head.seq,
+                )
+            raise BadInput(
+                f"encounter {encounter!r} already exists in {self.store.name}",
+                code="encounter-exists",
+            )
+        fields: dict[str, Any] = {"type": "encounter.opened", "system": system}
+        if title is not None:
+            fields["title"] = title
+        fields["rules"] = dict(rules or {})
+        return self.record(encounter, fields, expect=expect, _opening=True)
+
+    def join(
+        self,
+        encounter: str,
+        name: str,
+        side: str,
+        stats: Mapping[str, Any] | None = None,
+        *,
+        strict: bool = False,
+        expect: int | None = None,
+    ) -> Written:
+        """Add a combatant with its stat block."""
+        fields = {
+            "type": "combatant.joined",
+            "name": name,
+            "side": side,
+            "stats": dict(stats or {}),
+        }
+        return self.record(encounter, fields, strict=strict, expect=expect)
+
+    def record(
+        self,
+        encounter: str,
+        event: Mapping[str, Any] | events.EventBase,
+        *,
+        strict: bool = False,
+        expect: int | None = None,
+        verb: str | None = None,
+        _opening: bool = False,
+    ) -> Written:
+        """Append one event (a dict with `type`, or an event model) after validating it.
+
+        `verb` names the system verb it comes from (`endure-harm`): a verb, or an event type,
+        of another system than the encounter's is bad input that says whose it is."""
+
+        def build(session: Session) -> events.Event:
+            system = session.system()
+            if system is not None:
+                kind = events.type_of(event) if isinstance(event, events.EventBase) else None
+                if isinstance(event, Mapping):
+                    kind = event.get("type")
+                systems.refuse_other(encounter, system, verb, kind)
+            return self._parse(event, system)
+
+        return self._write(encounter, build, strict=strict, expect=expect, opening=_opening)
+
+    def undo(
+        self,
+        encounter: str,
+        seq: int | None = None,
+        *,
+        reason: str,
+        strict: bool = False,
+        expect: int | None = None,
+        dry_run: bool = False,
+        stamp: Mapping[str, Any] | None = None,
+    ) -> Written:
+        """Retract `seq` (default: the last effective event that is not a retraction); with
+        `dry_run`, say what it would do downstream and append nothing. `stamp` holds the
+        optional game time of the ruling (`round`, `scene`, `by`)."""
+        check_seq(seq)
+        time = game_time(stamp)
+        if not isinstance(reason, str) or not reason.strip():
+            raise BadInput("undo needs a reason (the ledger keeps why a ruling changed)")
+
+        def retraction(session: Session) -> events.Event:
+            fields = {
+                "type": "event.retracted",
+                "target": revise.undo_target(session, seq),
+                "reason": reason,
+                **time,
+            }
+            return self._parse(fields, session.system())
+
+        return self._write(encounter, retraction, strict=strict, expect=expect, dry_run=dry_run)
+
+    def redo(
+        self,
+        encounter: str,
+        seq: int | None = None,
+        *,
+        reason: str = "redo",
+        strict: bool = False,
+        expect: int | None = None,
+        dry_run: bool = False,
+        stamp: Mapping[str, Any] | None = None,
+    ) -> Written:
+        """Retract a retraction: `seq` is the retraction or the event it retracted (with
+        `dry_run`, append nothing; `stamp` as for `undo`)."""
+        check_seq(seq)
+        time = game_time(stamp)
+        if not isinstance(reason, str):
+            raise BadInput(f"a reason is text, not {reason!r}")
+
+        def retraction(session: Session) -> events.Event:
+            target = revise.redo_target(session, seq)
+            fields = {
+                "type": "event.retracted",
+                "target": target,
+                "reason": reason,
+                "kind": "redo",
+                **time,
+            }
+            return self._parse(fields, session.system())
+
+        return self._write(encounter, retraction, strict=strict, expect=expect, dry_run=dry_run)
+
+    def amend(
+        self,
+        encounter: str,
+        seq: int,
+        fields: Mapping[str, Any],
+        *,
+        reason: str,
+        strict: bool = False,
+        expect: int | None = None,
+        dry_run: bool = False,
+        stamp: Mapping[str, Any] | None = None,
+    ) -> Written:
+        """Correct the event at `seq`: append one `event.corrected`, which the fold reads at
+        `seq` itself, so everything after it is judged against the corrected event (with
+        `dry_run`, say what it would do downstream and append nothing; `stamp` as for `undo`)."""
+        check_seq(seq)
+        time = game_time(stamp)
+        if not isinstance(fields, Mapping) or not fields:
+            raise BadInput("amend needs the fields to change, as a mapping (KEY=VALUE)")
+        if "type" in fields:
+            raise BadInput("amend keeps the event's type; undo it and record another instead")
+        if not isinstance(reason, str) or not reason.strip():
+            raise BadInput("amend needs a reason (the ledger keeps why a ruling changed)")
+
+        def correction(session: Session) -> events.Event:
+            fix = {
+                "type": "event.corrected",
+                "target": seq,
+                "reason": reason,
+                "fields": fields,
+                **time,
+            }
+            return self._parse(fix, session.system())
+
+        return self._write(encounter, correction, strict=strict, expect=expect, dry_run=dry_run)
+
+    @contextmanager
+    def _transaction(
+        self, encounter: str, expect: int | None, *, opening: bool = False, bulk: bool = False
+    ) -> Iterator[Session]:
+        """The one skeleton of every write: a store transaction (`SqlStore.begin`) and the
+        encounter folded over it. A use case builds its events over the session inside the
+        block; the snapshots the fold passed are stored with its rows (`Session.keep`), unless
+        it was a dry run."""
+        with self.store.begin(encounter, expect, bulk=bulk) as txn:
+            if txn.system is None and not opening:
+                self.store.require(encounter)
+            session = Session(txn, sealed.key())
+            yield session
+            if not txn.discarded:
+                session.keep()
+
+    def _write(
+        self,
+        encounter: str,
+        build: Callable[[Session], events.Event],
+        *,
+        strict: bool,
+        expect: int | None,
+        opening: bool = False,
+        dry_run: bool = False,
+    ) -> Written:
+        """One event, built from the session at the head, validated and appended atomically
+        (with `dry_run`, the transaction is rolled back once the result is known)."""
+        with self._transaction(encounter, expect, opening=opening) as session:
+            parsed = build(session.ready())
+            before = session.state
+            record, found = revise.admit(session, parsed, strict=strict)
+            after = session.state
+            assert after is not None
+            result = Written([(before, record, after)], found, session.downstream, dry_run)
+            if dry_run:
+                session.txn.discard()
+        return result
+
+    def import_lines(
+        self,
+        lines: Iterable[str],
+        *,
+        into: str | None = None,
+        new_ids: bool = False,
+        source: str = "input",
+        strict: bool = False,
+        expect: int | None = None,
+        unchained: bool = False,
+    ) -> Imported:
+        """Import JSON Lines atomically: all lines land or none; stored ids are no-ops.
+
+        The lines are read, checked and appended one at a time (memory stays bounded, and a
+        bad line is refused before the next is read); the transaction commits after the last.
+        """
+        if isinstance(lines, str | bytes):
+            raise BadInput("import_lines takes the lines (text.splitlines()), not one text")
+        numbered = jsonl.iter_lines(lines, source)
+        first = next(numbered, None)
+        if first is None:
+            raise BadInput(f"{source} has no events")
+        named = first[1].get("encounter")
+        pinned = into is None
+        if into is None:
+            into = str(named) if named is not None else Path(source).stem
+        check_name(into, "encounter")
+        with self._transaction(into, expect, opening=True, bulk=True) as session:
+            if new_ids and session.system() is not None:
+                raise BadInput(
+                    f"encounter {into!r} already exists; --new-ids copies into a new name",
+                    code="encounter-exists",
+                )
+            importer = jsonl.Importer(
+                session, new_ids=new_ids, strict=strict, unchained=unchained, source=source
+            )
+            for number, item in itertools.chain([first], numbered):
+                other = item.get("encounter")
+                if pinned and other != named:
+                    shown = ", ".join(str(n) for n in (named, other))
+                    raise BadInput(
+                        f"{source} holds several encounters ({shown}); import them one at a time"
+                    )
+                importer.admit(number, item)
+            importer.finish()
+        return Imported(
+            encounter=into,
+            appended=importer.appended,
+            already_stored=importer.already,
+            head=session.seq,
+        )
+
+    def rebuild_views(self) -> dict[str, int]:
+        """(Re)create the SQL views and the `track_changes` read model (one row a changed
+        track, as `replay` tells it) for sqlite-utils and Datasette users; its rows by
+        encounter."""
+        heads = self.encounters()
+        counts = self.store.rebuild_views(self._changes(h.encounter, h.seq) for h in heads)
+        return {h.encounter: counts.get(h.encounter, 0) for h in heads}
+
+    def drop_views(self) -> None:
+        """Delete the read model and the views (the events lose nothing)."""
+        self.store.drop_views()
+
+    def _changes(self, encounter: str, top: int) -> Iterator[dict[str, Any]]:
+        """One row a changed track (`before` and `after` as the fold has them)."""
+        for step in self.replay(encounter):
+            for change in step.changes:
+                yield {
+                    "encounter": encounter,
+                    "seq": step.record.seq,
+                    "round": step.round,
+                    "combatant": change.combatant,
+                    "track": change.track,
+                    "before": change.before,
+                    "after": change.after,
+                    "built_to": top,
+                }
+
+    def _parse(
+        self, event: Mapping[str, Any] | events.EventBase, system: str | None
+    ) -> events.Event:
+        if isinstance(event, events.EventBase):
+            return systems.parse({"type": events.type_of(event), **events.body_of(event)}, system)
+        if not isinstance(event, Mapping):
+            raise BadInput(
+                "an event is a mapping with a 'type' (or an event model), "
+                f"not {type(event).__name__}"
+            )
+        return systems.parse(event, system)
+
+
+@dataclass(frozen=True, slots=True)
+class Copied:
+    """What a copy did: one import result for each encounter of the source."""
+
+    source: str
+    target: str
+    encounters: tuple[Imported, ...]
+
+    def document(self) -> dict[str, Any]:
+        """The copy as `copy --json` shows it."""
+        return {
+            "source": self.source,
+            "target": self.target,
+            "encounters": [e.document() for e in self.encounters],
+        }
+
+    @property
+    def appended(self) -> int:
+        """Events appended to the target, all encounters together."""
+        return sum(e.appended for e in self.encounters)
+
+    @property
+    def already_stored(self) -> int:
+        """Events the target already held (a copy run again appends nothing)."""
+        return sum(e.already_stored for e in self.encounters)
+
+
+def copy_ledger(source: str | Path, target: str | Path) -> Copied:
+    """Copy every encounter of `source` into `target`; events already there are skipped.
+
+    Every source chain is verified first: a ledger that does not verify is not copied at all.
+    Each encounter lands atomically (all its events or none); running the copy again after a
+    failure completes it.
+    """
+    with Ledger(source, create=False, readonly=True) as origin:
+        broken = [r for r in origin.verify() if not r.ok]
+        if broken:
+            first = broken[0]
+            raise BrokenChain(
+                f"{origin.store.name}: encounter {first.encounter!r} does not verify at seq "
+                f"{first.bad_seq} ({first.problem}); nothing was copied"
+            )
+        names = [head.encounter for head in origin.encounters()]
+        if not names:
+            raise BadInput(f"{origin.store.name} holds no encounter to copy")
+        with Ledger(target) as destination:
+            results = tuple(
+                destination.import_lines(
+                    list(origin.export(name)),
+                    into=name,
+                    source=f"{origin.store.name} encounter {name!r}",
+                )
+                for name in names
+            )
+        return Copied(source=origin.store.name, target=destination.store.name, encounters=results)
+
+
+def load(path: str | Path) -> tuple[Ledger, str]:
+    """A JSON Lines file read into a scratch ledger (nothing written where the file is), and its
+    encounter. The file is read twice, as a stream: once for its chain, once into the ledger,
+    whose rows SQLite keeps in a temporary file, so memory stays bounded."""
+    file = Path(path)
+    items = (item for _, item in jsonl.iter_lines(jsonl.lines(file), str(file)))
+    report = jsonl.chain_of(items, str(file))
+    if report is not None and not report.ok:
+        raise BrokenChain(f"{file}: the chain is broken at seq {report.bad_seq}: {report.problem}")
+    ledger = Ledger(SCRATCH)
+    try:
+        result = ledger.import_lines(jsonl.lines(file), source=str(file))
+    except BaseException:
+        ledger.close()
+        raise
+    return ledger, result.encounter

@@ -1,0 +1,316 @@
+"""The read commands of `encounter`: log, tracks, replay, history, audit, list, export.
+
+They never write: NAME may be an encounter of the ledger file or a `.jsonl` file read into
+memory. `ledger.cli` adds them (`commands`) to the app after the writing commands.
+"""
+
+# No `from __future__ import annotations`: typer reads these annotations each time the app runs.
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ledger import api, events, jsonl
+from ledger.cli import conventions, progress, render
+from ledger.cli import report as report_cli
+from ledger.cli.errors import fail, guard, outcome
+from ledger.cli.options import Json, Source, Without, emit_json, opened, source
+from ledger.errors import BadInput, UnknownName
+from ledger.store import is_postgres
+from projections import gametime
+from projections.revisions import standing
+
+
+def _next(shown: int, total: int) -> bool:
+    """Wait for Enter before the next step of `replay --step`; False when the reader quits."""
+    try:
+        answer = input(f"-- {shown}/{total}: Enter for the next event, q to quit -- ")
+    except (EOFError, KeyboardInterrupt):
+        typer.echo()
+        return False
+    return answer.strip().lower() not in ("q", "quit")
+
+
+#: The read commands (`ledger.cli` adds them to the app after the writing ones).
+commands = typer.Typer()
+
+
+@commands.command()
+def log(ctx: typer.Context, name: Source, json_: Json = False) -> None:
+    """Every event, retractions and corrections included; undone events marked with the seq
+    that undid them, corrected ones with the seqs of the corrections in force."""
+    with source(ctx, name) as (ledger, encounter):
+        records = guard(lambda: ledger.records(encounter))
+    now = standing(records)
+    by: dict[int, int] = {}
+    for r in records:
+        target = getattr(r.event, "target", None)
+        if r.type == "event.retracted" and r.seq not in now.gone and isinstance(target, int):
+            by[target] = r.seq
+    fixed = {seq: [r.seq for r in fixes] for seq, fixes in now.fixes.items()}
+    if json_:
+        # The export's lines, and on each event that does not count the seq that retracts
+        # it (on each corrected one, the corrections in force).
+        for record in records:
+            line = record.exchange()
+            if record.seq in by:
+                line["retracted_by"] = by[record.seq]
+            if record.seq in fixed:
+                line["corrected_by"] = fixed[record.seq]
+            emit_json(line)
+        return
+    render.show(render.log_table(records, by, fixed, now.gone))
+
+
+@commands.command()
+def tracks(
+    ctx: typer.Context,
+    name: Source,
+    at: Annotated[
+        int | None,
+        typer.Option(
+            "--at",
+            help="The tracks right after this seq, as the table knew them then (undos and "
+            "amends recorded later not applied; `replay --as-played --to SEQ` agrees).",
+        ),
+    ] = None,
+    corrected: Annotated[
+        bool,
+        typer.Option(
+            "--corrected",
+            help="With --at: apply every undo and amend in force today, as `replay --to "
+            "SEQ` tells it.",
+        ),
+    ] = False,
+    without: Without = None,
+    round_: Annotated[
+        int | None,
+        typer.Option("--round", help="The tracks at the end of this game round."),
+    ] = None,
+    scene: Annotated[
+        str | None, typer.Option("--scene", help="With --round: the round of this scene.")
+    ] = None,
+    json_: Json = False,
+) -> None:
+    """The tracks of every combatant (now, at a seq, at the end of a round, or without some
+    events)."""
+    if round_ is not None and (at is not None or without):
+        fail(BadInput("--round (the end of a round) does not combine with --at or --without"))
+    if scene is not None and round_ is None:
+        fail(BadInput("--scene picks the scene of --round N: give --round too"))
+    with source(ctx, name) as (ledger, encounter):
+        if round_ is not None:
+            number = round_
+            state = guard(lambda: ledger.round_tracks(encounter, number, gametime.scene_of(scene)))
+        else:
+            state = guard(
+                lambda: ledger.tracks(encounter, at=at, without=without or (), corrected=corrected)
+            )
+    if json_:
+        emit_json(state.view())
+        return
+    # `--round N`: the end of round N, even when its last event was recorded (backdated)
+    # after round N+1 began.
+    shown, where = state.round, state.scene
+    if round_ is not None:
+        shown, where = round_, (state.scene if scene is None else gametime.scene_of(scene))
+    typer.echo(render.tracks_header(state.encounter, state.system, state.seq, shown, where))
+    render.show(*render.tracks_tables(state))
+    pools = render.pools_line(state)
+    if pools:
+        typer.echo(pools)
+
+
+@commands.command()
+def replay(
+    ctx: typer.Context,
+    name: Source,
+    start: Annotated[
+        int | None, typer.Option("--from-seq", "--from", help="First seq shown.")
+    ] = None,
+    end: Annotated[
+        int | None,
+        typer.Option(
+            "--to-seq",
+            "--to",
+            help="Last seq folded (it ends where `tracks --at SEQ --corrected` is; with "
+            "--as-played, where `tracks --at SEQ` is).",
+        ),
+    ] = None,
+    as_played: Annotated[
+        bool,
+        typer.Option(
+            "--as-played",
+            help="Tell it as it happened at the table: every event as recorded, each undo "
+            "and amend a step of its own that changes the tracks where it was recorded.",
+        ),
+    ] = False,
+    without: Without = None,
+    round_: Annotated[
+        int | None, typer.Option("--round", help="Only the events of this game round.")
+    ] = None,
+    scene: Annotated[
+        str | None, typer.Option("--scene", help="Only the events of this scene.")
+    ] = None,
+    step_: Annotated[
+        bool,
+        typer.Option("--step", help="One event at a time: Enter for the next, q to quit."),
+    ] = False,
+    json_: Json = False,
+) -> None:
+    """Step through the encounter in words, as corrected (each event as amended, where it
+    happened; undone events left out), and the tracks each step changed."""
+    if step_ and json_:
+        fail(BadInput("--step waits for Enter between events; it does not combine with --json"))
+    if step_ and not sys.stdin.isatty():
+        fail(BadInput("replay --step reads Enter from a terminal; standard input is not one"))
+    with source(ctx, name) as (ledger, encounter):
+        steps = guard(lambda: list(ledger.replay(encounter, start, end, without or (), as_played)))
+    wanted = gametime.scene_of(scene)
+    chosen = [
+        s
+        for s in steps
+        if (round_ is None or s.round == round_) and (scene is None or s.scene == wanted)
+    ]
+    if not chosen and (round_ is not None or scene is not None):
+        time = gametime.when(round_, wanted)
+        fail(UnknownName(f"no effective event of encounter {encounter!r} is in {time}"))
+    for number, step in enumerate(chosen, start=1):
+        if json_:
+            emit_json(step.document())
+            continue
+        render.echo_step(step)
+        if step_ and number < len(chosen) and not _next(number, len(chosen)):
+            break
+
+
+@commands.command()
+def history(
+    ctx: typer.Context,
+    name: Source,
+    combatant: Annotated[
+        str,
+        typer.Argument(
+            help="Whose tracks to follow.", autocompletion=conventions.complete_combatants
+        ),
+    ],
+    track: Annotated[
+        str | None, typer.Option("--track", help="Only this track (e.g. fatigue).")
+    ] = None,
+    json_: Json = False,
+) -> None:
+    """What happened to one combatant (or one track): every event of the story as
+    corrected that touched it, even where the net change is zero, and what it did."""
+    with source(ctx, name) as (ledger, encounter):
+        found = guard(lambda: list(ledger.history(encounter, combatant, track)))
+    if json_:
+        for step in found:
+            emit_json(
+                {
+                    "seq": step.record.seq,
+                    "type": step.record.type,
+                    "event": events.body_of(step.record.event),
+                    "changes": [c.model_dump(mode="json") for c in step.changes],
+                    "what": render.what_happened(step, combatant),
+                    "round": step.round,
+                    "scene": step.scene,
+                    "text": step.text,
+                }
+            )
+        return
+    if not found:
+        what = f"{combatant}'s {track}" if track else combatant
+        typer.echo(f"No event touched {what}.")
+    for step in found:
+        render.say(render.history_entry(step, combatant))
+
+
+@commands.command()
+def audit(
+    ctx: typer.Context, name: Source, html: report_cli.Html = None, json_: Json = False
+) -> None:
+    """Check the encounter against its rules; exit 1 when any finding is an error."""
+    if html is not None:
+        report = report_cli.load(ctx, name)
+        report_cli.html(ctx, name, html, report)
+        encounter, findings = report.encounter, list(report.findings)
+    else:
+        with source(ctx, name) as (ledger, encounter):
+            head = ledger.store.head(encounter) if progress.wanted(json_) else None
+            show = head is not None and head.seq >= progress.LARGE_EVENTS
+            what = f"Auditing {encounter} ({head.seq if head else 0:,} events)"
+            with progress.bar(what, None, show):
+                findings = guard(lambda: ledger.audit(encounter))
+    errors = sum(f.severity == "error" for f in findings)
+    outcome(1 if errors else 0)
+    if json_:
+        emit_json(
+            {"encounter": encounter, "findings": [f.model_dump(mode="json") for f in findings]}
+        )
+    elif findings:
+        render.show(render.findings_table(findings))
+        warnings = sum(f.severity == "warning" for f in findings)
+        notes = len(findings) - errors - warnings
+        typer.echo(f"{errors} error(s), {warnings} warning(s), {notes} note(s).")
+    else:
+        typer.echo(f"{encounter}: no findings.")
+    if errors:
+        raise typer.Exit(1)
+
+
+@commands.command("list")
+def list_(ctx: typer.Context, json_: Json = False) -> None:
+    """The encounters in the ledger file."""
+    location = ctx.obj
+    if not is_postgres(location) and not Path(location).exists() and Path(location).parent.is_dir():
+        heads = []
+    else:
+        with opened(ctx, create=False) as ledger:
+            heads = ledger.encounters()
+    if json_:
+        emit_json([h.document() for h in heads])
+        return
+    if not heads:
+        typer.echo(f"No encounters in {ctx.obj}.")
+        return
+    render.show(render.heads_table(heads))
+
+
+@commands.command()
+def export(
+    ctx: typer.Context,
+    name: Source,
+    out: Annotated[Path | None, typer.Option("--out", help="Write to this file.")] = None,
+    force: Annotated[
+        bool,
+        typer.Option("--force", help="Replace an existing --out file (through a symlink)."),
+    ] = False,
+    format_: Annotated[
+        report_cli.ExportFormat,
+        typer.Option(
+            "--format", help="jsonl: the events, chain included; md: the session log in words."
+        ),
+    ] = report_cli.ExportFormat.jsonl,
+) -> None:
+    """The encounter as JSON Lines (envelope and chain included), or as a Markdown log."""
+    if format_ is report_cli.ExportFormat.md:
+        report_cli.markdown(ctx, name, out, force=force)
+        return
+    count = 0
+
+    def lines(ledger: api.Ledger, encounter: str) -> Iterator[str]:
+        nonlocal count
+        for line in ledger.export(encounter):
+            count += 1
+            yield line + "\n"
+
+    with source(ctx, name) as (ledger, encounter):
+        if out is None:
+            guard(lambda: sys.stdout.writelines(lines(ledger, encounter)))
+            return
+        if out.resolve() == Path(ctx.obj).resolve():
+            fail(BadInput(f"export would overwrite {out}, the ledger file itself"))
+        guard(lambda: jsonl.write_whole(out, lines(ledger, encounter), force=force))
+    typer.echo(f"Exported {count} events of {name!r} to {out}.", err=True)

@@ -1,0 +1,297 @@
+"""How the CLI shows things to people: tables (as grids of text), one-line summaries, and the
+words of a change (no logic here).
+
+A table is a grid: its column names and its rows of text. On a terminal it is drawn by
+`ledger.cli.terminal` (rich, imported only then: JSON output, plain rows and error lines never
+load it); piped, or with `--plain`, it is a header line and one tab-separated line a row. Every
+user-supplied string reaches rich as plain `Text` (never as markup), and control characters in
+it are shown escaped (`visible`).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import typer
+
+from ledger import events, systems
+from ledger.store import Head
+from projections import gametime
+from projections.changes import Change
+from projections.core import State
+from projections.diff import Downstream
+from projections.findings import Finding
+from projections.replay import Step
+from projections.shown import Reading, Readings, Scene, pools_text, shown, when
+from projections.shown import visible as visible
+
+#: `--plain` was given: tab-separated rows even on a terminal.
+_plain = False
+
+
+def configure(plain: bool = False) -> None:
+    """Set this run's output style (the app's callback calls it once a command line)."""
+    global _plain
+    _plain = plain
+
+
+def plain() -> bool:
+    """Tab-separated rows, not tables: asked for with --plain, or stdout is not a terminal."""
+    return _plain or not sys.stdout.isatty()
+
+
+def show(*grids: Grid) -> None:
+    """Print tables for people: on a terminal tables as wide as their words need, or a block a
+    row when even that is too wide (`ledger.cli.terminal`); else (or with --plain) each as a
+    header line and one tab-separated line a row, nothing cut or wrapped."""
+    if not plain():
+        # rich is loaded here, and only here, for a table (a tenth of a second).
+        from ledger.cli import terminal
+
+        terminal.draw(grids)
+        return
+    for grid in grids:
+        sys.stdout.write(grid_lines(grid))
+
+
+def value(v: Any, reading: Reading | None = None) -> str:
+    """A value in a table cell (as the audit's messages word it); a track's as `reading`, its
+    system's, has it."""
+    return shown(v, reading)
+
+
+def summary(event: events.EventBase) -> str:
+    """The fields of an event, compactly: `target=Ogre harm=2`."""
+    body = events.body_of(event)
+    parts = []
+    for key, v in body.items():
+        if key == "rules" and isinstance(v, Mapping):
+            # The pinned house-rule table is long; `log --json` and `export` show it whole.
+            parts.append(f"rules=({len(v)} house rules pinned)")
+            continue
+        text = v if isinstance(v, str) else json.dumps(v, ensure_ascii=False, separators=(",", ":"))
+        parts.append(f"{key}={text}")
+    return visible(" ".join(parts))
+
+
+def echo_step(step: Step) -> None:
+    """`seq 9 (round 1): the event in words`, then the tracks it changed."""
+    time = when(step.round, step.scene)
+    told = f"seq {step.record.seq}" + (f" ({time})" if time else "") + f": {step.text}"
+    say([visible(told), *change_lines(step.changes, systems.readings(step.state.system))])
+
+
+def say(lines: Sequence[str]) -> None:
+    """Print lines of prose: on a terminal wrapped at spaces to its width (`ledger.fit`), else
+    (or with --plain) each as it is."""
+    if not plain():
+        from ledger.cli import terminal  # rich, for a terminal only (see `show`)
+
+        terminal.say(lines)
+        return
+    for line in lines:
+        typer.echo(line)
+
+
+def change_lines(changes: Sequence[Change], read: Readings) -> list[str]:
+    """`  Ogre resilience: 8 -> 7` lines; `read`: how the tracks of the encounter's system read."""
+    return [_change_line(c, read) for c in changes]
+
+
+def _change_line(c: Change, read: Readings) -> str:
+    if c.track == "status" and c.after is None:
+        return visible(f"  {c.combatant}: no longer in the encounter (was {value(c.before)})")
+    reading = c.reading(read)
+    return visible(
+        f"  {c.combatant} {c.track}: {value(c.before, reading)} -> {value(c.after, reading)}"
+    )
+
+
+def finding_line(f: Finding) -> str:
+    """`warning [rule] seq 5: message`."""
+    seqs = ", ".join(map(str, f.seq))
+    return visible(f"{f.severity} [{f.rule}] seq {seqs}: {f.message}")
+
+
+def tracks_tables(state: State) -> list[Grid]:
+    """One table a side (players, then adversaries): a row a combatant, a column a track."""
+    return track_grids(state.view(), systems.readings(state.system))
+
+
+def pools_line(state: State) -> str | None:
+    """`pools: sb 3`, or None when the system has no pools."""
+    return pools_text(state.pools)
+
+
+def log_table(
+    records: Sequence[events.Recorded],
+    retracted: Mapping[int, int],
+    corrected: Mapping[int, Sequence[int]] | None = None,
+    gone: frozenset[int] = frozenset(),
+) -> Grid:
+    """The stream, retracted and corrected events marked; the round and scene of each event
+    when it has any."""
+    stamped = list(gametime.stamps(records, gone))
+    rounds = any(at is not None for _, at, _ in stamped)
+    scenes = any(where is not None for _, _, where in stamped)
+    columns = ["seq", "recorded_at", *(["round"] * rounds), *(["scene"] * scenes), "type"]
+    cells: list[list[str]] = []
+    for r, at, where in stamped:
+        details = summary(r.event)
+        if r.seq in retracted:
+            details = f"(retracted by seq {retracted[r.seq]}) {details}"
+        fixes = (corrected or {}).get(r.seq)
+        if fixes:
+            details = f"(corrected by seq {', '.join(map(str, fixes))}) {details}"
+        time = [value(at)] * rounds + [value(where)] * scenes
+        cells.append([str(r.seq), r.recorded_at, *time, r.type, details])
+    return [*columns, "details"], cells
+
+
+def findings_table(findings: Sequence[Finding]) -> Grid:
+    """One row a finding."""
+    rows = [[f.severity, f.rule, ", ".join(map(str, f.seq)), f.message] for f in findings]
+    return ["severity", "rule", "seq", "message"], rows
+
+
+def heads_table(heads: Sequence[Head]) -> Grid:
+    """`list`: one row an encounter, with its head."""
+    rows = [
+        [h.encounter, h.system, h.title or "-", str(h.seq), h.hash[:12], h.updated_at]
+        for h in heads
+    ]
+    return ["encounter", "system", "title", "events", "head", "updated"], rows
+
+
+# The tracks as people read them, from the plain `tracks --json` document.
+
+#: A table as text: its column names, then its rows of cells (unescaped).
+Grid = tuple[list[str], list[list[str]]]
+
+
+def tsv(cells: Iterable[str]) -> str:
+    """One tab-separated line (a tab or line break inside a cell becomes a space)."""
+    return "\t".join(" ".join(c.split()) if c else "" for c in cells) + "\n"
+
+
+def grid_lines(grid: Grid) -> str:
+    """A grid as `--plain` prints it: its header line, then one tab-separated line a row."""
+    names, rows = grid
+    return tsv(names) + "".join(tsv(visible(cell) for cell in row) for row in rows)
+
+
+def track_grids(view: Mapping[str, Any], read: Readings) -> list[Grid]:
+    """One grid a side (players, then adversaries): a row a combatant, a column a track, each
+    value as `read` (how the tracks of the encounter's system read) has it."""
+    grids: list[Grid] = []
+    for side in ("player", "adversary"):
+        rows = {n: t for n, t in view["combatants"].items() if t["side"] == side}
+        if not rows:
+            continue
+        columns: list[str] = []
+        for tracks in rows.values():
+            for key in tracks:
+                if key not in ("side", "status") and key not in columns:
+                    columns.append(key)
+        names = [name.replace("_", " ") for name in (side, "status", *columns)]
+        cells = [
+            [name, tracks["status"], *(shown(tracks.get(c), read.get(c)) for c in columns)]
+            for name, tracks in rows.items()
+        ]
+        grids.append((names, cells))
+    return grids
+
+
+def tracks_header(encounter: str, system: str, seq: int, round_: int | None, scene: Scene) -> str:
+    """`duel (SYSTEM) at seq 9, round 2`: the first line of `tracks`."""
+    time = when(round_, scene)
+    return f"{encounter} ({system}) at seq {seq}" + (f", {time}" if time else "")
+
+
+# Plain words for what a change did: the downstream diff of an undo, redo or amend, and the
+# entries of a combatant's history. One place, so that every command says it the same way.
+
+
+def change(c: Change, read: Readings) -> str:
+    """`Ogre resilience: 3 -> 4`, each value as the tables show it (`read`: how the tracks of
+    the encounter's system read); a status in words: `Ogre is no longer defeated (status
+    defeated -> active)`."""
+    shown = value
+    if c.track == "status" and c.after is None:
+        return f"{c.combatant}: no longer in the encounter (was {shown(c.before)})"
+    reading = c.reading(read)
+    was = f"{shown(c.before, reading)} -> {shown(c.after, reading)}"
+    if c.track == "status" and c.before is not None:
+        if c.after == "active":
+            return f"{c.combatant} is no longer {shown(c.before)} (status {was})"
+        return f"{c.combatant} is now {shown(c.after)} (status {was})"
+    return f"{c.combatant} {c.track}: {was}"
+
+
+def fields(changed: Mapping[str, Any]) -> str:
+    """A correction's fields: `dice=[10,7,2] harm=3`."""
+    return " ".join(f"{k}={_field(v)}" for k, v in changed.items())
+
+
+def finding(f: Finding) -> str:
+    """`error [rule] seq 4, 6: message`."""
+    return f"{f.severity} [{f.rule}] seq {', '.join(map(str, f.seq))}: {f.message}"
+
+
+def downstream(d: Downstream, read: Readings) -> list[str]:
+    """The whole diff, one line each: where the story as it stood and as it stands part,
+    every track that differs at the end (before -> after, as `read` has the tracks of the
+    encounter's system read), and the audit findings the change removes and adds."""
+    if d.first_divergence is None:
+        lines = ["Downstream: nothing changes (every seq folds as it did)."]
+    else:
+        lines = [f"Downstream: the encounter changes from seq {d.first_divergence} on."]
+    if d.changes:
+        lines.append("Tracks changed:")
+        lines += ["  " + change(c, read) for c in d.changes]
+    else:
+        lines.append("No track changed.")
+    if d.findings_removed:
+        lines.append("Findings gone:")
+        lines += ["  " + finding(f) for f in d.findings_removed]
+    if d.findings_added:
+        lines.append("Findings added:")
+        lines += ["  " + finding(f) for f in d.findings_added]
+    return lines
+
+
+def what_happened(step: Step, combatant: str) -> dict[str, str]:
+    """{track: what the step did to it}, from its ruleset, for the tracks it touched."""
+    ruleset = step.ruleset
+    touched = ruleset.touches(step.before, step.record.seq, step.record.event, step.state)
+    return dict(touched.get(combatant, {}))
+
+
+def history_entry(step: Step, combatant: str) -> list[str]:
+    """One `history` entry: the event in words, then each track it touched, before -> after and what
+    happened to it (a track that ends where it started says so); an event that named the
+    combatant and changed none of its tracks says, in words, what it was."""
+    record = step.record
+    time = gametime.when(step.round, step.scene)
+    told = f"seq {record.seq}" + (f" ({time})" if time else "") + f": {step.text}"
+    lines = [visible(told)]
+    notes = what_happened(step, combatant)
+    read = systems.readings(step.state.system)
+    for c in step.changes:
+        line = change_lines([c], read)[0]
+        if c.track in notes:
+            line += f" ({notes[c.track]})"
+        elif c.before == c.after:
+            line += " (touched; no net change)"
+        lines.append(line)
+    if not step.changes:
+        lines.append("  no track changed")
+    return lines
+
+
+def _field(value: Any) -> str:
+    # As it is typed on the command line: text as it is, anything else as JSON.
+    return value if isinstance(value, str) else json.dumps(value, separators=(",", ":"))

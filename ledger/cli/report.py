@@ -1,0 +1,107 @@
+"""The report commands of `encounter`: `report NAME --html FILE`, and the helpers that
+`export --format md` and `audit --html` share with it.
+
+NAME is an encounter of the ledger file or a `.jsonl` file read into memory, as for every read.
+"""
+
+# No `from __future__ import annotations`: typer reads these annotations each time the app runs.
+import sys
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ledger import jsonl
+from ledger.cli.errors import fail, guard
+from ledger.cli.options import Source, names_a_file, source
+from ledger.errors import BadInput
+from ledger.report import Report, build
+from ledger.report import html as html_report
+from ledger.report import markdown as markdown_report
+
+
+class ExportFormat(StrEnum):
+    """What `export` writes."""
+
+    jsonl = "jsonl"
+    md = "md"
+
+
+Html = Annotated[
+    Path | None,
+    typer.Option("--html", help="Write the self-contained HTML report to FILE ('-': stdout)."),
+]
+
+
+def load(ctx: typer.Context, name: str) -> Report:
+    """The report of NAME (an encounter, or a `.jsonl` file)."""
+    published = True
+    if names_a_file(name):
+        # A hand-written file carries no chain: the hashes of the in-memory copy are made up
+        # on reading it, so there is no head to publish.
+        lines = guard(lambda: jsonl.read_text(Path(name))).splitlines()
+        chain = guard(lambda: jsonl.chain_of(jsonl.parse_lines(lines, name), name))
+        published = chain is not None
+    with source(ctx, name) as (ledger, encounter):
+        return guard(lambda: build(ledger, encounter, published=published))
+
+
+def write(
+    ctx: typer.Context, name: str, out: Path, text: str, what: str, *, force: bool = True
+) -> None:
+    """Write `text` to `out` whole (a temporary file renamed over it), or to stdout for '-';
+    never over the file the report was read from, nor over the ledger file. Without `force`,
+    as `export --out` writes: no link followed, no file replaced."""
+    if str(out) == "-":
+        sys.stdout.write(text)
+        return
+    sources = [Path(ctx.obj)] + ([Path(name)] if names_a_file(name) else [])
+    target = out.resolve()
+    if any(target == s.resolve() for s in sources):
+        fail(BadInput(f"{what} would overwrite {out}, which it is read from: choose another file"))
+    if out.is_dir():
+        fail(BadInput(f"cannot write {out}: it is a directory"))
+    # A report is for sharing: it replaces the file there (following a link, as a plain write
+    # would), whole or not at all. An export keeps export's promise (`force` from --force).
+    guard(lambda: jsonl.write_whole(out, [text], force=force))
+
+
+def html(ctx: typer.Context, name: str, out: Path, report: Report) -> None:
+    """Write the HTML report of `report` to `out` and say so on stderr."""
+    write(ctx, name, out, html_report.page(report), "the report")
+    if str(out) != "-":
+        typer.echo(
+            f"Wrote the report of {report.encounter!r} to {out} ({_count(report.events, 'event')}, "
+            f"{_count(len(report.charts), 'chart')}, {_count(len(report.findings), 'finding')}).",
+            err=True,
+        )
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'s' * (n != 1)}"
+
+
+def markdown(ctx: typer.Context, name: str, out: Path | None, *, force: bool = False) -> None:
+    """`export NAME --format md [--out FILE] [--force]`: the Markdown session log, written as
+    every export is (no link followed, no file replaced, without --force)."""
+    report = load(ctx, name)
+    text = markdown_report.session_log(report)
+    write(ctx, name, out or Path("-"), text, "the session log", force=force)
+    if out is not None and str(out) != "-":
+        typer.echo(f"Exported the session log of {report.encounter!r} to {out}.", err=True)
+
+
+#: `report` (`ledger.cli` adds it to the app after the read commands).
+commands = typer.Typer()
+
+
+@commands.command()
+def report(ctx: typer.Context, name: Source, html_: Html = None) -> None:
+    """The post-session report: the timeline in words, track charts, rulings and findings."""
+    if html_ is None:
+        fail(BadInput("report needs --html FILE (the Markdown log is export --format md)"))
+    html(ctx, name, html_, load(ctx, name))
+
+
+__all__ = ["ExportFormat", "Html", "commands", "html", "load", "markdown"]

@@ -1,0 +1,112 @@
+"""A rule system's verbs (data, `projections.verbs`) as typer commands.
+
+Each verb becomes a command whose parameters are the verb's params, in order, between the
+encounter's name and the options every recording command takes (`--strict`, `--expect`,
+`--json`, `--round`, `--scene`, `--by`); its body parses what was given, rolls the dice the
+table left out (the ledger stores faces only), builds the event and records it
+(`write.record_command`). A system's description is all it takes: no system imports the CLI.
+"""
+
+# No `from __future__ import annotations`: typer reads the annotations built here.
+import inspect
+import random
+from collections.abc import Callable
+from typing import Annotated, Any
+
+import typer
+
+from ledger import systems
+from ledger.cli import conventions
+from ledger.cli.errors import fail
+from ledger.cli.options import By, Encounter, Expect, Json, Round, Scene, Strict, game_time
+from ledger.cli.write import record_command
+from ledger.errors import BadInput
+from projections.system import System
+from projections.verbs import REQUIRED, Dice, Param, Verb
+
+#: The options every recording command takes, after the verb's own (name, annotation, default).
+_TRAILING: tuple[tuple[str, Any, Any], ...] = (
+    ("strict", Strict, False),
+    ("expect", Expect, None),
+    ("json_", Json, False),
+    ("round_", Round, None),
+    ("scene", Scene, None),
+    ("by", By, None),
+)
+
+
+def commands(system: System) -> typer.Typer:
+    """A typer app holding one command per verb of `system`."""
+    app = typer.Typer()
+    for verb in systems.verbs(system.key):
+        app.command(verb.name, help=verb.help)(_callback(verb))
+    return app
+
+
+def _annotation(param: Param) -> Any:
+    complete = conventions.complete_combatants if param.complete == "combatants" else None
+    if param.flags:
+        info: Any = typer.Option(
+            *param.flags, help=param.help or None, hidden=param.hidden, autocompletion=complete
+        )
+    else:
+        info = typer.Argument(help=param.help or None, autocompletion=complete)
+    return Annotated[param.type, info]
+
+
+def _callback(verb: Verb) -> Callable[..., None]:
+    """The command of one verb: a function whose signature typer reads."""
+
+    def run(ctx: typer.Context, name: str, **values: Any) -> None:
+        strict, expect, json_ = values.pop("strict"), values.pop("expect"), values.pop("json_")
+        stamp = game_time(values.pop("round_"), values.pop("scene"), values.pop("by"))
+        try:
+            for param in verb.params:
+                if param.parse is not None and values.get(param.name) is not None:
+                    values[param.name] = param.parse(values[param.name])
+            for dice in verb.dice:
+                _roll(verb, dice, values)
+            fields = verb.fields(values)
+        except ValueError as exc:
+            fail(BadInput(str(exc)))
+        record_command(ctx, name, fields, strict, expect, json_=json_, stamp=stamp)
+
+    context = inspect.Parameter(
+        "ctx", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=typer.Context
+    )
+    parameters = [
+        context,
+        inspect.Parameter("name", inspect.Parameter.KEYWORD_ONLY, annotation=Encounter),
+    ]
+    for param in verb.params:
+        default = inspect.Parameter.empty if param.default is REQUIRED else param.default
+        parameters.append(
+            inspect.Parameter(
+                param.name,
+                inspect.Parameter.KEYWORD_ONLY,
+                default=default,
+                annotation=_annotation(param),
+            )
+        )
+    parameters += [
+        inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=kind)
+        for name, kind, default in _TRAILING
+    ]
+    run.__signature__ = inspect.Signature(parameters, return_annotation=None)  # type: ignore[attr-defined]
+    run.__annotations__ = {p.name: p.annotation for p in parameters}
+    run.__name__ = verb.name.replace("-", "_")
+    run.__doc__ = verb.help
+    return run
+
+
+def _roll(verb: Verb, dice: Dice, values: dict[str, Any]) -> None:
+    """Roll `dice` into the value of the param that fills its field, when none was given."""
+    param = verb.param_of(dice.field)
+    key = param.name if param is not None else dice.field
+    if values.get(key) is not None:
+        return
+    count = dice.count if isinstance(dice.count, int) else values.get(dice.count)
+    if not isinstance(count, int) or count < 1:
+        raise ValueError(dice.missing or f"{verb.name} needs the dice of {dice.field}")
+    faces = [random.randint(1, dice.sides) for _ in range(count)]
+    values[key] = faces[0] if dice.single else faces

@@ -1,0 +1,134 @@
+"""`encounter verify`: the hash chains of a ledger file or of an exported file recomputed, and
+checked against a published digest.
+
+`ledger.cli` adds it (`commands`) to the app after the read commands (`ledger.reads`).
+"""
+
+# No `from __future__ import annotations`: typer reads these annotations each time the app runs.
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, NoReturn
+
+import typer
+
+from ledger import api, jsonl
+from ledger.cli import progress
+from ledger.cli.errors import fail, guard, outcome
+from ledger.cli.options import Json, emit_json, names_a_file, opened
+from ledger.errors import BadInput
+from ledger.store import Head, chain
+from ledger.store.chain import ChainReport
+
+#: `verify` (`ledger.cli` adds it to the app after the read commands).
+commands = typer.Typer()
+
+
+def _digest_like(text: str) -> bool:
+    """A whole hex digest, or its first 12 digits or more."""
+    return 12 <= len(text) <= 64 and all(c in "0123456789abcdefABCDEF" for c in text)
+
+
+@commands.command()
+def verify(
+    ctx: typer.Context,
+    name: Annotated[
+        str | None,
+        typer.Argument(help="One encounter, or an exported .jsonl file (default: all)."),
+    ] = None,
+    head: Annotated[
+        str | None,
+        typer.Option(
+            "--head",
+            help="The published digest (its first 12+ hex digits will do): exit 1 unless "
+            "the chain ends there.",
+        ),
+    ] = None,
+    json_: Json = False,
+) -> None:
+    """Recompute the hash chains; exit 1 when one is broken (or does not end at --head)."""
+    if head is not None and not _digest_like(head):
+        fail(BadInput(f"--head {head!r} is not a digest (64 hex digits, or the first 12+)"))
+    show = progress.wanted(json_)
+    if name is not None and names_a_file(name):
+        file = name
+        size = Path(file).stat().st_size if show and Path(file).is_file() else 0
+        with progress.bar(f"Verifying {Path(file).name}", None, size >= progress.LARGE_BYTES):
+            reports = guard(lambda: jsonl.verify_file(file))
+        problems: list[str] = []
+    else:
+        with opened(ctx, create=False) as ledger:
+            heads = [h for h in ledger.encounters() if name is None or h.encounter == name]
+            total = sum(h.seq for h in heads)
+            what = f"Verifying {len(heads)} encounter{'s' * (len(heads) != 1)}"
+            with progress.bar(what, total, show and total >= progress.LARGE_EVENTS) as step:
+                # One encounter at a time, so that the bar moves between them.
+                reports = [r for h in heads for r in _verified(ledger, h, step)]
+                if not heads:
+                    reports = guard(lambda: ledger.verify(name))
+            problems = ledger.problems()
+    # One encounter publishes its head; a whole file (or a file of several) one digest.
+    digest = chain.file_digest({r.encounter: r.head for r in reports})
+    whole = len(reports) > 1 or (name is None and bool(reports))
+    ends_at = digest if whole else (reports[0].head if reports else None)
+    matched = None if head is None else ends_at is not None and chain.matches(ends_at, head)
+    if json_:
+        _verify_document(reports, problems, digest if whole else None, matched)
+    broken = bool(problems) or any(not r.ok or r.cache is not None for r in reports)
+    outcome(1 if broken or matched is False else 0)
+    for problem in problems:
+        typer.echo(f"{ctx.obj}: BROKEN: {problem}")
+    for r in reports:
+        if r.ok:
+            typer.echo(f"{r.encounter}: {r.events} events, chain ok, head {r.head}")
+        else:
+            typer.echo(f"{r.encounter}: BROKEN at seq {r.bad_seq}: {r.problem}")
+        if r.cache is not None:
+            typer.echo(f"{r.encounter}: CACHE DISAGREES: {r.cache} (the next write repairs it)")
+        if r.unread is not None:
+            typer.echo(f"{r.encounter}: NOT READABLE BY THIS BUILD: {r.unread}")
+    if not reports:
+        typer.echo(f"No encounters in {ctx.obj}.")
+    elif whole and not broken:
+        # A digest over chains that do not verify would publish a damaged file.
+        typer.echo(f"all encounters ({len(reports)}): digest {digest}")
+    if matched is True:
+        typer.echo(f"head matches the published digest {head}")
+    elif matched is False:
+        if whole:
+            found = f"this file's digest is {digest}"
+        else:
+            found = f"this chain ends at seq {reports[0].events} with head {ends_at}"
+        typer.echo(
+            f"head does NOT match the published digest {head}: {found} (events cut off, "
+            "added or changed since it was published)"
+        )
+    if broken or matched is False:
+        raise typer.Exit(1)
+
+
+def _verify_document(
+    reports: list[ChainReport], problems: list[str], digest: str | None, matched: bool | None
+) -> NoReturn:
+    """`verify --json`: one document, `{"ok", "problems", "encounters": [{"encounter",
+    "events", "head", "ok", "bad_seq", "problem", "cache", "unread"}], "digest", "head_matches"}`
+    (`digest` over every head for a whole file, else null; `head_matches` null without
+    --head); exit 1 when anything is broken or the chain does not end at --head."""
+    encounters = [r.document() for r in reports]
+    ok = not problems and all(r.ok and r.cache is None for r in reports)
+    outcome(0 if ok and matched is not False else 1)
+    emit_json(
+        {
+            "ok": ok,
+            "problems": problems,
+            "encounters": encounters,
+            "digest": digest,
+            "head_matches": matched,
+        }
+    )
+    raise typer.Exit(0 if ok and matched is not False else 1)
+
+
+def _verified(ledger: api.Ledger, head: Head, step: Callable[[int], None]) -> list[ChainReport]:
+    reports = guard(lambda: ledger.verify(head.encounter))
+    step(head.seq)
+    return reports

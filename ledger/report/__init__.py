@@ -1,0 +1,275 @@
+"""The post-session report as data: the story in words by round, the rulings, the findings,
+the head to publish and each combatant's tracks over the seqs.
+
+One `Report` feeds both faces: `ledger.report_md` (the Markdown session log) and
+`ledger.report_html` (the self-contained HTML page with its charts).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ledger import events, systems
+from ledger.errors import LedgerError
+from ledger.read import Reader
+from projections import charts, core, words
+from projections.changes import Change
+from projections.findings import Finding
+from projections.replay import Step
+from projections.values import builtins
+
+
+@dataclass(frozen=True)
+class Line:
+    """One effective event in words, with the tracks it changed."""
+
+    seq: int
+    type: str
+    text: str
+    changes: tuple[Change, ...]
+    skipped: str | None = None
+
+
+@dataclass(frozen=True)
+class Round:
+    """The events of one round (or of the set-up before the first), and the tracks after it."""
+
+    number: int | None
+    scene: str | None
+    title: str
+    lines: tuple[Line, ...]
+    state: core.State
+
+    @property
+    def tracks_title(self) -> str:
+        """What the tracks shown after the group are: `Tracks after round 3`."""
+        if self.number is not None:
+            return f"Tracks after round {self.number}"
+        if self.title.startswith("Set-up"):
+            return "Tracks after the set-up"
+        return "Tracks at the end"
+
+
+@dataclass(frozen=True)
+class Ruling:
+    """An undo, a redo or a correction, what it reversed, and why."""
+
+    seq: int
+    verb: str
+    target: int
+    target_type: str
+    target_text: str
+    reason: str
+    in_force: bool
+    #: What a correction changed, in words (`level 2, stake none`), or None.
+    fields: str | None = None
+
+
+@dataclass(frozen=True)
+class Point:
+    """A combatant's charted measures right after one event that changed its tracks."""
+
+    seq: int
+    round: int | None
+    values: tuple[float | None, ...]
+    limits: tuple[float | None, ...]
+    status: str
+    note: str
+
+
+@dataclass(frozen=True)
+class Chart:
+    """One combatant's tracks over the seqs: a point per event that changed them."""
+
+    combatant: str
+    side: str
+    status: str
+    labels: tuple[str, ...]
+    points: tuple[Point, ...]
+
+
+@dataclass(frozen=True)
+class HouseRule:
+    """A house rule pinned in `encounter.opened` that differs from the system's default."""
+
+    key: str
+    value: Any
+    default: Any
+
+
+@dataclass(frozen=True)
+class Report:
+    """Everything the session log and the HTML report show."""
+
+    encounter: str
+    system: str
+    title: str | None
+    house_rules: tuple[HouseRule, ...]
+    rounds: tuple[Round, ...]
+    rulings: tuple[Ruling, ...]
+    findings: tuple[Finding, ...]
+    charts: tuple[Chart, ...]
+    events: int
+    head: str | None
+    #: Why the stored chain does not verify (then there is no head to publish), or None.
+    broken: str | None
+    state: core.State
+
+    @property
+    def name(self) -> str:
+        """The title, else the encounter's name."""
+        return self.title or self.encounter
+
+    def anchors(self) -> frozenset[int]:
+        """Every seq the report shows as a target of links: the effective events and the
+        rulings with what they reversed."""
+        seqs = {line.seq for r in self.rounds for line in r.lines}
+        for ruling in self.rulings:
+            seqs |= {ruling.seq, ruling.target}
+        return frozenset(seqs)
+
+
+def build(book: Reader, encounter: str, published: bool = True) -> Report:
+    """The report of an encounter, with its head digest unless the stream is not `published`
+    (a hand-written file carries no chain of its own: its hashes were made up on reading)."""
+    head = book.store.require(encounter).hash if published else None
+    chain = book.store.verify(encounter)
+    broken = None if chain.ok else f"at seq {chain.bad_seq}: {chain.problem}"
+    if broken is not None:
+        head = None
+    records = book.records(encounter)
+    steps = list(book.replay(encounter))
+    state = steps[-1].state
+    return Report(
+        encounter=encounter,
+        system=state.system,
+        title=state.title,
+        house_rules=_house_rules(state),
+        rounds=tuple(_rounds(steps)),
+        rulings=tuple(_rulings(book, encounter, records)),
+        findings=tuple(book.audit(encounter)),
+        charts=tuple(_charts(steps)),
+        events=len(records),
+        head=head,
+        broken=broken,
+        state=state,
+    )
+
+
+def _house_rules(state: core.State) -> tuple[HouseRule, ...]:
+    defaults = systems.ruleset(state.system).rules().model_dump(mode="json")
+    # As JSON data: the state holds the table read-only (tuples and read-only mappings).
+    pinned: dict[str, Any] = builtins(state.rules)
+    return tuple(
+        HouseRule(key, value, defaults.get(key))
+        for key, value in pinned.items()
+        if defaults.get(key) != value
+    )
+
+
+def _rounds(steps: Sequence[Step]) -> Iterable[Round]:
+    """Consecutive events of the same round (and scene) grouped, in seq order."""
+    groups: list[tuple[tuple[int | None, str | None], list[Step]]] = []
+    for step in steps:
+        time = (step.round, None if step.scene is None else str(step.scene))
+        if groups and groups[-1][0] == time:
+            groups[-1][1].append(step)
+        else:
+            groups.append((time, [step]))
+    seen: int | None = None
+    for (number, scene), group in groups:
+        lines = tuple(
+            Line(step.record.seq, step.record.type, step.text, step.changes, step.skipped)
+            for step in group
+        )
+        title = _title(number, scene, seen, len(groups))
+        yield Round(number, scene, title, lines, group[-1].state)
+        seen = number if number is not None else seen
+
+
+def _title(number: int | None, scene: str | None, seen: int | None, groups: int) -> str:
+    if number is None:
+        title = "Events" if groups == 1 else "Set-up" if seen is None else f"After round {seen}"
+    else:
+        title = f"Round {number}"
+    return f"{title} (scene {scene})" if scene is not None else title
+
+
+def _as_played(book: Reader, encounter: str, record: events.Recorded) -> str:
+    """A reversed event in words, told from the tracks as the table knew them when it was
+    recorded (the retractions recorded later not applied)."""
+    try:
+        before = book.tracks(encounter, at=record.seq - 1)
+        after = book.tracks(encounter, at=record.seq)
+    except LedgerError:
+        before, after = None, book.tracks(encounter, at=1)
+    return words.explain(systems.ruleset(after.system), before, record.seq, record.event, after)
+
+
+def _rulings(book: Reader, encounter: str, records: Sequence[events.Recorded]) -> Iterable[Ruling]:
+    gone = core.excluded(records)
+    by_seq = {r.seq: r for r in records}
+    for record in records:
+        event = record.event
+        target = getattr(event, "target", None)
+        if record.type not in ("event.retracted", "event.corrected") or not isinstance(target, int):
+            continue
+        reversed_ = by_seq.get(target)
+        if reversed_ is None:
+            continue
+        if record.type == "event.corrected":
+            verb = "corrected"
+        elif reversed_.type == "event.retracted":
+            verb = "redid"
+        else:
+            verb = "amended" if getattr(event, "kind", None) == "amend" else "undid"
+        yield Ruling(
+            seq=record.seq,
+            verb=verb,
+            target=target,
+            target_type=reversed_.type,
+            target_text=_as_played(book, encounter, reversed_),
+            reason=str(getattr(event, "reason", "")),
+            in_force=record.seq not in gone,
+            fields=_fields(getattr(event, "fields", None)),
+        )
+
+
+def _fields(changed: object) -> str | None:
+    """A correction's fields in words; null removes a key (it reads as `none`)."""
+    if not isinstance(changed, Mapping) or not changed:
+        return None
+    return ", ".join(f"{words.plain(str(k))} {words.value(v)}" for k, v in changed.items())
+
+
+def _charts(steps: Sequence[Step]) -> Iterable[Chart]:
+    """A chart per combatant still in the encounter: a point per step that changed its tracks."""
+    state = steps[-1].state
+    measure = systems.ruleset(state.system).charts
+    read = systems.readings(state.system)
+    for name, combatant in state.combatants.items():
+        labels: list[str] = []
+        taken: list[tuple[Step, core.Combatant, dict[str, charts.Measure], str]] = []
+        for step in steps:
+            mine = [c for c in step.changes if c.combatant == name]
+            them = step.state.combatants.get(name)
+            if not mine or them is None:
+                continue
+            found = {m.label: m for m in measure(them.view())}
+            labels.extend(label for label in found if label not in labels)
+            note = words.tell(mine, read)
+            taken.append((step, them, found, note))
+        points = tuple(
+            Point(
+                seq=step.record.seq,
+                round=step.round,
+                values=tuple(found[k].value if k in found else None for k in labels),
+                limits=tuple(found[k].limit if k in found else None for k in labels),
+                status=them.status,
+                note=note,
+            )
+            for step, them, found, note in taken
+        )
+        yield Chart(name, combatant.side, combatant.status, tuple(labels), points)

@@ -1,0 +1,236 @@
+"""The hash chain: the contract hash of one event, and verification of stored rows.
+
+`hash` is the hex SHA-256 of the UTF-8 JSON, keys sorted, no whitespace, of
+`{"encounter", "seq", "id", "type", "recorded_at", "body", "prev_hash"}`; `prev_hash` of seq 1
+is 64 zeros. Anyone can recompute it from an export. Everything here works on rows (text), so
+the store checks a chain without reading a single event model.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import uuid
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, replace
+from typing import Any, Final, TypeVar
+
+from ledger.errors import UnknownVersion
+from ledger.events import versions
+
+GENESIS: Final = "0" * 64
+
+#: The canonical text of a body: keys sorted, no white space, UTF-8 as it is.
+CANONICAL: Final = json.JSONEncoder(
+    sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+)
+#: The body text of rows written by 0.1.0 (fields in event order); later rows store CANONICAL.
+STORED: Final = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+_quote: Callable[[str], str] = json.encoder.encode_basestring
+
+
+def canonical(body: Any) -> str:
+    """The canonical JSON text of a body (ValueError for NaN or infinity)."""
+    return CANONICAL.encode(body)
+
+
+def hash_text(
+    encounter: str, seq: int, id: str, type: str, recorded_at: str, body: str, prev_hash: str
+) -> str:
+    """SHA-256 of the sorted, whitespace-free UTF-8 JSON of the envelope, `body` its text."""
+    # The same text as json.dumps(document, sort_keys=True, separators=(",", ":"),
+    # ensure_ascii=False), spelled out, so the body's stored text is hashed as it is.
+    text = (
+        f'{{"body":{body},"encounter":{_quote(encounter)},"id":{_quote(id)},'
+        f'"prev_hash":{_quote(prev_hash)},"recorded_at":{_quote(recorded_at)},'
+        f'"seq":{int(seq)},"type":{_quote(type)}}}'
+    )
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def chain_hash(
+    encounter: str, seq: int, id: str, type: str, recorded_at: str, body: Any, prev_hash: str
+) -> str:
+    """The contract hash of an event whose body is given as data."""
+    return hash_text(encounter, seq, id, type, recorded_at, canonical(body), prev_hash)
+
+
+def file_digest(heads: Mapping[str, str | None]) -> str:
+    """One digest over every encounter's head, to publish for a whole file: the hex SHA-256 of
+    the UTF-8 JSON, keys sorted, no whitespace, of `{ENCOUNTER: HEAD, ...}`."""
+    return hashlib.sha256(canonical(dict(heads)).encode("utf-8")).hexdigest()
+
+
+def matches(digest: str, published: str) -> bool:
+    """Whether a head (or file digest) is the published one, given whole or as its first 12+
+    hex digits (as `encounter list` shows a head)."""
+    return bool(published) and digest.lower().startswith(published.lower())
+
+
+def new_id() -> str:
+    """A random (version 4) UUID as text: an event's id."""
+    return str(uuid.uuid4())
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ChainReport:
+    """The result of verifying one encounter's chain."""
+
+    encounter: str
+    events: int
+    head: str | None
+    bad_seq: int | None = None
+    problem: str | None = None
+    #: How the heads cache disagrees with the rows, when it does (the chain may still verify).
+    cache: str | None = None
+    #: The first event this build cannot read (a newer version of its type); its hash verifies.
+    unread: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        """The chain verified."""
+        return self.bad_seq is None
+
+    def document(self) -> dict[str, Any]:
+        """The report as `verify --json` shows it (with `ok`)."""
+        return {
+            "encounter": self.encounter,
+            "events": self.events,
+            "head": self.head,
+            "bad_seq": self.bad_seq,
+            "problem": self.problem,
+            "cache": self.cache,
+            "unread": self.unread,
+            "ok": self.ok,
+        }
+
+    def but(self, **changes: Any) -> ChainReport:
+        """This report with some fields changed."""
+        return replace(self, **changes)
+
+
+Row = tuple[Any, ...]
+
+
+def verify_rows(
+    encounter: str, rows: Iterable[Row], acknowledged: tuple[int, str] | None
+) -> ChainReport:
+    """Check stored rows (in seq order) against the chain; name the first seq that fails.
+
+    Any change to a stored row shows: a gap or a reordering in the seqs, a `prev_hash` that is not
+    the previous row's hash, a hash that does not match the row's contents, or a body that is not
+    the exact text the ledger writes for its contents. `acknowledged` is the head the ledger
+    last wrote (seq, hash): rows removed from the end show against it.
+    """
+    expected_seq, prev, count, last, unread = 1, GENESIS, 0, None, None
+    for row in rows:
+        count += 1
+        seq, row_hash = row[1], row[7]
+        problem = row_problem(expected_seq, prev, *row)
+        if problem:
+            return ChainReport(
+                encounter=encounter,
+                events=count,
+                head=last,
+                bad_seq=expected_seq,
+                problem=problem,
+                unread=unread,
+            )
+        if unread is None and versions.KEY in row[5]:
+            unread = _unread(seq, row[3], row[5])
+        expected_seq, prev, last = seq + 1, row_hash, row_hash
+    if acknowledged is not None and acknowledged != (expected_seq - 1, last):
+        return ChainReport(
+            encounter=encounter,
+            events=count,
+            head=last,
+            bad_seq=expected_seq,
+            problem=f"the last stored seq is {expected_seq - 1}, but seq {acknowledged[0]} "
+            "was acknowledged: events were removed from the end",
+            unread=unread,
+        )
+    return ChainReport(encounter=encounter, events=count, head=last, unread=unread)
+
+
+def _unread(seq: int, kind: str, body: str) -> str | None:
+    """Why this build cannot read a row whose chain verifies (None: it can): the version its
+    body names is one it does not know."""
+    data = json.loads(body)
+    try:
+        if isinstance(data, dict):
+            versions.version_of(kind, data)
+    except UnknownVersion as exc:
+        return f"seq {seq}: {exc}"
+    return None
+
+
+def row_problem(
+    expected_seq: int,
+    prev: str,
+    encounter: Any,
+    seq: Any,
+    id: Any,
+    type: Any,
+    recorded_at: Any,
+    body: Any,
+    prev_hash: Any,
+    stored_hash: Any,
+) -> str | None:
+    """What is wrong with one stored row, given the seq and hash the chain expects."""
+    if seq != expected_seq:
+        return f"seq {expected_seq} is missing (next stored is {seq})"
+    if prev_hash != prev:
+        return "prev_hash does not match the previous event's hash"
+    texts = {
+        "encounter": encounter,
+        "id": id,
+        "type": type,
+        "recorded_at": recorded_at,
+        "body": body,
+        "hash": stored_hash,
+    }
+    for name, value in texts.items():
+        if value is None:
+            return f"{name} is missing"
+        if not isinstance(value, str):
+            return f"{name} is not text"
+    try:
+        parsed = json.loads(body)
+        text = canonical(parsed)
+        # The ledger writes the canonical text; files from 0.1.0 hold the fields in event order.
+        exact = body == text or body == STORED.encode(parsed)
+    except (ValueError, RecursionError):
+        return "body is not valid JSON"
+    if hash_text(encounter, seq, id, type, recorded_at, text, prev) != stored_hash:
+        return "hash does not match the event's contents"
+    if not exact:
+        return "body is not the text the ledger wrote for it"
+    return None
+
+
+T = TypeVar("T", bound=tuple[Any, ...])
+
+
+def checked(
+    rows: Iterable[T], after: int, prev: str, broken: Callable[[int, str], None]
+) -> Iterator[T]:
+    """Stored rows after seq `after` (whose hash is `prev`), passed on as they are read, the
+    chain checked on the way: `broken(seq, problem)` is told of the first bad row (it may raise,
+    as a write does, or warn and let a read show what is stored)."""
+    expected, checking = after + 1, True
+    for row in rows:
+        if checking:
+            encounter, seq, id_, type_, recorded_at, body, prev_hash, digest = row
+            if (
+                seq != expected
+                or prev_hash != prev
+                or not isinstance(body, str)
+                or hash_text(encounter, seq, id_, type_, recorded_at, body, prev) != digest
+            ):
+                problem = row_problem(expected, prev, *row)
+                if problem is not None:
+                    checking = False
+                    broken(expected, problem)
+            expected, prev = seq + 1, digest
+        yield row

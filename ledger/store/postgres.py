@@ -1,0 +1,310 @@
+"""The PostgreSQL dialect (psycopg 3): the SQLite store's contract, on a server.
+
+The same `events` table and hash chain; append-only enforced by triggers (and by a role without
+UPDATE or DELETE, see the docs' hosting page). An append is one transaction holding an advisory
+lock keyed by the encounter, so writers of one encounter queue while writers of different
+encounters never wait for each other. The library's connections come from a pool; a read takes
+a connection for one statement (or, inside `reading`, one REPEATABLE READ transaction).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager, suppress
+from datetime import datetime
+from typing import Any, Final
+from urllib.parse import urlsplit, urlunsplit
+
+import psycopg
+import psycopg.errors
+from psycopg_pool import ConnectionPool, PoolTimeout
+
+from ledger.errors import BadInput, Conflict, LedgerError, StoreError
+from ledger.store import Row, now_utc, postgres_schema, statements, views
+from ledger.store.sql import SqlStore
+
+#: The library's default pool: at most this many connections per `Ledger` (one per thread that
+#: reads or writes at the same moment); `Ledger(url, pool_size=N)` changes it.
+POOL_SIZE: Final = 4
+#: How long an append waits for another writer of the same encounter before it is a conflict.
+LOCK_TIMEOUT_S: Final = 60
+CONNECT_TIMEOUT_S: Final = 10
+#: The unique constraint of the events' ids (PostgreSQL's name for `id ... UNIQUE`).
+_ID_KEY: Final = "events_id_key"
+
+
+def redacted(url: str) -> str:
+    """The URL without its password (it names the ledger in messages)."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    host = parts.netloc.rpartition("@")[2]
+    user = parts.username or ""
+    return urlunsplit(parts._replace(netloc=f"{user}:***@{host}"))
+
+
+def spelled(sql: str) -> str:
+    """A statement's `?` placeholders as psycopg's `%s` (no statement of ours holds a `?`)."""
+    return sql.replace("?", "%s")
+
+
+def text(value: Any) -> Any:
+    """A value PostgreSQL can hold: it refuses the NUL character in text, which SQLite keeps."""
+    if isinstance(value, str) and "\x00" in value:
+        raise BadInput(f"{value!r} holds a NUL character, which the ledger cannot store")
+    return value
+
+
+def one_line(exc: BaseException) -> str:
+    """An error's message on one line (a server's may hold several)."""
+    return " ".join(str(exc).split()) or type(exc).__name__
+
+
+class PostgresDatabase:
+    """One ledger in a PostgreSQL database, named by a `postgresql://` URL; a connection pool."""
+
+    def __init__(
+        self, url: str, *, create: bool = True, readonly: bool = False, pool_size: int = POOL_SIZE
+    ) -> None:
+        if not isinstance(pool_size, int) or isinstance(pool_size, bool) or pool_size < 1:
+            raise BadInput(f"pool_size must be a whole number of at least 1, not {pool_size!r}")
+        self.url = url
+        self.readonly = readonly
+        self.name = redacted(url)
+        try:
+            with psycopg.connect(url, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S) as conn:
+                postgres_schema.ensure(
+                    conn, create=create and not readonly, readonly=readonly, name=self.name
+                )
+        except psycopg.errors.InsufficientPrivilege as exc:
+            raise StoreError(
+                f"cannot create the ledger's tables in {self.name} ({one_line(exc)}): "
+                "create them once as the database owner (see the docs' hosting page)"
+            ) from exc
+        except (psycopg.Error, psycopg.ProgrammingError) as exc:
+            raise StoreError(f"cannot open the ledger at {self.name}: {one_line(exc)}") from exc
+        self.pool = ConnectionPool(
+            url,
+            min_size=1,
+            max_size=pool_size,
+            kwargs={"autocommit": True, "connect_timeout": CONNECT_TIMEOUT_S},
+            configure=_configure,
+            timeout=LOCK_TIMEOUT_S,
+            open=True,
+        )
+        #: The connection of the `reading` block of each thread, if any.
+        self._reading = threading.local()
+        #: Whether the database has the snapshots table (an older one opened by a role that
+        #: may not create it has not: its reads and writes fold from the events).
+        self.snapshots = bool(self.fetch("SELECT to_regclass('snapshots') IS NOT NULL")[0][0])
+
+    def fetch(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        """The rows of one query: in the thread's `reading` transaction, else on a pooled
+        connection of its own."""
+        values = tuple(text(p) for p in params)
+        held: psycopg.Connection[Any] | None = getattr(self._reading, "conn", None)
+        try:
+            if held is not None:
+                return held.execute(spelled(sql), values).fetchall()
+            with self.pool.connection() as conn:
+                return conn.execute(spelled(sql), values).fetchall()
+        except PoolTimeout as exc:
+            raise StoreError(
+                f"no connection to the ledger at {self.name} within {LOCK_TIMEOUT_S} s "
+                f"({one_line(exc)})"
+            ) from exc
+        except psycopg.Error as exc:
+            raise StoreError(f"cannot read the ledger at {self.name}: {one_line(exc)}") from exc
+
+    @contextmanager
+    def reading(self) -> Iterator[None]:
+        """Several reads in one REPEATABLE READ transaction: they all see one moment, even
+        while other processes append."""
+        if getattr(self._reading, "conn", None) is not None:
+            yield
+            return
+        with self.pool.connection() as conn:
+            conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            self._reading.conn = conn
+            try:
+                yield
+            finally:
+                self._reading.conn = None
+                with suppress(psycopg.Error):
+                    conn.execute("COMMIT")
+
+    def names(self) -> list[str]:
+        """Every encounter name, in the rows or in the heads cache, in code-point order."""
+        rows = self.fetch("SELECT encounter FROM heads UNION SELECT DISTINCT encounter FROM events")
+        return sorted(str(name) for (name,) in rows)
+
+    @contextmanager
+    def writing(self, encounter: str, bulk: bool) -> Iterator[_Writing]:
+        """One write transaction holding the encounter's advisory lock, on a pooled connection.
+        The server answers COMMIT with ROLLBACK when the transaction failed: never an
+        acknowledgement of a write that is not stored."""
+        text(encounter)
+        if self.readonly:
+            raise StoreError(f"the ledger {self.name} is read-only; nothing was appended")
+        try:
+            with self.pool.connection() as conn:
+                conn.execute("BEGIN")
+                writing = _Writing(conn)
+                try:
+                    conn.execute(
+                        "SELECT pg_advisory_xact_lock(%s, hashtext(%s))",
+                        (postgres_schema.LOCK_CLASS, encounter),
+                    )
+                    yield writing
+                    ended = conn.execute("ROLLBACK" if writing.discarded else "COMMIT")
+                    if not writing.discarded and ended.statusmessage != "COMMIT":
+                        raise StoreError(
+                            f"the ledger at {self.name} rolled the write back "
+                            f"({ended.statusmessage}); nothing was appended"
+                        )
+                except BaseException:
+                    if conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
+                        with suppress(psycopg.Error):
+                            conn.execute("ROLLBACK")
+                    raise
+        except psycopg.errors.LockNotAvailable as exc:
+            raise Conflict(
+                f"encounter {encounter!r} stayed locked by another writer for {LOCK_TIMEOUT_S} s "
+                "in the ledger; try again"
+            ) from exc
+        except PoolTimeout as exc:
+            raise StoreError(
+                f"no connection to the ledger at {self.name} within {LOCK_TIMEOUT_S} s; "
+                "nothing was appended"
+            ) from exc
+        except psycopg.Error as exc:
+            raise _refused(exc) or _write_error(self.name, exc) from exc
+
+    def problems(self) -> list[str]:
+        """What is wrong with the ledger as a whole (the append-only triggers)."""
+        try:
+            with self.pool.connection() as conn:
+                missing = postgres_schema.missing_triggers(conn)
+        except psycopg.Error as exc:
+            raise StoreError(f"cannot read the ledger at {self.name}: {one_line(exc)}") from exc
+        return [
+            f"the append-only trigger {name} is missing: rows can be changed without a trace in "
+            "the database (opening the ledger as its owner recreates it)"
+            for name in missing
+        ]
+
+    def rebuild_views(self, encounters: Iterable[Iterable[Mapping[str, Any]]]) -> dict[str, int]:
+        """(Re)create the views and fill `track_changes`, in one transaction on a connection of
+        its own (the rows are read from the pool meanwhile)."""
+        counts: dict[str, int] = {}
+        with self._owner_transaction() as conn:
+            for name, sql in views.POSTGRES_VIEWS.items():
+                # A view whose columns changed cannot be replaced in place.
+                conn.execute(f"DROP VIEW IF EXISTS {name}")
+                conn.execute(f"CREATE VIEW {name} AS {sql}")
+            for statement in views.POSTGRES_TRACK_CHANGES:
+                conn.execute(statement)
+            columns = ", ".join(views.COLUMNS)
+            with conn.cursor().copy(f"COPY track_changes ({columns}) FROM STDIN") as copy:
+                for rows in encounters:
+                    for row in rows:
+                        counts[row["encounter"]] = counts.get(row["encounter"], 0) + 1
+                        copy.write_row(views.postgres_cells(row))
+            conn.execute(views.POSTGRES_INDEX)
+        return counts
+
+    def drop_views(self) -> None:
+        """Delete the read model and the views (the events lose nothing)."""
+        with self._owner_transaction() as conn:
+            for name in views.POSTGRES_VIEWS:
+                conn.execute(f"DROP VIEW IF EXISTS {name}")
+            conn.execute(f"DROP TABLE IF EXISTS {views.TRACK_CHANGES}")
+
+    @contextmanager
+    def _owner_transaction(self) -> Iterator[psycopg.Connection[Any]]:
+        """A connection of its own in one transaction; a refused privilege is the one-line
+        error that says who may do it."""
+        try:
+            with (
+                psycopg.connect(
+                    self.url, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S
+                ) as conn,
+                conn.transaction(),
+            ):
+                yield conn
+        except psycopg.errors.InsufficientPrivilege as exc:
+            raise StoreError(
+                f"cannot make the SQL views in {self.name} ({one_line(exc)}): run `encounter "
+                "views` as the ledger's owner (see the docs' hosting page)"
+            ) from exc
+        except psycopg.Error as exc:
+            raise StoreError(f"cannot make the SQL views in {self.name}: {one_line(exc)}") from exc
+
+    def close(self) -> None:
+        """Close the pool's connections."""
+        self.pool.close()
+
+
+class _Writing:
+    """The connection inside one write transaction, holding the encounter's advisory lock."""
+
+    def __init__(self, conn: psycopg.Connection[Any]) -> None:
+        self.conn = conn
+        self.discarded = False
+
+    def fetch(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        return self.conn.execute(spelled(sql), tuple(text(p) for p in params)).fetchall()
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> None:
+        self.conn.execute(spelled(sql), tuple(text(p) for p in params))
+
+    def insert(self, rows: Sequence[Row]) -> None:
+        with self.conn.cursor() as cursor:
+            cursor.executemany(
+                spelled(statements.INSERT), [tuple(text(v) for v in row) for row in rows]
+            )
+
+    def discard(self) -> None:
+        self.discarded = True
+
+
+def open_postgres(
+    url: str,
+    clock: Callable[[], datetime] = now_utc,
+    create: bool = True,
+    readonly: bool = False,
+    pool_size: int | None = None,
+) -> SqlStore:
+    """The store of a PostgreSQL database."""
+    size = POOL_SIZE if pool_size is None else pool_size
+    database = PostgresDatabase(url, create=create, readonly=readonly, pool_size=size)
+    return SqlStore(database, clock)
+
+
+def _configure(conn: psycopg.Connection[Any]) -> None:
+    # Once a connection, not once an append.
+    conn.execute(f"SET lock_timeout = '{LOCK_TIMEOUT_S}s'")
+
+
+def _refused(exc: psycopg.Error) -> BadInput | None:
+    """Bad input when the server refused an event's row for what it holds: an id stored
+    already (by another writer, since this one checked), or text PostgreSQL cannot hold."""
+    if isinstance(exc, psycopg.errors.UniqueViolation) and exc.diag.constraint_name == _ID_KEY:
+        return BadInput(f"an event id in this batch is already stored: {one_line(exc)}")
+    if isinstance(exc, psycopg.DataError):
+        return BadInput(f"PostgreSQL cannot store this event: {one_line(exc)}")
+    return None
+
+
+def _write_error(name: str, exc: psycopg.Error) -> LedgerError:
+    """A failed write as the ledger's own error: nothing was appended."""
+    if isinstance(exc, psycopg.errors.InsufficientPrivilege):
+        return StoreError(
+            f"the ledger at {name} refused the write ({one_line(exc)}); nothing was appended"
+        )
+    if isinstance(exc, psycopg.errors.ReadOnlySqlTransaction):
+        return StoreError(f"the ledger at {name} is read-only; nothing was appended")
+    return StoreError(
+        f"cannot write to the ledger at {name} ({one_line(exc)}); nothing was appended"
+    )

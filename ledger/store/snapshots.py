@@ -1,0 +1,126 @@
+"""Sealed fold snapshots: the state after every `EVERY`th seq, so a read or a write folds only
+the events after the newest one that still holds. A cache only: deleting the table loses
+nothing.
+
+A snapshot is the system's state as its own JSON text (`projections.state`), keyed by its seq,
+the hash of the event stored at that seq, and the retractions and corrections standing up to it
+(its `standing`). Its `seal` is an HMAC-SHA256 of all of these under a key kept outside the
+database: `ENCOUNTER_SEAL_KEY` (hex), else a file in the user's state directory, made by the first
+write that stores a snapshot. A reader without the key, or a row whose seal does not match
+(written by another hand, or by another user's key), folds from the events instead; a write
+whose fold passes a seq that should hold a snapshot stores it anew. Nothing the ledger judges
+at write time rests on a snapshot it could not have written itself.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import hmac
+import os
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, Final, NamedTuple
+
+from ledger.store import chain as chains
+
+#: A snapshot after every this many seqs...
+EVERY: Final = 256
+#: ... of which the newest this many are kept per encounter.
+KEPT: Final = 4
+#: The key itself, as hex text (a server's configuration).
+KEY_SETTING: Final = "ENCOUNTER_SEAL_KEY"
+
+_SELECT: Final = (
+    "SELECT seq, hash, standing, state, seal FROM snapshots WHERE encounter = ? AND seq <= ? "
+    "ORDER BY seq DESC LIMIT ?"
+)
+_PUT: Final = (
+    "INSERT INTO snapshots (encounter, seq, hash, standing, state, seal) VALUES (?,?,?,?,?,?) "
+    "ON CONFLICT (encounter, seq) DO UPDATE SET hash = excluded.hash, "
+    "standing = excluded.standing, state = excluded.state, seal = excluded.seal"
+)
+_TRIM: Final = (
+    "DELETE FROM snapshots WHERE encounter = ? AND seq NOT IN (SELECT seq FROM snapshots "
+    "WHERE encounter = ? ORDER BY seq DESC LIMIT ?)"
+)
+
+Fetch = Callable[[str, Sequence[Any]], list[tuple[Any, ...]]]
+Execute = Callable[[str, Sequence[Any]], None]
+
+
+class Snapshot(NamedTuple):
+    """A snapshot row whose seal matched: the state text at `seq`, with its key."""
+
+    seq: int
+    hash: str
+    standing: str
+    state: str
+
+
+def key_file() -> Path:
+    """Where the user's seal key is kept: `$XDG_STATE_HOME/encounter-ledger/seal.key`."""
+    root = os.environ.get("XDG_STATE_HOME") or os.path.join(
+        os.path.expanduser("~"), ".local", "state"
+    )
+    return Path(root) / "encounter-ledger" / "seal.key"
+
+
+def key(create: bool = False) -> bytes | None:
+    """The seal key: the setting, else the user's key file (made with `create`, readable by
+    the user alone); None when there is none (snapshots are then neither read nor written)."""
+    setting = os.environ.get(KEY_SETTING, "").strip()
+    if setting:
+        try:
+            return bytes.fromhex(setting)
+        except ValueError:
+            return setting.encode("utf-8")
+    path = key_file()
+    with contextlib.suppress(OSError, ValueError):
+        return bytes.fromhex(path.read_text(encoding="ascii").strip())
+    if not create:
+        return None
+    with contextlib.suppress(OSError):
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        fresh = os.urandom(32).hex()
+        try:
+            handle = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:  # another process made it first: theirs stands
+            return bytes.fromhex(path.read_text(encoding="ascii").strip())
+        with os.fdopen(handle, "w", encoding="ascii") as out:
+            out.write(fresh + "\n")
+        return bytes.fromhex(fresh)
+    return None
+
+
+def seal(secret: bytes, encounter: str, seq: int, hash: str, standing: str, state: str) -> str:
+    """The HMAC-SHA256 of a snapshot's key and text."""
+    text = chains.canonical([encounter, seq, hash, standing, state])
+    return hmac.new(secret, text.encode("utf-8"), hashlib.sha256).hexdigest()
+
+
+def newest(
+    fetch: Fetch, secret: bytes | None, encounter: str, upto: int, limit: int = KEPT
+) -> list[Snapshot]:
+    """The encounter's snapshots at or below `upto`, newest first, whose seal matches (none
+    without a key)."""
+    if secret is None:
+        return []
+    rows = fetch(_SELECT, (encounter, upto, limit))
+    found = []
+    for seq, digest, standing, state, stored in rows:
+        if not all(isinstance(v, str) for v in (digest, standing, state, stored)):
+            continue
+        expected = seal(secret, encounter, int(seq), digest, standing, state)
+        if hmac.compare_digest(expected, stored):
+            found.append(Snapshot(int(seq), digest, standing, state))
+    return found
+
+
+def put(execute: Execute, secret: bytes, encounter: str, snapshots: Sequence[Snapshot]) -> None:
+    """Store snapshots (replacing any at their seqs), sealed; keep the newest `KEPT`."""
+    for s in snapshots:
+        stamp = seal(secret, encounter, s.seq, s.hash, s.standing, s.state)
+        execute(_PUT, (encounter, s.seq, s.hash, s.standing, s.state, stamp))
+    if snapshots:
+        execute(_TRIM, (encounter, encounter, KEPT))

@@ -1,0 +1,265 @@
+"""The store, written once in SQL: reads, the heads cache, verification and the write
+transaction, over a dialect (`sqlite.SqliteDatabase`, `postgres.PostgresDatabase`).
+
+A dialect connects, takes the write lock of an encounter, runs statements and translates its
+database's errors; every statement is written here with `?` placeholders, which the dialect
+spells as its driver wants. Reads are paged by seq, so memory stays bounded on a long
+encounter and a server connection is never held between pages.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager, contextmanager
+from datetime import datetime
+from typing import Any, Protocol
+
+from ledger.errors import BadInput, Conflict, LedgerWarning, UnknownName, did_you_mean
+from ledger.store import Head, Row, snapshots, statements
+from ledger.store import chain as chains
+from ledger.store.chain import ChainReport
+from ledger.store.snapshots import Snapshot
+from ledger.store.transaction import Connection, Transaction
+
+
+class Database(Protocol):
+    """What a dialect gives the store."""
+
+    @property
+    def name(self) -> str:
+        """Where the ledger is, for messages."""
+
+    #: Whether the database holds the snapshots table.
+    snapshots: bool
+
+    def fetch(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        """The rows of one query, outside any write (inside `reading`, in its transaction)."""
+
+    def reading(self) -> AbstractContextManager[None]:
+        """Several reads as of one moment."""
+
+    def writing(self, encounter: str, bulk: bool) -> AbstractContextManager[Connection]:
+        """One write transaction holding the encounter's lock, committed when the block ends
+        (rolled back when it raises or was discarded)."""
+
+    def names(self) -> list[str]:
+        """Every encounter name in the events or the heads cache, sorted."""
+
+    def rebuild_views(self, encounters: Iterable[Iterable[Mapping[str, Any]]]) -> dict[str, int]:
+        """(Re)create the SQL views and the `track_changes` read model from these rows."""
+
+    def drop_views(self) -> None:
+        """Delete the read model and the views."""
+
+    def problems(self) -> list[str]:
+        """What is wrong with the database as a whole (the append-only guard)."""
+
+    def close(self) -> None:
+        """Release the connection (or the pool)."""
+
+
+class SqlStore:
+    """One ledger: a SQLite file or a PostgreSQL database, through its dialect."""
+
+    def __init__(self, db: Database, clock: Callable[[], datetime]) -> None:
+        self.db = db
+        self.clock = clock
+        self._told: set[str] = set()
+
+    @property
+    def name(self) -> str:
+        """Where the ledger is, for messages."""
+        return self.db.name
+
+    def close(self) -> None:
+        """Release the connection (or the pool)."""
+        self.db.close()
+
+    def reading(self) -> AbstractContextManager[None]:
+        """Several reads as of one moment."""
+        return self.db.reading()
+
+    def problems(self) -> list[str]:
+        """What is wrong with the ledger as a whole (the append-only guard)."""
+        return self.db.problems()
+
+    # Warnings about a damaged encounter: once each, on stderr for the CLI.
+
+    def tell(self, encounter: str, message: str) -> None:
+        """Warn once per encounter (a damaged heads cache or chain)."""
+        if encounter not in self._told:
+            self._told.add(encounter)
+            warnings.warn(message, LedgerWarning, stacklevel=3)
+
+    def told(self, encounter: str) -> None:
+        """The caller reports the encounter's damage itself: no warning for it from here."""
+        self._told.add(encounter)
+
+    # Heads.
+
+    def names(self) -> list[str]:
+        """Every encounter name, in the rows or in the heads cache, sorted."""
+        return self.db.names()
+
+    def head(self, encounter: str) -> Head | None:
+        """The encounter's head, or None when it does not exist; read from the rows (with a
+        warning) when the heads cache disagrees with them."""
+        with self.db.reading():
+            cached, _, last = statements.heads_row(self.db.fetch, encounter)
+            if statements.agree(cached, last):
+                return cached
+            derived = statements.derived_head(self.db.fetch, encounter, last)
+        self.tell(encounter, statements.disagreement(encounter, cached, last, "read from the rows"))
+        return derived
+
+    def heads(self) -> list[Head]:
+        """Every encounter's head, by name (one that lost its cached head included)."""
+        with self.db.reading():
+            heads = [self.head(name) for name in self.names()]
+        return [h for h in heads if h is not None]
+
+    def require(self, encounter: str) -> Head:
+        """The encounter's head, or bad input naming the known encounters."""
+        if not isinstance(encounter, str):
+            raise BadInput(f"an encounter is named by text, not {encounter!r}")
+        head = self.head(encounter)
+        if head is None:
+            raise unknown_encounter(encounter, self.name, self.names())
+        return head
+
+    # Rows.
+
+    def rows(self, encounter: str, after: int = 0, upto: int | None = None) -> Iterator[Row]:
+        """The encounter's rows after..upto in seq order, paged, the chain checked on the way:
+        a read warns once and shows what is stored (a write refuses a broken chain)."""
+        top = upto if upto is not None else 2**62
+        prev = statements.hash_at(self.db.fetch, encounter, after)
+
+        def broken(seq: int, problem: str) -> None:
+            self.tell(
+                encounter,
+                f"encounter {encounter!r} does not verify at seq {seq} ({problem}): what is "
+                "shown may not be what was recorded; see `encounter verify`",
+            )
+
+        return chains.checked(
+            statements.pages(self.db.fetch, encounter, after, top), after, prev, broken
+        )
+
+    def raw_rows(self, encounter: str) -> Iterator[Row]:
+        """The encounter's rows as they are, for verification and export."""
+        return statements.pages(self.db.fetch, encounter, 0, 2**62)
+
+    def revisions(self, encounter: str, upto: int | None = None) -> list[Row]:
+        """The encounter's retractions and corrections up to seq `upto`, in seq order."""
+        return statements.revisions(self.db.fetch, encounter, upto)
+
+    def by_id(self, id: str) -> Row | None:
+        """The stored row with this id, in any encounter."""
+        found = self.db.fetch(statements.BY_ID, (id,))
+        return Row(*found[0]) if found else None
+
+    def type_at(self, encounter: str, seq: int) -> str | None:
+        """The type of the event at `seq`, if stored."""
+        found = self.db.fetch(
+            "SELECT type FROM events WHERE encounter = ? AND seq = ?", (encounter, seq)
+        )
+        return str(found[0][0]) if found else None
+
+    def snapshots(self, encounter: str, upto: int, secret: bytes | None) -> list[Snapshot]:
+        """The encounter's sealed snapshots at or below `upto`, newest first."""
+        if not self.db.snapshots:
+            return []
+        return snapshots.newest(self.db.fetch, secret, encounter, upto)
+
+    # The SQL views for sqlite-utils and Datasette users.
+
+    def rebuild_views(self, encounters: Iterable[Iterable[Mapping[str, Any]]]) -> dict[str, int]:
+        """(Re)create the views and the `track_changes` read model from these rows."""
+        return self.db.rebuild_views(encounters)
+
+    def drop_views(self) -> None:
+        """Delete the read model and the views (the events lose nothing)."""
+        self.db.drop_views()
+
+    # Verification.
+
+    def verify(self, encounter: str) -> ChainReport:
+        """Recompute one encounter's chain; name the first seq that does not verify, and say
+        when the heads cache disagrees with the rows."""
+        with self.db.reading():
+            cached, _, _ = statements.heads_row(self.db.fetch, encounter)
+            report = chains.verify_rows(encounter, self.raw_rows(encounter), None)
+        self.told(encounter)
+        return statements.against_heads(report, cached)
+
+    # Writes.
+
+    @contextmanager
+    def begin(
+        self, encounter: str, expect: int | None = None, *, bulk: bool = False
+    ) -> Iterator[Transaction]:
+        """One write transaction: the encounter's lock is taken, its head read and checked
+        against the last stored row, the chain after the verified mark checked, `expect`
+        checked; everything appended commits together when the block ends, or nothing does
+        (`bulk`: an import of many events, which the dialect may tune for)."""
+        if expect is not None and (not isinstance(expect, int) or isinstance(expect, bool)):
+            raise BadInput(f"expect must be a seq (a whole number), not {expect!r}")
+        if not isinstance(encounter, str):
+            raise BadInput(f"an encounter is named by text, not {encounter!r}")
+        with self.db.writing(encounter, bulk) as conn:
+            head, verified, repaired = self._checked_head(conn, encounter)
+            seq = head.seq if head else 0
+            check_expect(encounter, seq, expect)
+            txn = Transaction(
+                conn, encounter, head, self.clock, verified=verified, snapshots=self.db.snapshots
+            )
+            txn.repaired = repaired
+            if head is not None and verified < seq:
+                txn.check_tail()
+            yield txn
+            if txn.discarded:
+                conn.discard()
+            else:
+                txn.finish()
+
+    def _checked_head(self, conn: Connection, encounter: str) -> tuple[Head | None, int, bool]:
+        """The head to extend, the seq the chain is verified through, and whether the heads
+        cache had to be repaired: the rows win when they disagree with it."""
+        cached, verified, last = statements.heads_row(conn.fetch, encounter, marked=True)
+        if statements.agree(cached, last):
+            return cached, verified, False
+        self.tell(
+            encounter, statements.disagreement(encounter, cached, last, "repaired from the rows")
+        )
+        # The mark came with the cache: the whole chain is checked again.
+        return statements.derived_head(conn.fetch, encounter, last), 0, True
+
+
+def check_expect(encounter: str, seq: int, expect: int | None) -> None:
+    """The write's `expect` against the head read under the write lock: bad input when it
+    cannot be a seq of the encounter, a conflict when another writer appended first."""
+    if expect is not None and not 0 <= expect <= seq:
+        raise BadInput(
+            f"--expect {expect}: encounter {encounter!r} is at seq {seq}, so the seq "
+            f"you last saw is between 0 and {seq}"
+        )
+    if expect is not None and expect != seq:
+        raise Conflict(
+            f"encounter {encounter!r} is at seq {seq}, not {expect}: "
+            "another writer appended first; re-read and try again",
+            code="stale-expect",
+            expected=expect,
+            actual=seq,
+        )
+
+
+def unknown_encounter(encounter: str, where: str, known: list[str]) -> UnknownName:
+    """The error for an encounter the ledger does not hold, naming those it does."""
+    shown = ", ".join(known[:10]) + (", ..." if len(known) > 10 else "")
+    return UnknownName(
+        f"encounter {encounter!r} is not in {where}{did_you_mean(encounter, known)} "
+        f"(known: {shown or 'none yet'})",
+        code="unknown-encounter",
+    )

@@ -1,0 +1,270 @@
+"""The SQLite dialect: one ledger file, one connection, a write lock per file.
+
+WAL mode with `synchronous=FULL` (an acknowledged event survives a power cut) and a busy timeout;
+a write is one `BEGIN IMMEDIATE` transaction. Threads sharing a store share its connection, and
+so its one transaction: a write holds the lock from BEGIN to COMMIT, a read snapshot while it
+reads. Processes are serialised by SQLite. The file itself (its identity, format and schema) is
+`sqlite_schema`'s.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import threading
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager, suppress
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Final
+
+from ledger.errors import BadInput, Conflict, LedgerError, StoreError
+from ledger.store import Row, now_utc, sqlite_schema, statements, views
+from ledger.store.sql import SqlStore
+
+#: The page cache of a bulk transaction (an import), in KiB: 16 MB holds the id index of some
+#: 250k events; SQLite's default is 2 MB.
+BULK_CACHE_KIB: Final = 16384
+#: Every encounter name in `events`, one index seek each (not a scan of every row).
+_NAMES: Final = """WITH RECURSIVE names(name) AS (
+        SELECT MIN(encounter) FROM events
+        UNION ALL
+        SELECT (SELECT MIN(encounter) FROM events WHERE encounter > name) FROM names
+        WHERE name IS NOT NULL
+    ) SELECT name FROM names WHERE name IS NOT NULL"""
+
+
+class SqliteDatabase:
+    """A ledger file (`readonly`: only read; nothing is created or changed)."""
+
+    def __init__(self, path: str | Path, *, create: bool = True, readonly: bool = False) -> None:
+        self.path = Path(path)
+        self.readonly = readonly
+        self.conn, self._created = sqlite_schema.connect(
+            self.path, readonly=readonly, create=create
+        )
+        self._file = _identity(self.path)
+        self._tables = {
+            name
+            for (name,) in self.conn.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table' "
+                "AND name IN ('events', 'heads', 'snapshots')"
+            )
+        }
+        #: Whether the file has the snapshots table (a read-only file of an older format has
+        #: not: its reads fold from the events).
+        self.snapshots = "snapshots" in self._tables
+        self._closed = False
+        self.lock = threading.RLock()
+
+    @property
+    def name(self) -> str:
+        """The file's path, for messages."""
+        return str(self.path)
+
+    def fetch(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        """The rows of one query (none where the file has no events table yet)."""
+        if "events" not in self._tables:
+            return []
+        with self.lock:
+            return self.conn.execute(sql, tuple(params)).fetchall()
+
+    @contextmanager
+    def reading(self) -> Iterator[None]:
+        """One read transaction: every statement inside sees the file as of one moment."""
+        with self.lock:
+            if self.conn.in_transaction:
+                yield
+                return
+            self.conn.execute("BEGIN")
+            try:
+                yield
+            finally:
+                if self.conn.in_transaction:
+                    self.conn.execute("COMMIT")
+
+    def names(self) -> list[str]:
+        """Every encounter name in the file, in the rows or in the heads cache, sorted."""
+        found: set[str] = set()
+        with self.reading():
+            if "events" in self._tables:
+                found.update(name for (name,) in self.conn.execute(_NAMES))
+            if "heads" in self._tables:
+                found.update(name for (name,) in self.conn.execute("SELECT encounter FROM heads"))
+        return sorted(found)
+
+    @contextmanager
+    def writing(self, encounter: str, bulk: bool) -> Iterator[_Writing]:
+        """One write transaction (BEGIN IMMEDIATE) under the store's lock; committed when the
+        block ends, rolled back when it raises or was discarded."""
+        with self.lock, self._bulk_cache(bulk):
+            try:
+                self.conn.execute("BEGIN IMMEDIATE")
+            except sqlite3.OperationalError as exc:
+                raise _write_error(self.path, exc) from exc
+            writing = _Writing(self.conn)
+            try:
+                if self._file is not None and _identity(self.path) != self._file:
+                    raise Conflict(
+                        f"the ledger {self.path} was removed or replaced while this command "
+                        "waited; try again"
+                    )
+                self._tables |= {"events", "heads"}
+                yield writing
+                if writing.discarded:
+                    self._rollback()
+                else:
+                    self.conn.execute("COMMIT")
+            except sqlite3.OperationalError as exc:
+                self._rollback()
+                raise _write_error(self.path, exc) from exc
+            except BaseException:
+                self._rollback()
+                raise
+
+    @contextmanager
+    def _bulk_cache(self, bulk: bool) -> Iterator[None]:
+        """A larger page cache for one bulk transaction: an import's random ids land all over
+        the id index, which outgrows SQLite's default 2 MB cache after some ten thousand events."""
+        if not bulk:
+            yield
+            return
+        (was,) = self.conn.execute("PRAGMA cache_size").fetchone()
+        self.conn.execute(f"PRAGMA cache_size={-BULK_CACHE_KIB}")
+        try:
+            yield
+        finally:
+            self.conn.execute(f"PRAGMA cache_size={int(was)}")
+
+    def _rollback(self) -> None:
+        # SQLite may already have rolled back (a full disk, a read-only file).
+        if self.conn.in_transaction:
+            self.conn.execute("ROLLBACK")
+
+    def problems(self) -> list[str]:
+        """What is wrong with the file as a whole (the append-only triggers)."""
+        if "events" not in self._tables:
+            return []
+        with self.lock:
+            missing = sqlite_schema.missing_triggers(self.conn)
+        return [
+            f"the append-only trigger {name} is missing or not the ledger's own: rows can be "
+            "changed without a trace in the database (a write recreates it)"
+            for name in missing
+        ]
+
+    def rebuild_views(self, encounters: Iterable[Iterable[Mapping[str, Any]]]) -> dict[str, int]:
+        """(Re)create the SQL views and the `track_changes` read model from these rows, in one
+        transaction (a reader sees the old read model or the new one)."""
+        counts: dict[str, int] = {}
+        with self._owned():
+            for name, sql in views.SQLITE_VIEWS.items():
+                self.conn.execute(f"DROP VIEW IF EXISTS {name}")
+                self.conn.execute(f"CREATE VIEW {name} AS {sql}")
+            for statement in views.SQLITE_TRACK_CHANGES:
+                self.conn.execute(statement)
+            for rows in encounters:
+                for r in rows:
+                    self.conn.execute(views.INSERT_CHANGE, views.sqlite_cells(r))
+                    counts[r["encounter"]] = counts.get(r["encounter"], 0) + 1
+        return counts
+
+    def drop_views(self) -> None:
+        """Delete the read model and the views (the events lose nothing)."""
+        with self._owned():
+            for name in views.SQLITE_VIEWS:
+                self.conn.execute(f"DROP VIEW IF EXISTS {name}")
+            self.conn.execute(f"DROP TABLE IF EXISTS {views.TRACK_CHANGES}")
+
+    @contextmanager
+    def _owned(self) -> Iterator[None]:
+        """One write transaction of the file's own (not an encounter's)."""
+        with self.lock:
+            self.conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield
+                self.conn.execute("COMMIT")
+            except BaseException:
+                self._rollback()
+                raise
+
+    def close(self) -> None:
+        """Close the connection; a file this store created and nothing was stored in is removed
+        (a command that failed leaves no empty ledger behind)."""
+        if self._closed:
+            return
+        self._closed = True
+        if self._created and not self.readonly:
+            self._rollback()
+            with suppress(sqlite3.Error):
+                # Under the write lock: no other process can store its first event meanwhile
+                # (one that waits finds the file gone and is told to try again).
+                self.conn.execute("BEGIN IMMEDIATE")
+                if self.conn.execute("SELECT 1 FROM events LIMIT 1").fetchone() is None:
+                    sqlite_schema.remove(self.path)
+                self._rollback()
+        self.conn.close()
+
+
+class _Writing:
+    """The connection inside one write transaction."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+        self.discarded = False
+
+    def fetch(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        return self.conn.execute(sql, tuple(params)).fetchall()
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> None:
+        self.conn.execute(sql, tuple(params))
+
+    def insert(self, rows: Sequence[Row]) -> None:
+        try:
+            self.conn.executemany(statements.INSERT, rows)
+        except sqlite3.IntegrityError as exc:
+            raise BadInput(f"an event id in this batch is already stored: {exc}") from exc
+
+    def discard(self) -> None:
+        self.discarded = True
+
+
+def open_sqlite(
+    path: str | Path,
+    clock: Callable[[], datetime] = now_utc,
+    create: bool = True,
+    readonly: bool = False,
+) -> SqlStore:
+    """The store of a ledger file (`readonly`: only read it)."""
+    return SqlStore(SqliteDatabase(path, create=create, readonly=readonly), clock)
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    """The file's (device, inode), to notice it being removed or replaced."""
+    if str(path) in sqlite_schema.UNNAMED:
+        return None
+    try:
+        info = os.stat(path)
+    except OSError:
+        return (-1, -1)
+    return (info.st_dev, info.st_ino)
+
+
+def _write_error(path: Path, exc: sqlite3.OperationalError) -> LedgerError:
+    """A failed write as the ledger's own error: nothing was appended."""
+    text = str(exc)
+    if "locked" in text or "busy" in text:
+        return Conflict(f"the ledger {path} stayed locked by another writer ({text}); try again")
+    if "readonly" in text or "read-only" in text:
+        return StoreError(f"the ledger {path} is read-only; nothing was appended")
+    return StoreError(f"cannot write to the ledger {path} ({text}); nothing was appended")
+
+
+def body_of_opened(text: str) -> dict[str, Any]:
+    """The fields of a stored `encounter.opened` body (empty when it is not an object)."""
+    with suppress(ValueError, TypeError, RecursionError):
+        data = json.loads(text)
+        if isinstance(data, dict):
+            return data
+    return {}

@@ -1,0 +1,331 @@
+"""The rule systems: one `projections.system.System` description each, found through the
+`encounter.systems` entry points, and what the ledger asks of them by key (a ruleset, a
+vocabulary of events, the owner of a verb).
+
+Nothing is cached on disk: the entry points are read at each start, from the installed
+distributions' `entry_points.txt` files (`_declared`, a few milliseconds; a test holds it to
+`importlib.metadata`, which takes ten times that to import). A description is light (data and
+the place of its ruleset), so a command loads every description it needs and one ruleset: the
+encounter's. A system whose description does not load is a warning, once, and the others work.
+"""
+
+from __future__ import annotations
+
+import configparser
+import importlib
+import os
+import pkgutil
+import sys
+import warnings
+from collections.abc import Mapping, Sequence
+from functools import cache
+from typing import Any, Final
+
+import projections
+from ledger import events
+from ledger.errors import BadInput, LedgerWarning, did_you_mean
+from projections.core import AnyRuleset
+from projections.ruleset import Ruleset
+from projections.shown import Readings
+from projections.system import System, article
+from projections.verbs import Verb
+
+#: The entry-point group a rule system declares itself in.
+GROUP: Final = "encounter.systems"
+
+
+def _declared() -> dict[str, tuple[str, str]]:
+    """Every `encounter.systems` entry point of the installed distributions: key -> (object
+    reference, distribution), the first found on `sys.path` winning, as importlib.metadata has
+    it; then each built-in system (a folder of `projections` with a `system` module) that no
+    entry point names, as a source tree that was never installed has them."""
+    found: dict[str, tuple[str, str]] = {}
+    seen: set[str] = set()
+    for path in sys.path:
+        try:
+            entries = sorted(os.scandir(path or "."), key=lambda e: e.name)
+        except OSError:
+            continue
+        for entry in entries:
+            if not entry.name.endswith((".dist-info", ".egg-info")):
+                continue
+            project = entry.name.rsplit(".", 1)[0].split("-")[0].lower().replace("-", "_")
+            if project in seen:
+                continue
+            seen.add(project)
+            for key, reference in _group(os.path.join(entry.path, "entry_points.txt")):
+                found.setdefault(key, (reference, project.replace("_", "-")))
+    references = {reference for reference, _ in found.values()}
+    for package in sorted(pkgutil.iter_modules(projections.__path__), key=lambda m: m.name):
+        reference = f"projections.{package.name}.system:SYSTEM"
+        if package.ispkg and reference not in references:
+            try:
+                described = _load(reference)
+            except ImportError:
+                continue
+            if isinstance(described, System):
+                found.setdefault(described.key, (reference, "built in"))
+    return found
+
+
+def _group(path: str) -> list[tuple[str, str]]:
+    """The entry points of `GROUP` in one `entry_points.txt` (none when it is unreadable)."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except OSError:
+        return []
+    if f"[{GROUP}]" not in text:
+        return []
+    parser = configparser.ConfigParser(delimiters=("=",), interpolation=None)
+    parser.optionxform = str  # type: ignore[assignment,method-assign]  # keys as written
+    try:
+        parser.read_string(text)
+    except configparser.Error:
+        return []
+    return [(key.strip(), reference.strip()) for key, reference in parser.items(GROUP)]
+
+
+class _Found:
+    """The systems of this process: their references, and each description once loaded."""
+
+    def __init__(self, declared: Mapping[str, tuple[str, str]]) -> None:
+        self.references = {key: reference for key, (reference, _) in declared.items()}
+        self.origins = {key: origin for key, (_, origin) in declared.items()}
+        self._loaded: dict[str, System] = {}
+        self._broken: dict[str, str] = {}
+        self._told = False
+
+    def system(self, key: str) -> System:
+        if key in self._loaded:
+            return self._loaded[key]
+        reference = self.references.get(key)
+        if reference is None:
+            raise unknown(key, self.keys())
+        try:
+            described = _load(reference)
+            if not isinstance(described, System) or described.key != key:
+                raise TypeError(f"{reference} is not the System of {key!r}")
+        except Exception as exc:  # a third party's module: a warning, never a traceback
+            why = self._broken[key] = f"{type(exc).__name__}: {exc}"
+            origin = self.origins.get(key) or "an unnamed distribution"
+            raise BadInput(
+                f"system {key!r} (from {origin}) does not load: {why}", code="unknown-system"
+            ) from exc
+        self._loaded[key] = described
+        return described
+
+    def every(self) -> tuple[System, ...]:
+        """Every system that loads, in listing order (a warning, once, for any that does not)."""
+        loaded = self._loadable()
+        self.report()
+        return loaded
+
+    def _loadable(self) -> tuple[System, ...]:
+        loaded = []
+        for key in self.references:
+            try:
+                loaded.append(self.system(key))
+            except BadInput:
+                continue
+        return tuple(sorted(loaded, key=lambda s: (s.listed, s.key)))
+
+    def keys(self) -> tuple[str, ...]:
+        """Every system found, those that load in listing order, then any that does not."""
+        loaded = [s.key for s in self._loadable()]
+        return (*loaded, *(k for k in self.references if k not in loaded))
+
+    def report(self) -> None:
+        """Say once which systems do not load."""
+        if self._broken and not self._told:
+            self._told = True
+            for key, why in self._broken.items():
+                warnings.warn(
+                    f"rule system {key!r} ({self._where(key)}) does not load ({why}); "
+                    "the other systems work",
+                    LedgerWarning,
+                    stacklevel=3,
+                )
+
+    def _where(self, key: str) -> str:
+        origin = self.origins.get(key) or "an unnamed distribution"
+        return f"from {origin}, {self.references[key]}"
+
+
+def _load(reference: str) -> Any:
+    """The object named by `module:attribute`."""
+    module, _, attribute = reference.partition(":")
+    found: Any = importlib.import_module(module)
+    for part in filter(None, attribute.split(".")):
+        found = getattr(found, part)
+    return found
+
+
+@cache
+def found() -> _Found:
+    """The systems of this process (read once)."""
+    return _Found(_declared())
+
+
+def known() -> tuple[str, ...]:
+    """The keys of every system that loads, in listing order."""
+    return found().keys()
+
+
+def get(key: str) -> System:
+    """The description of one system, or bad input naming the known ones."""
+    return found().system(key)
+
+
+def every() -> tuple[System, ...]:
+    """Every system's description that loads, in listing order."""
+    return found().every()
+
+
+def report() -> None:
+    """Warn once of each system that does not load."""
+    found().report()
+
+
+@cache
+def ruleset(key: str) -> AnyRuleset:
+    """The ruleset of a system (its events, fold, audit and words; imported on first use)."""
+    described = get(key)
+    try:
+        loaded = _load(described.ruleset)
+    except Exception as exc:
+        raise BadInput(
+            f"the ruleset of {key!r} ({described.ruleset}) does not load "
+            f"({type(exc).__name__}: {exc})",
+            code="unknown-system",
+        ) from exc
+    if not isinstance(loaded, Ruleset) or loaded.key != key:
+        raise BadInput(f"{described.ruleset} is not the ruleset of {key!r}", code="unknown-system")
+    return loaded
+
+
+def readings(key: str) -> Readings:
+    """How the tracks of a system read (`projections.shown`)."""
+    found: Readings = ruleset(key).state.readings
+    return found
+
+
+@cache
+def vocabulary(key: str) -> events.Vocabulary:
+    """The events of a system, by type (the common ones, then its own)."""
+    return events.Vocabulary.of(key, ruleset(key).own_events, lambda kind: owners_of(kind, key))
+
+
+def owners_of(kind: str, system: str | None = None) -> list[str]:
+    """The systems other than `system` that have an event type `kind`, each key with its
+    article (`an oath`); for an error's words only: it loads every system's events."""
+    return [
+        other.article() for other in every() if other.key != system and kind in _types(other.key)
+    ]
+
+
+def _types(key: str) -> tuple[str, ...]:
+    try:
+        return vocabulary(key).types
+    except BadInput:
+        return ()
+
+
+def parse(data: Mapping[str, Any], system: str | None) -> events.Event:
+    """Validate one event for an encounter of `system` (None: not opened yet); an
+    `encounter.opened` in the vocabulary of the system it opens."""
+    kind = data.get("type")
+    if not isinstance(kind, str):
+        raise BadInput("event has no 'type' (a string such as \"hit.resolved\")")
+    if kind == "encounter.opened":
+        opened = events.versions.upcast(kind, data).get("system")
+        if not isinstance(opened, str):
+            raise BadInput(
+                "encounter.opened needs 'system', the key of a rule system "
+                f"(known: {', '.join(known())})",
+                code="unknown-system",
+            )
+        system = opened
+    elif system is None:
+        raise BadInput(f"a {kind!r} event needs an encounter opened first")
+    return events.parse(data, vocabulary(system))
+
+
+def from_row(row: Sequence[Any], system: str) -> events.Recorded:
+    """A stored row of an encounter of `system` as the record it holds."""
+    return events.from_row(row, vocabulary(system))
+
+
+@cache
+def verbs(key: str) -> tuple[Verb, ...]:
+    """The verbs of a system (imported on first use); they must be those its description
+    names (TypeError otherwise, as for any system that does not load)."""
+    described = get(key)
+    if described.verbs is None:
+        return ()
+    found = _load(described.verbs)
+    if not isinstance(found, tuple) or not all(isinstance(v, Verb) for v in found):
+        raise TypeError(f"{described.verbs} is not a tuple of projections.verbs.Verb")
+    names = tuple(v.name for v in found)
+    if sorted(names) != sorted(described.verb_names):
+        raise TypeError(
+            f"{described.verbs} has the verbs {', '.join(names) or 'none'}; the description of "
+            f"{key!r} names {', '.join(described.verb_names) or 'none'}"
+        )
+    return found
+
+
+def verb_owner(verb: str) -> str | None:
+    """The key of the system whose verb `verb` is, if any (no ruleset is loaded)."""
+    for described in found()._loadable():
+        if verb in described.verb_names:
+            return described.key
+    return None
+
+
+def refuse_other(encounter: str, system: str, verb: str | None, kind: object) -> None:
+    """Bad input (`wrong-system`) when the verb `verb`, or the event type `kind`, is another
+    system's than `system`, the encounter's: "`VERB` is a SYSTEM verb; 'NAME' is an OTHER
+    encounter". A type nobody has is left for the parse to refuse."""
+    owner = verb_owner(verb) if verb is not None else None
+    if owner is not None and owner != system:
+        raise BadInput(
+            f"`{verb}` is {article(owner)} verb; {encounter!r} is {article(system)} encounter",
+            code="wrong-system",
+        )
+    if owner is None and isinstance(kind, str) and kind not in _types(system):
+        others = owners_of(kind, system)
+        if others:
+            raise BadInput(
+                f"{kind!r} is {' and '.join(others)} event; {encounter!r} is "
+                f"{article(system)} encounter",
+                code="wrong-system",
+            )
+
+
+def unknown(key: str, keys: tuple[str, ...]) -> BadInput:
+    """Bad input for a system key nobody declares."""
+    return BadInput(
+        f"unknown system {key!r}{did_you_mean(key, keys)} (known: {', '.join(keys)})",
+        code="unknown-system",
+    )
+
+
+__all__ = [
+    "System",
+    "article",
+    "every",
+    "from_row",
+    "get",
+    "known",
+    "owners_of",
+    "parse",
+    "readings",
+    "refuse_other",
+    "report",
+    "ruleset",
+    "unknown",
+    "verb_owner",
+    "verbs",
+    "vocabulary",
+]

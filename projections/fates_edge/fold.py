@@ -1,0 +1,327 @@
+"""Fate's Edge: adversary Resilience, Fatigue and armor, and player-facing tests.
+
+A damaging hit converts its first 3 Harm through the armor column (after any ignored steps),
+subtracts the remaining Harm from Resilience (clearing Fatigue if any remains), adds the converted
+Fatigue, then checks overflow once. Resilience 0 ends a phase or defeats. Rolls count d10
+successes against the locked DV; each 1 gives the GM a Story Beat. A stake's first effective roll
+stands: rolling it again changes nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any, assert_never
+
+from pydantic import ValidationError
+from pydantic_core import to_json
+
+from ledger import events
+from ledger.errors import BadInput
+from ledger.events.common import Common
+from projections import core
+from projections.charts import Measure
+from projections.fates_edge import audit as fates_edge_audit
+from projections.fates_edge import events as vocab
+from projections.fates_edge import words as fates_edge_words
+from projections.fates_edge.model import (
+    Adversary,
+    FatesEdgeState,
+    FERoll,
+    Player,
+    Rules,
+    after_a_hit,
+    attack_cost,
+    carries,
+    damage,
+    hurt,
+    landed,
+    move_of,
+    owing,
+    spend_owner,
+    stepped,
+    wound,
+)
+from projections.fates_edge.shown import measures
+from projections.findings import Finding
+
+
+def join(state: core.State, seq: int, event: events.CombatantJoined) -> core.Combatant:
+    """Validate a stat block and build the adversary or player."""
+    what = f"stats of {event.name!r}"
+    try:
+        if event.side == "player":
+            player = vocab.PlayerStats.model_validate_json(to_json(event.stats))
+            fatigue = 0 if player.body is not None else None
+            return Player(
+                name=event.name,
+                side="player",
+                joined=seq,
+                armor=player.armor,
+                body=player.body,
+                fatigue=fatigue,
+            )
+        stats = vocab.AdversaryStats.model_validate_json(to_json(event.stats))
+    except ValidationError as exc:
+        model = vocab.PlayerStats if event.side == "player" else vocab.AdversaryStats
+        raise BadInput(events.describe(exc, what, known=model.model_fields)) from exc
+    if stats.resilience == 0:
+        # "At zero Resilience the adversary is defeated": it cannot join the fight that way.
+        raise BadInput(
+            f"{what}: resilience 0 is an adversary already defeated; give its starting "
+            "Resilience (or null, with a resolution, for a puzzle)"
+        )
+    capacity = stats.capacity() if stats.fatigue_capacity is not None else None
+    return Adversary(
+        name=event.name,
+        side="adversary",
+        joined=seq,
+        resilience=stats.resilience,
+        fatigue_capacity=capacity,
+        armor=stats.armor,
+        stats=stats,
+    )
+
+
+def _charge(charges: Mapping[str, int], stake: str | None, seq: int) -> Mapping[str, int]:
+    if stake is None or stake in charges:
+        return charges
+    return core.with_entry(charges, stake, seq)
+
+
+def hit_resolved(state: FatesEdgeState, seq: int, event: vocab.HitResolved) -> FatesEdgeState:
+    """A damaging hit on its target (on a puzzle, remembered: it still needs its Resolution)."""
+    target = state.combatant(event.target, "target")
+    if isinstance(target, Adversary) and target.puzzle and target.active:
+        hits = (*state.puzzle_hits.get(target.name, ()), seq)
+        state = core.replace(
+            state, puzzle_hits=core.with_entry(state.puzzle_hits, target.name, hits)
+        )
+    state = damage(state, seq, target, event.harm, event.ignore_armor)
+    if isinstance(target, Player):
+        return core.replace(state, harm_charged=_charge(state.harm_charged, event.stake, seq))
+    return core.replace(state, hit_charged=_charge(state.hit_charged, event.stake, seq))
+
+
+def harm_suffered(state: FatesEdgeState, seq: int, event: vocab.FEHarmSuffered) -> FatesEdgeState:
+    """A player suffers the consequence of a failed response."""
+    target = state.combatant(event.target, "target")
+    if not isinstance(target, Player):
+        raise BadInput(
+            f"harm.suffered: {event.target!r} is an adversary; adversaries have no Harm-level "
+            "track (record a hit.resolved)"
+        )
+    state = damage(state, seq, target, event.harm, 0)
+    lock = state.lock(event.stake)
+    by = state.opposing(lock) if lock is not None else None
+    last = core.with_entry(state.last_hit_by, by.name, seq) if by is not None else state.last_hit_by
+    charged = _charge(state.harm_charged, event.stake, seq)
+    return core.replace(state, harm_charged=charged, last_hit_by=last)
+
+
+def fatigue_marked(state: FatesEdgeState, seq: int, event: vocab.FatigueMarked) -> FatesEdgeState:
+    """Fatigue marked directly: one overflow check for the event."""
+    target = state.combatant(event.target, "target")
+    if isinstance(target, Adversary):
+        wounded, hit = wound(target, seq, 0, "none", 0, event.amount, carries(state, target))
+        return landed(state, wounded, hit)
+    if not isinstance(target, Player) or target.fatigue is None:
+        raise BadInput(f"{event.target!r} has no Fatigue track (a player needs 'body' in stats)")
+    after, hit = hurt(target, state.house, seq, 0, "none", 0, event.amount)
+    return landed(state, after, hit)
+
+
+def stakes_locked(state: FatesEdgeState, seq: int, event: vocab.FEStakesLocked) -> FatesEdgeState:
+    """Snapshot the opposing adversary's Fatigue; claim an SB spent ahead for this attack."""
+    if state.stakes[event.stake].seq != seq:
+        return state  # a second lock of the id: the first stands
+    update: dict[str, Any] = {}
+    opposing = state.opposing(event)
+    actor = state.combatants[event.actor]
+    if opposing is not None and isinstance(actor, Player):
+        update["lock_fatigue"] = core.with_entry(state.lock_fatigue, event.stake, opposing.fatigue)
+    if attack_cost(state, event) > 0 and event.stake not in state.paid:
+        want = "move" if event.source == "sb_move" else "attack"
+        for spend in state.credits:
+            used = state.spends[spend]
+            if used.purpose == want and used.move in (None, event.move):
+                update["paid"] = core.with_entry(state.paid, event.stake, (spend,))
+                update["credits"] = tuple(s for s in state.credits if s != spend)
+                break
+    return owing(core.replace(state, **update), event.stake)
+
+
+def successes(dice: tuple[int, ...]) -> int:
+    """6-9 is one success, 10 is two."""
+    return sum(2 if d == 10 else 1 if d >= 6 else 0 for d in dice)
+
+
+def roll_made(state: FatesEdgeState, seq: int, event: vocab.FERollMade) -> FatesEdgeState:
+    """Count successes against the locked DV; each 1 adds an SB to the GM's pool.
+
+    A stake's first effective roll stands: a later roll of it changes nothing (no SB, no entry
+    in `rolls`); the audit flags it as `stake-rolled-once`.
+    """
+    if event.stake in state.rolled:
+        return state
+    lock = state.lock(event.stake)
+    dv = lock.dv if lock is not None and lock.dv is not None else state.house.dv_default
+    hits = successes(event.dice)
+    outcome = "success" if hits >= dv else "partial" if hits > 0 else "miss"
+    position = None
+    if lock is not None:
+        position = stepped(state.house, lock.position, state.lock_fatigue.get(event.stake, 0))
+    sb = event.dice.count(1)
+    roll = FERoll(
+        seq=seq,
+        stake=event.stake,
+        actor=event.actor or (lock.actor if lock else None),
+        outcome=outcome,
+        claimed=event.outcome,
+        successes=hits,
+        sb=sb,
+        dv=dv,
+        effective_position=position,
+    )
+    rolled = core.with_entry(state.rolled, event.stake, roll)
+    pools = core.with_entry(state.pools, "sb", state.pools.get("sb", 0) + sb)
+    state = owing(core.replace(state, pools=pools, rolled=rolled), event.stake)
+    return core.add_roll(state, roll)
+
+
+def sb_spent(state: FatesEdgeState, seq: int, event: vocab.SBSpent) -> FatesEdgeState:
+    """Spend from the pool (never below 0); remember what the spend pays for."""
+    update: dict[str, Any] = {
+        "pools": core.with_entry(
+            state.pools, "sb", max(0, state.pools.get("sb", 0) - event.amount)
+        ),
+        "spends": core.with_entry(state.spends, seq, event),
+    }
+    owner = spend_owner(state, event)
+    if event.purpose == "move" and after_a_hit(move_of(owner, event.move)):
+        if owner is not None:
+            hit = (
+                state.harm_charged.get(event.stake, 0)
+                if event.stake
+                else state.last_hit_by.get(owner.name, 0)
+            )
+            update["triggered"] = core.with_entry(state.triggered, owner.name, hit)
+    elif event.purpose in ("attack", "move"):
+        # A spend naming no stake pays the oldest attack still owing one of its kind (the GM
+        # paying what the audit reminded of), else it is kept for the next such lock.
+        stake = event.stake if event.stake is not None else _owed_by(state, event)
+        if stake is None:
+            update["credits"] = (*state.credits, seq)
+            return core.replace(state, **update)
+        update["paid"] = core.with_entry(state.paid, stake, (*state.paid.get(stake, ()), seq))
+        return owing(core.replace(state, **update), stake)
+    return core.replace(state, **update)
+
+
+def _owed_by(state: FatesEdgeState, spend: vocab.SBSpent) -> str | None:
+    """The oldest locked attack still owing SB that a stakeless spend of this kind pays for."""
+    for stake in state.unpaid:
+        lock = state.lock(stake)
+        want = "move" if lock is not None and lock.source == "sb_move" else "attack"
+        if lock is not None and spend.purpose == want and spend.move in (None, lock.move):
+            return stake
+    return None
+
+
+class FatesEdge(core.Ruleset[FatesEdgeState, vocab.Events]):
+    """Fate's Edge: adversary Resilience, Fatigue and armor, and player-facing tests."""
+
+    key = "fates-edge"
+    rules = Rules
+    state = FatesEdgeState
+    own_events = vocab.Events
+    attrition = frozenset({"hit.resolved", "harm.suffered", "fatigue.marked"})
+
+    def start(self, opened: core.State) -> FatesEdgeState:
+        """The initial state, with the pinned rules read once and the GM's Story Beat pool."""
+        return core.replace(super().start(opened), pools=core.read_only({"sb": 0}))
+
+    def join(
+        self, state: FatesEdgeState, seq: int, event: events.CombatantJoined
+    ) -> core.Combatant:
+        """Validate a stat block and build the adversary or player."""
+        return join(state, seq, event)
+
+    def apply(self, state: FatesEdgeState, seq: int, event: vocab.Events) -> FatesEdgeState:
+        """Fold a Fate's Edge event."""
+        match event:
+            case vocab.FEStakesLocked():
+                return stakes_locked(state, seq, event)
+            case vocab.FERollMade():
+                return roll_made(state, seq, event)
+            case vocab.HitResolved():
+                return hit_resolved(state, seq, event)
+            case vocab.FEHarmSuffered():
+                return harm_suffered(state, seq, event)
+            case vocab.FatigueMarked():
+                return fatigue_marked(state, seq, event)
+            case vocab.SBSpent():
+                return sb_spent(state, seq, event)
+            case _:
+                assert_never(event)
+
+    def adjust(
+        self, state: FatesEdgeState, seq: int, event: events.TrackAdjusted
+    ) -> FatesEdgeState:
+        """A GM override of one track; Resilience set to 0 ends the phase (or defeats)."""
+        was = state.combatant(event.target, "target")
+        standing = event.track == "status" and event.value == "active"
+        if standing and isinstance(was, Adversary) and was.resilience == 0:
+            # "At zero Resilience the adversary is defeated": it stands up with some.
+            raise BadInput(
+                f"{event.target!r} has Resilience 0 and would be defeated again: set its "
+                "resilience first (track.adjusted track=resilience), then its status"
+            )
+        state = core.adjust_track(state, seq, event)
+        updated = state.combatants[event.target]
+        if isinstance(updated, Adversary) and updated.resilience == 0 and updated.active:
+            updated, _ = wound(updated, seq, 0, "none", 0, 0, False)
+        return core.replace_combatant(state, updated)
+
+    def scene_end(self, state: FatesEdgeState, seq: int) -> FatesEdgeState:
+        """Unspent SB carry over up to the pinned maximum."""
+        most = state.house.sb_carry_over_max
+        held = state.pools.get("sb", 0)
+        kept = held if most is None else min(held, most)
+        return core.replace(state, pools=core.with_entry(state.pools, "sb", kept))
+
+    def audit(
+        self, before: FatesEdgeState, seq: int, event: Common | vocab.Events, after: FatesEdgeState
+    ) -> Iterator[Finding]:
+        """The Fate's Edge rules (see `projections.fates_edge.audit`)."""
+        return fates_edge_audit.audit(before, seq, event, after)
+
+    def obligations(self, state: FatesEdgeState) -> Iterator[Finding]:
+        """SB still owed for a locked attack."""
+        return fates_edge_audit.obligations(state)
+
+    def touches(
+        self,
+        before: FatesEdgeState | None,
+        seq: int,
+        event: Common | vocab.Events,
+        after: FatesEdgeState,
+    ) -> Mapping[str, Mapping[str, str]]:
+        """A Fatigue track filled and cleared by one hit, and the like."""
+        return fates_edge_words.touches(before, seq, event, after)
+
+    def explain(
+        self,
+        before: FatesEdgeState | None,
+        seq: int,
+        event: Common | vocab.Events,
+        after: FatesEdgeState,
+    ) -> str | None:
+        """The event in words (`projections.fates_edge.words`)."""
+        return fates_edge_words.explain(before, seq, event, after)
+
+    def charts(self, view: Mapping[str, Any]) -> tuple[Measure, ...]:
+        """What the report charts of a combatant (`projections.fates_edge.shown`)."""
+        return measures(view)
+
+
+RULESET = FatesEdge()

@@ -1,0 +1,137 @@
+"""The L5R audit rules: due critical strikes, voluntary ones, Void points, severities.
+
+Ids (DESIGN.md section 6): `defend-while-incapacitated` (a due critical strike, from an
+Incapacitated target or a voluntary one, still unresolved at the next damage or the scene end),
+`void-critical-not-allowed`; added here: `void-overspent`, `critical-severity-raised` (a
+warning) and `critical-without-damage` (informational).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from ledger import events
+from projections.findings import Finding, error, info, warning
+from projections.l5r import events as vocab
+from projections.l5r.model import (
+    Character,
+    Critical,
+    L5rState,
+    character,
+    incapacitation,
+    resolve,
+    resolved_by,
+    with_fatigue,
+)
+
+
+def _undefended(before: L5rState, name: str) -> Iterator[Critical]:
+    """Critical strikes from the latest damage to `name` still unresolved: one due because they
+    were Incapacitated, or one they chose with a Void point (both are due alike)."""
+    last = before.last_damage.get(name)
+    target = before.combatants.get(name)
+    if last is None or not isinstance(target, Character):
+        return
+    for crit in target.pending():
+        if crit.seq == last and crit.cause in ("incapacitated", "void"):
+            yield crit
+
+
+def _unresolved(crit: Critical, name: str, seq: int, what: str) -> Finding:
+    """`defend-while-incapacitated`: a due critical strike left behind by `what` at `seq`."""
+    if crit.cause == "void":
+        why = (
+            f"{name!r} chose to take it as a voluntary critical strike at severity "
+            f"{crit.severity} instead of defending"
+        )
+    else:
+        why = (
+            f"it hit {name!r} while Incapacitated, so it was a critical strike at severity "
+            f"{crit.severity} (an Incapacitated character cannot defend)"
+        )
+    return error(
+        "defend-while-incapacitated",
+        (crit.seq, seq),
+        f"damage at seq {crit.seq}: {why}, but {what} at seq {seq} came before any "
+        "critical.resolved for it: play went on as if it was defended (record its "
+        f"critical.resolved with damage={crit.seq})",
+    )
+
+
+def _refused(before: Character, seq: int, event: vocab.DamageDealt, after: L5rState) -> str:
+    """What the rules give instead of a voluntary critical strike they do not allow."""
+    res = resolve(before, event)
+    played = f"recorded as played: a critical strike at severity {event.deadliness}"
+    now = after.combatants[before.name]
+    assert isinstance(now, Character)
+    if before.void_points != now.void_points:
+        played += f", Void points {before.void_points} -> {now.void_points}"
+    if before.incapacitated:
+        return (
+            f"by the rules it is a critical strike anyway (an Incapacitated character cannot "
+            f"defend) and no Void point is spent: Void points stay {before.void_points}; {played}"
+        )
+    defended = with_fatigue(before, before.fatigue + res.final, after.house)
+    down = f", and they are {incapacitation(defended)}" if defended.incapacitated else ""
+    return (
+        f"by the rules they defend: fatigue {before.fatigue} -> {defended.fatigue}{down}; {played}"
+    )
+
+
+def audit(before: L5rState, seq: int, event: Any, after: L5rState) -> Iterator[Finding]:
+    """`defend-while-incapacitated`, `void-critical-not-allowed`, `void-overspent`,
+    `critical-severity-raised` (a warning) and `critical-without-damage` (informational)."""
+    match event:
+        case vocab.DamageDealt():
+            for crit in _undefended(before, event.target):
+                yield _unresolved(crit, event.target, seq, "the next damage")
+            target = character(before, event.target)
+            res = resolve(target, event)
+            if res.refused is not None:
+                yield error(
+                    "void-critical-not-allowed",
+                    (seq,),
+                    f"{event.target!r} chose a voluntary critical strike at seq {seq} "
+                    f"{res.refused}; only a character who is not Incapacitated may spend 1 Void "
+                    f"point to take one: {_refused(target, seq, event, after)}",
+                )
+        case events.SceneEnded():
+            for name in before.combatants:
+                for crit in _undefended(before, name):
+                    yield _unresolved(crit, name, seq, "the scene end")
+        case vocab.CriticalResolved():
+            resolving = resolved_by(character(before, event.target), event)
+            if resolving is None:
+                yield info(
+                    "critical-without-damage",
+                    (seq,),
+                    f"seq {seq} resolves a critical strike on {event.target!r} at severity "
+                    f"{event.severity} with none pending from damage: recorded as a direct one",
+                )
+            elif event.severity > resolving.severity:
+                # Resolving the wrong pending critical is the usual cause; naming it is the cure.
+                hint = (
+                    ""
+                    if event.damage is not None
+                    else " (name the damage it resolves with damage=SEQ)"
+                )
+                yield warning(
+                    "critical-severity-raised",
+                    (resolving.seq, seq),
+                    f"seq {seq} resolves the critical strike from damage seq {resolving.seq} "
+                    f"on {event.target!r} at severity {event.severity}, above the source's "
+                    f"deadliness {resolving.severity}; severity is based on the damage source "
+                    f"and a Fitness check lowers it{hint}",
+                )
+        case vocab.VoidSpent():
+            held = character(before, event.target).void_points
+            if event.amount > held:
+                yield error(
+                    "void-overspent",
+                    (seq,),
+                    f"{event.target!r} spends {event.amount} Void point(s) at seq {seq} holding "
+                    f"only {held}; the spend stops at 0 (Void points {held} -> 0)",
+                )
+        case _:
+            return

@@ -1,0 +1,167 @@
+"""The L5R model: house rules, characters, critical strikes, state, and what damage does.
+
+The fold (`projections.l5r`) and the audit (`projections.l5r.audit`) share it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Annotated, ClassVar, Literal, NamedTuple
+
+from pydantic import BaseModel, Field
+
+from ledger.errors import BadInput
+from projections import core
+from projections.l5r import events as vocab
+from projections.l5r.shown import TRACKS
+from projections.shown import Readings
+from projections.values import EMPTY
+
+Cause = Literal["incapacitated", "void", "direct"]
+
+
+class Rules(BaseModel, frozen=True, extra="forbid"):
+    """House rules where the text is silent (NOTES.md 4.3 and 5.4)."""
+
+    #: The text says fatigue that *exceeds* endurance Incapacitates; ">=" is the "reaches" reading.
+    incapacitation_comparison: Literal[">", ">="] = ">"
+    #: Void points when no `void_points` stat is given: half the Void ring, rounded up or down.
+    void_points_start: Literal["half_rounded_up", "half_rounded_down"] = "half_rounded_up"
+
+
+@core.value
+class Critical(core.Value):
+    """A critical strike: the damage seq that caused it, its severity, why, and its resolution.
+
+    `severity` is the source's deadliness until `resolved` (the `critical.resolved` seq) is set,
+    then the final severity recorded by the table. A `direct` one (a technique's critical strike,
+    with no damage) has the `critical.resolved` seq for both.
+    """
+
+    seq: int
+    severity: int
+    cause: Cause
+    resolved: int | None = None
+
+
+@core.value
+class Character(core.Combatant):
+    """An L5R character's tracks; fatigue is never clamped to endurance."""
+
+    fatigue: Annotated[int, Field(ge=0)] = 0
+    endurance: Annotated[int, Field(ge=1)]
+    incapacitated: bool = False
+    void_points: Annotated[int, Field(ge=0)]
+    criticals: tuple[Critical, ...] = ()
+    resistance: vocab.Resistance = vocab.Resistance()
+    rings: vocab.Rings
+
+    def check(self) -> None:
+        """Void points within the Void ring."""
+        # The fold keeps Void points within the ring; this refuses a GM override
+        # (track.adjusted) past it.
+        if self.void_points > self.rings.void:
+            raise ValueError(
+                f"void_points {self.void_points} is more than the Void ring {self.rings.void} "
+                "allows"
+            )
+
+    def pending(self) -> tuple[Critical, ...]:
+        """Critical strikes not yet resolved, oldest first."""
+        return tuple(c for c in self.criticals if c.resolved is None)
+
+
+@core.value
+class L5rState(core.State):
+    """The encounter, its house rules read once, and the latest damage to each character
+    in this scene (for `defend-while-incapacitated`)."""
+
+    readings: ClassVar[Readings] = TRACKS
+
+    combatants: Mapping[str, Character] = EMPTY
+    rolls: tuple[core.Roll, ...] = ()
+    house: Rules = Rules()
+    last_damage: Mapping[str, int] = EMPTY
+
+
+class Resolution(NamedTuple):
+    """What one `damage.dealt` does to its target under the rules."""
+
+    final: int
+    outcome: Literal["reduced", "defended", "critical"]
+    cause: Cause | None
+    spends_void: bool
+    #: Why a voluntary critical strike was not allowed (None when allowed or not chosen).
+    refused: str | None
+
+
+def final_damage(target: Character, event: vocab.DamageDealt) -> int:
+    """Increases first, then reductions and resistance to the damage type, floored at 0 once."""
+    resistance: int = getattr(target.resistance, event.damage_type)
+    raw = event.amount + sum(event.increases) - sum(event.reductions) - resistance
+    return max(0, raw)
+
+
+def incapacitation(target: Character) -> str:
+    """`Incapacitated: fatigue 9 over endurance 8`."""
+    return f"Incapacitated: fatigue {target.fatigue} over endurance {target.endurance}"
+
+
+def resolve(target: Character, event: vocab.DamageDealt) -> Resolution:
+    """The outcome of damage on `target` as it stands before the hit."""
+    final = final_damage(target, event)
+    if final == 0:
+        return Resolution(final, "reduced", None, False, None)
+    if target.incapacitated:
+        # A Void point the table spent on a voluntary critical is spent as played (the audit
+        # says the rules would have kept it): the critical strike is due either way.
+        if not event.voluntary_critical:
+            return Resolution(final, "critical", "incapacitated", False, None)
+        refused = f"while {incapacitation(target)}"
+        return Resolution(final, "critical", "incapacitated", target.void_points > 0, refused)
+    if event.voluntary_critical:
+        if target.void_points < 1:
+            return Resolution(final, "critical", "void", False, "holding 0 Void points")
+        return Resolution(final, "critical", "void", True, None)
+    return Resolution(final, "defended", None, False, None)
+
+
+def with_fatigue(target: Character, fatigue: int, rules: Rules) -> Character:
+    """The character at a new fatigue, with Incapacitated re-evaluated."""
+    if rules.incapacitation_comparison == ">=":
+        down = fatigue >= target.endurance
+    else:
+        down = fatigue > target.endurance
+    return core.replace(target, fatigue=fatigue, incapacitated=down)
+
+
+def character(state: core.State, name: str) -> Character:
+    """The named L5R character (the fold has checked the name)."""
+    found = state.combatant(name, "target")
+    assert isinstance(found, Character)
+    return found
+
+
+def listed(crits: tuple[Critical, ...]) -> str:
+    return ", ".join(f"seq {c.seq} at severity {c.severity}" for c in crits) or "none"
+
+
+def resolved_by(target: Character, event: vocab.CriticalResolved) -> Critical | None:
+    """The pending critical strike `event` resolves: the one from its `damage` seq, else the
+    oldest pending; None (a direct one) when none is pending and no damage is named."""
+    pending = target.pending()
+    if event.damage is None:
+        return pending[0] if pending else None
+    for crit in pending:
+        if crit.seq == event.damage:
+            return crit
+    done = next((c for c in target.criticals if c.seq == event.damage), None)
+    if done is not None:
+        raise BadInput(
+            f"critical.resolved: the critical strike from damage seq {event.damage} on "
+            f"{target.name!r} was resolved at seq {done.resolved} (pending: {listed(pending)})"
+        )
+    raise BadInput(
+        f"critical.resolved names damage seq {event.damage}, which left no pending critical "
+        f"strike on {target.name!r} (pending: {listed(pending)})"
+    )

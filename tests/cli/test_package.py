@@ -1,0 +1,137 @@
+"""The package as a user gets it: the wheel carries py.typed, so a bot's `mypy --strict`
+checks its calls against the installed copy; the wheel and the sdist carry the examples."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tarfile
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from tests import paths
+
+ROOT = paths.ROOT
+
+BOT = """
+import asyncio
+
+from ledger import Conflict, Ledger, LedgerError
+from projections.ssss.events import HarmInflicted
+
+
+async def hit(book: Ledger, target: str, level: int, seen: int) -> str:
+    try:
+        result = await asyncio.to_thread(
+            book.record, "ford", HarmInflicted(target=target, level=level), expect=seen
+        )
+    except Conflict as exc:
+        return f"{exc.code}: at {exc.actual}, not {exc.expected}"
+    except LedgerError as exc:
+        return f"{exc.code} (exit {exc.exit_code}): {exc}"
+    changed = [(c.combatant, c.track, c.after) for c in result.changes]
+    return f"seq {result.seq}: {changed}"
+"""
+
+#: A slip that only the installed package's types can catch.
+SLIP = """
+from ledger import Ledger
+from tests import paths
+
+def head(book: Ledger) -> str:
+    return book.tracks("ford").seq
+"""
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("dist")
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation",
+         "--wheel-dir", str(out), str(ROOT)],
+        check=True,
+        capture_output=True,
+    )  # fmt: skip
+    [built] = out.glob("encounter_ledger-*.whl")
+    return built
+
+
+@pytest.fixture(scope="module")
+def installed(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A fresh virtualenv with the wheel installed (its dependencies seen from ours)."""
+    venv = tmp_path_factory.mktemp("venv")
+    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True)
+    python = venv / "bin" / "python"
+    subprocess.run(
+        [str(python), "-m", "pip", "install", "--quiet", "--no-deps", str(wheel)],
+        check=True,
+        capture_output=True,
+    )
+    return python
+
+
+def strict_mypy(python: Path, source: str, where: Path) -> subprocess.CompletedProcess[str]:
+    where.mkdir()
+    (where / "bot.py").write_text(source, encoding="utf-8")
+    return subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--no-incremental",
+         "--python-executable", str(python), "bot.py"],
+        cwd=where,
+        capture_output=True,
+        text=True,
+        check=False,
+    )  # fmt: skip
+
+
+@pytest.mark.slow
+def test_a_bot_type_checks_with_mypy_strict_against_the_installed_wheel(
+    installed: Path, tmp_path: Path
+) -> None:
+    located = subprocess.run(
+        [str(installed), "-c", "import ledger; print(ledger.__file__)"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert "site-packages" in located.stdout  # the installed copy, not this checkout
+    done = strict_mypy(installed, BOT, tmp_path / "bot")
+    assert done.returncode == 0, done.stdout
+    slipped = strict_mypy(installed, SLIP, tmp_path / "slip")
+    assert slipped.returncode == 1
+    assert 'Incompatible return value type (got "int", expected "str")' in slipped.stdout
+
+
+@pytest.mark.slow
+def test_the_wheel_carries_py_typed_the_license_and_the_examples(wheel: Path) -> None:
+    names = zipfile.ZipFile(wheel).namelist()
+    assert "ledger/py.typed" in names and "projections/py.typed" in names
+    assert any(n.endswith("licenses/LICENSE") for n in names)
+    shipped = {Path(n).name for n in names if "/share/encounter-ledger/examples/" in n}
+    examples = ROOT / "examples"
+    assert shipped == {p.name for p in [*examples.glob("*.jsonl"), *examples.glob("*.json")]}
+    assert any(n.endswith("share/encounter-ledger/docs/verify.js") for n in names)
+
+
+@pytest.mark.slow
+def test_the_sdist_carries_what_the_tests_and_the_readme_use(tmp_path: Path) -> None:
+    subprocess.run(
+        [sys.executable, "-m", "build", "--sdist", "--no-isolation", "--outdir",
+         str(tmp_path), str(ROOT)],
+        check=True,
+        capture_output=True,
+    )  # fmt: skip
+    [sdist] = tmp_path.glob("encounter_ledger-*.tar.gz")
+    with tarfile.open(sdist) as archive:
+        names = {Path(*Path(n).parts[1:]).as_posix() for n in archive.getnames()}
+    tracked = subprocess.run(
+        ["git", "ls-files", "examples", "tests", "docs", "LICENSE", "README.md", "CHANGELOG.md"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    missing = [name for name in tracked if name not in names]
+    assert missing == []

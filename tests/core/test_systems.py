@@ -1,0 +1,233 @@
+"""A rule system is named in one place: its folder (`projections/<key>/`), described by its
+`system` module, found through the `encounter.systems` entry points (`ledger.systems`)."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+import tomllib
+import warnings
+from collections.abc import Iterator
+from dataclasses import replace
+from importlib import metadata
+from pathlib import Path
+
+import pytest
+
+from ledger import systems
+from ledger.errors import BadInput, LedgerWarning
+from projections import audit
+from tests import paths
+from tests.streams import RULESETS
+
+ROOT = paths.ROOT
+BUILT_IN = ("fates-edge", "ironsworn", "ssss", "l5r")
+
+
+def _module(key: str) -> str:
+    return key.replace("-", "_")
+
+
+def _own(path: Path, key: str) -> bool:
+    """Whether `path` is a module of the system `key`: anything in its folder."""
+    relative = path.relative_to(ROOT).as_posix()
+    return relative.startswith(f"projections/{_module(key)}/")
+
+
+@pytest.mark.parametrize("key", BUILT_IN)
+def test_no_generic_module_names_a_built_in_system(key: str) -> None:
+    spellings = "|".join(map(re.escape, dict.fromkeys([key, _module(key)])))
+    named = re.compile(rf"(?<![A-Za-z0-9])({spellings})(?![A-Za-z0-9])")
+    found = [
+        f"{path.relative_to(ROOT)}:{number}: {line.strip()}"
+        for folder in ("ledger", "projections")
+        for path in sorted((ROOT / folder).rglob("*"))
+        if path.is_file() and path.suffix in {".py", ".j2", ".js", ".css"} and not _own(path, key)
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if named.search(line)
+    ]
+    assert found == []
+
+
+def test_the_grep_sees_the_modules_of_every_built_in_system() -> None:
+    for key in BUILT_IN:
+        folder = ROOT / "projections" / _module(key)
+        assert {"system.py", "events.py", "fold.py", "words.py", "verbs.py"} <= {
+            p.name for p in folder.glob("*.py")
+        }, key
+        assert all(_own(p, key) for p in folder.glob("*.py"))
+
+
+def test_the_project_declares_each_built_in_description_as_an_entry_point() -> None:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    declared = project["project"]["entry-points"][systems.GROUP]
+    assert declared == {key: f"projections.{_module(key)}.system:SYSTEM" for key in BUILT_IN}
+    packages = project["tool"]["setuptools"]["packages"]
+    assert all(f"projections.{_module(key)}" in packages for key in BUILT_IN)
+
+
+def test_the_systems_are_listed_as_the_design_lists_them() -> None:
+    assert systems.known() == BUILT_IN
+    assert list(RULESETS) == list(BUILT_IN)
+
+
+@pytest.mark.parametrize("key", BUILT_IN)
+def test_every_part_a_description_names_loads_and_agrees(key: str) -> None:
+    system = systems.get(key)
+    assert system.key == key
+    ruleset = systems.ruleset(key)
+    assert ruleset.key == key
+    assert ruleset.state.__module__.startswith(f"projections.{_module(key)}.")
+    verbs = systems.verbs(key)
+    assert verbs and sorted(v.name for v in verbs) == sorted(system.verb_names)
+    own_types = set(systems.vocabulary(key).types)
+    assert ruleset.attrition <= own_types
+    assert {v.event for v in verbs} <= own_types
+    for name in system.examples:
+        assert all(line.startswith("encounter ") for line in system.examples[name])
+
+
+def test_attrition_is_the_common_roll_and_each_system_s_own_blows() -> None:
+    assert audit.attrition(RULESETS["ssss"]) == {"roll.made", "harm.inflicted", "throw.made"}
+    assert audit.attrition(RULESETS["l5r"]) == {"roll.made", "damage.dealt", "critical.resolved"}
+
+
+def test_a_description_loads_nothing_but_itself_and_its_verbs() -> None:
+    probe = (
+        "import sys, json; import projections.fates_edge.system; "
+        "print(json.dumps(sorted(sys.modules)))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=ROOT
+    ).stdout
+    loaded = set(json.loads(out))
+    assert loaded.isdisjoint(
+        {"typer", "rich", "ledger.cli", "ledger.api", "projections.fates_edge.fold"}
+    )
+
+
+def test_an_unknown_system_is_bad_input_naming_the_known_ones() -> None:
+    with pytest.raises(BadInput) as unknown:
+        systems.get("gurps")
+    assert str(unknown.value) == (
+        "unknown system 'gurps' (known: fates-edge, ironsworn, ssss, l5r)"
+    )
+    assert unknown.value.code == "unknown-system"
+
+
+def test_an_opening_with_an_unknown_system_is_not_read_as_another_one() -> None:
+    with pytest.raises(BadInput, match="unknown system 'gurps'"):
+        systems.parse({"type": "encounter.opened", "system": "gurps", "rules": {}}, None)
+    with pytest.raises(BadInput, match="needs 'system'"):
+        systems.parse({"type": "encounter.opened", "rules": {}}, None)
+
+
+def test_an_event_type_of_another_system_says_whose_it_is() -> None:
+    with pytest.raises(BadInput) as other:
+        systems.parse({"type": "damage.dealt", "target": "X", "amount": 1}, "ssss")
+    assert str(other.value).startswith(
+        "unknown event type 'damage.dealt' for ssss: it is an l5r event (known: "
+    )
+
+
+# Discovery: the entry points, read at each start; nothing cached on disk.
+
+
+@pytest.fixture
+def fresh() -> Iterator[None]:
+    """What this process found is forgotten before and after the test."""
+    for known in (systems.found, systems.ruleset, systems.vocabulary, systems.verbs):
+        known.cache_clear()
+    yield
+    for known in (systems.found, systems.ruleset, systems.vocabulary, systems.verbs):
+        known.cache_clear()
+
+
+def test_the_entry_points_read_are_importlib_metadata_s() -> None:
+    declared = {key: reference for key, (reference, _) in systems._declared().items()}
+    official = {ep.name: ep.value for ep in metadata.entry_points(group=systems.GROUP)}
+    assert declared == {**official, **{k: v for k, v in declared.items() if k not in official}}
+    assert set(official) <= set(declared)
+
+
+def test_finding_the_systems_writes_no_file_and_loads_one_ruleset(
+    tmp_path: Path,
+) -> None:
+    probe = (
+        "import sys, json\nfrom ledger import systems\nsystems.ruleset('ssss')\n"
+        "print(json.dumps(sorted(sys.modules)))"
+    )
+    env = {"XDG_CACHE_HOME": str(tmp_path), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, env=env,
+        cwd=ROOT,
+    ).stdout  # fmt: skip
+    loaded = set(json.loads(out))
+    assert "projections.l5r.fold" not in loaded and "projections.ssss.fold" in loaded
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_source_tree_without_entry_points_finds_the_built_in_systems(
+    fresh: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(systems, "_group", lambda path: [])
+    found = systems.found()
+    assert systems.known() == BUILT_IN
+    assert set(found.origins.values()) == {"built in"}
+    assert systems.verb_owner("endure-harm") == "ironsworn"
+
+
+def test_a_broken_entry_point_is_one_warning_and_the_others_work(
+    fresh: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = systems._declared
+    monkeypatch.setattr(
+        systems,
+        "_declared",
+        lambda: {**real(), "broken": ("encounter_nowhere.system:SYSTEM", "")},
+    )
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")
+        assert systems.known() == (*BUILT_IN, "broken")
+        assert systems.get("ssss").key == "ssss"
+        assert [s.key for s in systems.every()] == list(BUILT_IN)
+    assert [str(w.message) for w in said if w.category is LedgerWarning] == [
+        "rule system 'broken' (from an unnamed distribution, encounter_nowhere.system:SYSTEM) "
+        "does not load (ModuleNotFoundError: No module named 'encounter_nowhere'); "
+        "the other systems work"
+    ]
+    with pytest.raises(BadInput, match=r"system 'broken' .* does not load"):
+        systems.get("broken")
+
+
+def test_a_verb_names_the_event_of_its_system() -> None:
+    (harm,) = systems.verbs("ssss")
+    assert harm.fields({"target": "Bandit", "level": 2, "throw": None}) == {
+        "type": "harm.inflicted",
+        "target": "Bandit",
+        "level": 2,
+    }
+
+
+def test_a_description_whose_verbs_disagree_is_refused(fresh: None) -> None:
+    system = systems.get("ssss")
+    systems.found()._loaded["ssss"] = replace(system, verb_names=("harm", "throw"))
+    with pytest.raises(TypeError, match="has the verbs harm; the description of 'ssss' names"):
+        systems.verbs("ssss")
+
+
+@pytest.mark.parametrize(
+    ("key", "words"),
+    [
+        ("fates-edge", "a fates-edge"),
+        ("ironsworn", "an ironsworn"),
+        ("ssss", "an ssss"),
+        ("l5r", "an l5r"),
+        ("blades", "a blades"),
+        ("gurps", "a gurps"),
+    ],
+)
+def test_a_system_key_reads_with_its_article(key: str, words: str) -> None:
+    assert systems.article(key) == words
