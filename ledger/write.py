@@ -346,7 +346,7 @@ class Written:
             "seq": self.seq,
             "records": [r.exchange() for r in self.records],
             "rolls": rolls,
-            "changes": [c.model_dump(mode="json") for c in self.changes],
+            "changes": [c.document() for c in self.changes],
             "findings": [f.model_dump(mode="json") for f in self.findings],
             "words": list(self.words),
         }

@@ -4,24 +4,32 @@ changed, as `replay`, the words, the reports and the downstream diff all show th
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Final
+from typing import Any, Final
 
-from pydantic import BaseModel, JsonValue
+from pydantic import JsonValue
 
+from projections import values
 from projections.core import Combatant, State
 from projections.shown import Reading, Readings
+from projections.values import Value, builtins
 
 #: The name a change of a pool goes by, in place of a combatant's (no combatant may take it).
 POOLS: Final = "pools"
 
 
-class Change(BaseModel, frozen=True):
+@values.value
+class Change(Value):
     """One track that differs between two states."""
 
     combatant: str
     track: str
     before: JsonValue
     after: JsonValue
+
+    def document(self) -> dict[str, Any]:
+        """The change as JSON data (`{"combatant", "track", "before", "after"}`)."""
+        document: dict[str, Any] = builtins(self)
+        return document
 
     def reading(self, readings: Readings) -> Reading | None:
         """How this track reads in its system (`readings`); None: generically, as a pool does."""

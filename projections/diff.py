@@ -20,6 +20,7 @@ from projections.changes import Change, changes
 from projections.core import AnyRuleset, RunningFold, State
 from projections.findings import Finding
 from projections.revisions import Standing
+from projections.values import builtins
 
 Checkpoint = tuple[int, State]
 
@@ -34,7 +35,10 @@ class Downstream(BaseModel, frozen=True, defer_build=True):
 
     def document(self) -> dict[str, Any]:
         """The `"downstream"` key of a write's `--json` document."""
-        return self.model_dump(mode="json")
+        document: dict[str, Any] = builtins(
+            {name: getattr(self, name) for name in type(self).model_fields}
+        )
+        return document
 
 
 @dataclass

@@ -212,7 +212,7 @@ def history(
                     "seq": step.record.seq,
                     "type": step.record.type,
                     "event": events.body_of(step.record.event),
-                    "changes": [c.model_dump(mode="json") for c in step.changes],
+                    "changes": [c.document() for c in step.changes],
                     "what": render.what_happened(step, combatant),
                     "round": step.round,
                     "scene": step.scene,
