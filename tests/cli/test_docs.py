@@ -1,0 +1,46 @@
+"""The manual in `docs/` says what the code does, and keeps saying it: the generated parts
+(the CLI reference `docs/cli.md`, and the verbs, events and house rules of each system page)
+are what `docs/generate.py` makes from the code now.
+
+The site itself is built by `.ci/run` (`sphinx-build -W`), which fails on any broken link.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from tests import paths
+from tests.cli import fences
+
+DOCS = fences.DOCS
+REGENERATE = ".venv/bin/python docs/generate.py"
+
+
+def _generator() -> ModuleType:
+    """`docs/generate.py`, loaded from its file (the folder is no package)."""
+    spec = importlib.util.spec_from_file_location("docs_generate", DOCS / "generate.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+GENERATED: dict[Path, str] = _generator().pages()
+
+
+@pytest.mark.parametrize("page", sorted(GENERATED), ids=lambda p: p.relative_to(DOCS).as_posix())
+def test_a_generated_page_is_what_the_code_makes_now(page: Path) -> None:
+    assert page.exists(), f"{page} is missing: run {REGENERATE}"
+    stale = page.read_text(encoding="utf-8") != GENERATED[page]
+    assert not stale, f"{page.relative_to(paths.ROOT)} is stale: run {REGENERATE}"
+
+
+def test_every_system_page_has_its_verbs_events_and_house_rules() -> None:
+    for page in sorted((DOCS / "systems").glob("*.md")):
+        text = page.read_text(encoding="utf-8")
+        for part in ("verbs", "events", "rules"):
+            assert f"<!-- generated: {part} -->" in text, (page.name, part)
