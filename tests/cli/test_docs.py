@@ -1,6 +1,9 @@
-"""The manual in `docs/` says what the code does, and keeps saying it: the generated parts
-(the CLI reference `docs/cli.md`, and the verbs, events and house rules of each system page)
-are what `docs/generate.py` makes from the code now.
+"""The manual in `docs/` says what the code does, and keeps saying it:
+
+- the generated parts (the CLI reference `docs/cli.md`, and the verbs, events and house rules
+  of each system page) are what `docs/generate.py` makes from the code now;
+- every block that opens an encounter (its text starts `encounter new `) runs as written, each
+  in a fresh folder, every command exiting 0.
 
 The site itself is built by `.ci/run` (`sphinx-build -W`), which fails on any broken link.
 """
@@ -12,11 +15,14 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+from typer.testing import CliRunner
 
+from ledger import cli
 from tests import paths
 from tests.cli import fences
 
 DOCS = fences.DOCS
+runner = CliRunner()
 REGENERATE = ".venv/bin/python docs/generate.py"
 
 
@@ -44,3 +50,23 @@ def test_every_system_page_has_its_verbs_events_and_house_rules() -> None:
         text = page.read_text(encoding="utf-8")
         for part in ("verbs", "events", "rules"):
             assert f"<!-- generated: {part} -->" in text, (page.name, part)
+
+
+SESSIONS = [(page, block) for page in fences.doc_pages() for block in fences.sessions(page)]
+
+
+@pytest.mark.parametrize(("page", "block"), SESSIONS, ids=[fences.label(p, b) for p, b in SESSIONS])
+def test_a_session_of_the_manual_runs_as_written(
+    page: Path, block: fences.Fence, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("ENCOUNTER_DB", raising=False)
+    for args in fences.commands(block.text):
+        result = runner.invoke(cli.app, args)
+        assert result.exit_code == 0, (args, result.stdout, result.stderr)
+
+
+def test_every_system_page_and_the_tour_have_a_session() -> None:
+    pages = {p.relative_to(DOCS).as_posix() for p, _ in SESSIONS}
+    expected = {"tour.md", *(f"systems/{p.name}" for p in (DOCS / "systems").glob("*.md"))}
+    assert expected <= pages
