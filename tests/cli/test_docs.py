@@ -3,7 +3,9 @@
 - the generated parts (the CLI reference `docs/cli.md`, and the verbs, events and house rules
   of each system page) are what `docs/generate.py` makes from the code now;
 - every block that opens an encounter (its text starts `encounter new `) runs as written, each
-  in a fresh folder, every command exiting 0.
+  in a fresh folder, every command exiting 0;
+- every fence whose info string is `python` runs: a page's fences in order, in one fresh
+  folder, each in a fresh namespace (mark a fence that must not run ```` ```python notest ````).
 
 The site itself is built by `.ci/run` (`sphinx-build -W`), which fails on any broken link.
 """
@@ -70,3 +72,22 @@ def test_every_system_page_and_the_tour_have_a_session() -> None:
     pages = {p.relative_to(DOCS).as_posix() for p, _ in SESSIONS}
     expected = {"tour.md", *(f"systems/{p.name}" for p in (DOCS / "systems").glob("*.md"))}
     assert expected <= pages
+
+
+PYTHON = [
+    page for page in fences.doc_pages() if any(f.info == "python" for f in fences.fences(page))
+]
+
+
+@pytest.mark.parametrize("page", PYTHON, ids=lambda p: p.relative_to(DOCS).as_posix())
+def test_a_page_s_python_runs(page: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("ENCOUNTER_DB", raising=False)
+    for fence in fences.fences(page):
+        if fence.info == "python":
+            code = compile(fence.text, fences.label(page, fence), "exec")
+            exec(code, {"__name__": "__main__"})
+
+
+def test_the_library_page_has_runnable_python() -> None:
+    assert DOCS / "library.md" in PYTHON
