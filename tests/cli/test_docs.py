@@ -5,7 +5,9 @@
 - every block that opens an encounter (its text starts `encounter new `) runs as written, each
   in a fresh folder, every command exiting 0;
 - every fence whose info string is `python` runs: a page's fences in order, in one fresh
-  folder, each in a fresh namespace (mark a fence that must not run ```` ```python notest ````).
+  folder, each in a fresh namespace (mark a fence that must not run ```` ```python notest ````);
+- each excerpt of the plugin example on the plugins page (a fence whose first line is
+  `# tests/systems/...`) is a slice of the file it names.
 
 The site itself is built by `.ci/run` (`sphinx-build -W`), which fails on any broken link.
 """
@@ -91,3 +93,13 @@ def test_a_page_s_python_runs(page: Path, tmp_path: Path, monkeypatch: pytest.Mo
 
 def test_the_library_page_has_runnable_python() -> None:
     assert DOCS / "library.md" in PYTHON
+
+
+def test_each_excerpt_of_the_plugins_page_is_a_slice_of_the_file_it_names() -> None:
+    page = DOCS / "plugins.md"
+    excerpts = [f for f in fences.fences(page) if f.text.startswith("# tests/systems/")]
+    assert len(excerpts) >= 4
+    for fence in excerpts:
+        first, _, body = fence.text.partition("\n")
+        source = (paths.ROOT / first.removeprefix("# ")).read_text(encoding="utf-8")
+        assert body.strip("\n") in source, fences.label(page, fence)
