@@ -7,7 +7,8 @@
 - every fence whose info string is `python` runs: a page's fences in order, in one fresh
   folder, each in a fresh namespace (mark a fence that must not run ```` ```python notest ````);
 - each excerpt of the plugin example on the plugins page (a fence whose first line is
-  `# tests/systems/...`) is a slice of the file it names.
+  `# tests/systems/...`) is a slice of the file it names;
+- every test the guarantees page names exists, and every page is in the index.
 
 The site itself is built by `.ci/run` (`sphinx-build -W`), which fails on any broken link.
 """
@@ -15,6 +16,7 @@ The site itself is built by `.ci/run` (`sphinx-build -W`), which fails on any br
 from __future__ import annotations
 
 import importlib.util
+import re
 from pathlib import Path
 from types import ModuleType
 
@@ -103,3 +105,23 @@ def test_each_excerpt_of_the_plugins_page_is_a_slice_of_the_file_it_names() -> N
         first, _, body = fence.text.partition("\n")
         source = (paths.ROOT / first.removeprefix("# ")).read_text(encoding="utf-8")
         assert body.strip("\n") in source, fences.label(page, fence)
+
+
+def test_every_test_the_guarantees_page_names_exists() -> None:
+    text = (DOCS / "guarantees.md").read_text(encoding="utf-8")
+    named = re.findall(r"`(tests/[\w/]+\.py)::(\w+)`", text)
+    assert len(named) >= 20
+    missing = [
+        f"{file}::{test}"
+        for file, test in named
+        if not (paths.ROOT / file).exists()
+        or not re.search(rf"^(?:async )?def {test}\(", (paths.ROOT / file).read_text(), re.M)
+    ]
+    assert missing == []
+
+
+def test_every_page_is_in_the_index() -> None:
+    index = (DOCS / "index.md").read_text(encoding="utf-8")
+    listed = set(re.findall(r"^([\w/-]+)$", index, re.M))
+    pages = {p.relative_to(DOCS).with_suffix("").as_posix() for p in fences.doc_pages()}
+    assert sorted(pages - listed - {"index"}) == []
