@@ -1,7 +1,7 @@
 """The encounter ledger: an append-only, hash-chained record of tabletop encounters.
 
-The library API, which the `encounter` command is built on (the README's "The library" walks
-through one encounter of each system):
+The library API, which the `encounter` command is built on (docs/library.md walks through
+it):
 
     from ledger import Ledger
     with Ledger("encounters.db") as ledger:
