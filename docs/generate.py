@@ -26,7 +26,7 @@ DOCS: Final = Path(__file__).resolve().parent
 CLI_PAGE: Final = DOCS / "cli.md"
 SYSTEM_PAGES: Final = DOCS / "systems"
 #: What `--help` is drawn for: a fixed width and no colour, so the text is the same everywhere.
-HELP_ENV: Final = {"COLUMNS": "100", "TERMINAL_WIDTH": "100", "NO_COLOR": "1"}
+HELP_ENV: Final = {"COLUMNS": "100", "NO_COLOR": "1"}
 #: The fields every event may carry (game time and who recorded it): not listed per event.
 _COMMON_FIELDS: Final = frozenset({"type", "round", "scene", "by"})
 _PART: Final = re.compile(
