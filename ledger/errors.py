@@ -3,7 +3,7 @@
 Every error carries a stable string `code` (what `--json` prints as `error.code`, for bots to
 branch on; the message is for people and may change) and the CLI's `exit_code`. A subclass
 has a default code; a raise site names a more exact one (`unknown-combatant`,
-`encounter-exists`, `stale-expect`...). The codes are listed in `CODES`, and in the README.
+`encounter-exists`, `stale-expect`...). The codes are listed in `CODES`, and in docs/cli.md.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import difflib
 from collections.abc import Iterable
 from typing import Any, Final, Self
 
-#: Every code an error can carry, and what it means (the README's table is generated from this).
+#: Every code an error can carry, and what it means (docs/cli.md's table is generated from this).
 CODES: Final[dict[str, str]] = {
     "bad-input": "the request is malformed (a field, a value, a file); nothing was appended",
     "usage": "the command line itself is wrong (an unknown option, a missing argument)",

@@ -1,9 +1,8 @@
 """Track values and game time in words for people, from plain values (no model needed).
 
-A rule system names how its own tracks read (`Reading`s by track name, which its description
-points to as `System.shown`); every other value reads by the generic rules here, whatever its
-shape. The `tracks` command's fast path renders a stored head view with these, without loading
-the event models or the folds; `projections.played` and `projections.gametime` re-export them.
+A rule system names how its own tracks read (`Reading`s by track name, which its state class
+holds as `State.readings`); every other value reads by the generic rules here, whatever its
+shape. `projections.played` and `projections.gametime` re-export them.
 """
 
 from __future__ import annotations

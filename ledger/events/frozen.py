@@ -5,7 +5,7 @@ A frozen event must not be changed through its fields (`event.stats["iron"] = 9`
 fields hold `FrozenDict` and `FrozenList`, all the way down. They are `dict` and `list`
 subclasses on purpose: they compare equal to the plain values a fold's view holds (a sheet's
 `[1]` is the ledger's `[1]`), pass strict validation where the folds read a stat block,
-serialize as JSON objects and arrays by every encoder (pydantic, orjson, the stdlib), so no
+serialize as JSON objects and arrays by every encoder (pydantic, the stdlib), so no
 stored body, hash or export changes; only every method that would change them raises. A copy
 (`dict(event.stats)`, `.copy()`) is a plain one, to edit.
 """

@@ -1,8 +1,8 @@
 """The post-session report as data: the story in words by round, the rulings, the findings,
 the head to publish and each combatant's tracks over the seqs.
 
-One `Report` feeds both faces: `ledger.report_md` (the Markdown session log) and
-`ledger.report_html` (the self-contained HTML page with its charts).
+One `Report` feeds both faces: `ledger.report.markdown` (the Markdown session log) and
+`ledger.report.html` (the self-contained HTML page with its charts).
 """
 
 from __future__ import annotations

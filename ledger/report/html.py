@@ -62,7 +62,7 @@ def page(report: Report) -> str:
 
 
 def _tables(report: Report, group: Round) -> list[Table]:
-    """One table a side, with the tracks that change in the encounter (see `report_md`)."""
+    """One table a side, with the tracks that change in the encounter (as in `markdown`)."""
 
     out = []
     read = systems.readings(report.system)

@@ -1,4 +1,4 @@
-"""What the report charts of a Ironsworn combatant (`projections.charts`)."""
+"""What the report charts of an Ironsworn combatant (`projections.charts`)."""
 
 from __future__ import annotations
 

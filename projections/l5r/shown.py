@@ -1,6 +1,6 @@
 """How Legend of the Five Rings tracks read: critical strikes, where each came from.
 
-Imported by the `tracks` fast path through the system's description: plain values only.
+The system's state names these readings (`State.readings`); they read plain values only.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """How Stones, Scrolls, Swords and Sorcery tracks read: an enemy's Harm slots by tier.
 
-Imported by the `tracks` fast path through the system's description: plain values only.
+The system's state names these readings (`State.readings`); they read plain values only.
 """
 
 from __future__ import annotations

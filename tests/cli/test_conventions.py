@@ -124,10 +124,10 @@ def test_without_json_an_error_stays_one_line(ford: Path) -> None:
     )
 
 
-def test_every_error_code_is_documented_in_the_readme() -> None:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+def test_every_error_code_is_documented_in_the_cli_reference() -> None:
+    reference = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
     for code in errors.CODES:
-        assert f"`{code}`" in readme, code
+        assert f"`{code}`" in reference, code
 
 
 def test_library_errors_carry_a_code_and_conflicts_their_heads(ford: Path) -> None:

@@ -1,9 +1,13 @@
-"""The README's command blocks run as written, in a fresh directory."""
+"""The README, the front door: its command blocks run as written in a fresh folder, it stays
+under 10 KB, and it points at every page of the manual.
+
+(`.ci/run` runs the same blocks against the installed wheel, with `.ci/tour.py`; the pages of
+the manual run in `test_docs.py`.)
+"""
 
 from __future__ import annotations
 
 import re
-import shlex
 from pathlib import Path
 
 import pytest
@@ -11,54 +15,45 @@ from typer.testing import CliRunner
 
 from ledger import cli
 from tests import paths
+from tests.cli import fences
 
-README = paths.ROOT / "README.md"
+README = fences.README
 runner = CliRunner()
 
 
-def blocks() -> list[list[str]]:
-    """Every fenced block of `encounter` commands that starts by opening an encounter."""
-    fences = re.findall(r"^```(\w*)\n(.*?)^```$", README.read_text(encoding="utf-8"), re.S | re.M)
-    return [b.splitlines() for _, b in fences if b.startswith("encounter new ")]
+def test_the_readme_has_a_runnable_tour() -> None:
+    assert len(fences.sessions(README)) >= 1
 
 
-def commands(block: list[str]) -> list[list[str]]:
-    out = []
-    for line in block:
-        for part in line.split("#")[0].split("&&"):
-            words = shlex.split(part)
-            if words:
-                assert words[0] == "encounter"
-                out.append(words[1:])
-    return out
-
-
-def test_the_readme_has_runnable_blocks() -> None:
-    assert len(blocks()) >= 2
-
-
-@pytest.mark.parametrize("block", blocks(), ids=lambda b: b[0])
+@pytest.mark.parametrize("block", fences.sessions(README), ids=lambda f: fences.label(README, f))
 def test_a_readme_block_runs_without_error(
-    block: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    block: fences.Fence, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("ENCOUNTER_DB", raising=False)
-    for args in commands(block):
+    for args in fences.commands(block.text):
         result = runner.invoke(cli.app, args)
         assert result.exit_code == 0, (args, result.stdout, result.stderr)
     assert (tmp_path / "encounters.db").exists()
 
 
-def test_the_readme_library_example_runs(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    fences = re.findall(r"^```(\w*)\n(.*?)^```$", README.read_text(encoding="utf-8"), re.S | re.M)
-    code, bot = [body for lang, body in fences if lang == "python"]
-    monkeypatch.chdir(tmp_path)
-    exec(compile(code, "README.md", "exec"), {})
-    printed = capsys.readouterr().out
-    assert printed.startswith("3 [('Bandit', 'slots', {'1': {'filled': 1, 'capacity': 3}})")
-    assert (tmp_path / "encounters.db").exists()
-    # The asyncio bot, on the encounter the first example left.
-    exec(compile(bot, "README.md", "exec"), {})
-    assert capsys.readouterr().out.startswith("seq ")
+def test_the_readme_opens_with_the_set_up_command_and_the_test_command() -> None:
+    first, second = fences.fences(README)[:2]
+    assert ".venv/bin/encounter replay examples/" in first.text
+    assert second.text.strip() == (
+        "python3 -m venv .venv && .venv/bin/pip install -e '.[dev]' "
+        "&& .venv/bin/python -m pytest -n auto"
+    )
+
+
+def test_the_readme_stays_under_10_kb() -> None:
+    assert README.stat().st_size < 10_000
+
+
+def test_the_readme_links_every_page_of_the_manual_and_every_link_resolves() -> None:
+    text = README.read_text(encoding="utf-8")
+    links = re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", text)
+    local = [link for link in links if "://" not in link]
+    assert [link for link in local if not (paths.ROOT / link).exists()] == []
+    pages = {p.relative_to(paths.ROOT).as_posix() for p in fences.doc_pages()}
+    assert sorted(pages - set(local)) == []

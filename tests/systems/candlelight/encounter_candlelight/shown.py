@@ -1,6 +1,7 @@
 """How Candlelight's tracks read: the candles still lit, as a row of candles (`iii`), or `dark`.
 
-The `tracks` command imports this without the fold or the events: it imports nothing else.
+Its state class names these readings (`State.readings`); this module imports nothing but
+`projections.shown`.
 """
 
 from __future__ import annotations

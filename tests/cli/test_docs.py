@@ -1,0 +1,135 @@
+"""The manual in `docs/` says what the code does, and keeps saying it:
+
+- the generated parts (the CLI reference `docs/cli.md`, and the verbs, events and house rules
+  of each system page) are what `docs/generate.py` makes from the code now;
+- every block that opens an encounter (its text starts `encounter new `) runs as written, each
+  in a fresh folder, every command exiting 0;
+- every fence whose info string is `python` runs: a page's fences in order, in one fresh
+  folder, each in a fresh namespace (mark a fence that must not run ```` ```python notest ````);
+- each excerpt of the plugin example on the plugins page (a fence whose first line is
+  `# tests/systems/...`) is a slice of the file it names;
+- every test the guarantees page names exists, and every page is in the index.
+
+The site itself is built by `.ci/run` (`sphinx-build -W`), which fails on any broken link.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import re
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from ledger import cli
+from tests import paths
+from tests.cli import fences
+
+DOCS = fences.DOCS
+runner = CliRunner()
+REGENERATE = ".venv/bin/python docs/generate.py"
+
+
+@functools.cache
+def _generated() -> dict[Path, str]:
+    """What `docs/generate.py` (loaded from its file: the folder is no package) makes now, made
+    once, when a test first asks (not while the suite is collected)."""
+    spec = importlib.util.spec_from_file_location("docs_generate", DOCS / "generate.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    made: dict[Path, str] = module.pages()
+    return made
+
+
+#: The pages the generator writes or fills in.
+GENERATED = [DOCS / "cli.md", *sorted((DOCS / "systems").glob("*.md"))]
+
+
+def test_the_generator_makes_exactly_these_pages() -> None:
+    assert sorted(_generated()) == sorted(GENERATED)
+
+
+@pytest.mark.parametrize("page", GENERATED, ids=lambda p: p.relative_to(DOCS).as_posix())
+def test_a_generated_page_is_what_the_code_makes_now(page: Path) -> None:
+    assert page.exists(), f"{page} is missing: run {REGENERATE}"
+    stale = page.read_text(encoding="utf-8") != _generated()[page]
+    assert not stale, f"{page.relative_to(paths.ROOT)} is stale: run {REGENERATE}"
+
+
+def test_every_system_page_has_its_verbs_events_and_house_rules() -> None:
+    for page in sorted((DOCS / "systems").glob("*.md")):
+        text = page.read_text(encoding="utf-8")
+        for part in ("verbs", "events", "rules"):
+            assert f"<!-- generated: {part} -->" in text, (page.name, part)
+
+
+SESSIONS = [(page, block) for page in fences.doc_pages() for block in fences.sessions(page)]
+
+
+@pytest.mark.parametrize(("page", "block"), SESSIONS, ids=[fences.label(p, b) for p, b in SESSIONS])
+def test_a_session_of_the_manual_runs_as_written(
+    page: Path, block: fences.Fence, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("ENCOUNTER_DB", raising=False)
+    for args in fences.commands(block.text):
+        result = runner.invoke(cli.app, args)
+        assert result.exit_code == 0, (args, result.stdout, result.stderr)
+
+
+def test_every_system_page_and_the_tour_have_a_session() -> None:
+    pages = {p.relative_to(DOCS).as_posix() for p, _ in SESSIONS}
+    expected = {"tour.md", *(f"systems/{p.name}" for p in (DOCS / "systems").glob("*.md"))}
+    assert expected <= pages
+
+
+PYTHON = [
+    page for page in fences.doc_pages() if any(f.info == "python" for f in fences.fences(page))
+]
+
+
+@pytest.mark.parametrize("page", PYTHON, ids=lambda p: p.relative_to(DOCS).as_posix())
+def test_a_page_s_python_runs(page: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("ENCOUNTER_DB", raising=False)
+    for fence in fences.fences(page):
+        if fence.info == "python":
+            code = compile(fence.text, fences.label(page, fence), "exec")
+            exec(code, {"__name__": "__main__"})
+
+
+def test_the_library_page_has_runnable_python() -> None:
+    assert DOCS / "library.md" in PYTHON
+
+
+def test_each_excerpt_of_the_plugins_page_is_a_slice_of_the_file_it_names() -> None:
+    page = DOCS / "plugins.md"
+    excerpts = [f for f in fences.fences(page) if f.text.startswith("# tests/systems/")]
+    assert len(excerpts) >= 4
+    for fence in excerpts:
+        first, _, body = fence.text.partition("\n")
+        source = (paths.ROOT / first.removeprefix("# ")).read_text(encoding="utf-8")
+        assert body.strip("\n") in source, fences.label(page, fence)
+
+
+def test_every_test_the_guarantees_page_names_exists() -> None:
+    text = (DOCS / "guarantees.md").read_text(encoding="utf-8")
+    named = re.findall(r"`(tests/[\w/]+\.py)::(\w+)`", text)
+    assert len(named) >= 20
+    missing = [
+        f"{file}::{test}"
+        for file, test in named
+        if not (paths.ROOT / file).exists()
+        or not re.search(rf"^(?:async )?def {test}\(", (paths.ROOT / file).read_text(), re.M)
+    ]
+    assert missing == []
+
+
+def test_every_page_is_in_the_index() -> None:
+    index = (DOCS / "index.md").read_text(encoding="utf-8")
+    listed = set(re.findall(r"^([\w/-]+)$", index, re.M))
+    pages = {p.relative_to(DOCS).with_suffix("").as_posix() for p in fences.doc_pages()}
+    assert sorted(pages - listed - {"index"}) == []
