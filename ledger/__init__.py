@@ -17,6 +17,7 @@ do not pay for it: this package is also the `encounter` command's entry point (`
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 from typing import TYPE_CHECKING, Any
 
@@ -79,6 +80,10 @@ def main() -> None:
     if sys.argv[1:] == ["--version"]:
         print(f"encounter {__version__}")
         return
+    # The command uses no pydantic plugin: without this, building its first validator reads
+    # the entry points of every installed distribution (a tenth of a `tracks`). Set it to
+    # anything else to load them.
+    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     importlib.import_module("ledger.cli").main()
 
 

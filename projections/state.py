@@ -8,13 +8,14 @@ what rulesets share to change a state.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, Final, Literal, Self, TypeVar, get_args, get_type_hints
 
 from pydantic import ValidationError
 
 from ledger import events
 from ledger.errors import BadInput, UnknownName, did_you_mean
+from projections.growing import appended
 from projections.shown import GENERIC, Readings
 from projections.values import (
     EMPTY,
@@ -178,7 +179,7 @@ class State(Value):
     rules: Mapping[str, Any] = EMPTY
     combatants: Mapping[str, Combatant] = EMPTY
     stakes: Mapping[str, Stake] = EMPTY
-    rolls: tuple[Roll, ...] = ()
+    rolls: Sequence[Roll] = ()
     pools: Mapping[str, int] = EMPTY
     skipped: tuple[Skipped, ...] = ()
     #: Game time from the latest `round.started`: events without their own are in this round.
@@ -248,7 +249,7 @@ def adjust_track(state: S, seq: int, event: events.TrackAdjusted) -> S:
 
 def add_roll(state: S, roll: Roll) -> S:
     """The state with one more effective roll."""
-    return replace(state, rolls=(*state.rolls, roll))
+    return replace(state, rolls=appended(state.rolls, roll))
 
 
 def not_a_roll(kind: str, named: int, seq: int, what: str = "roll") -> BadInput:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from functools import cache
 from types import MappingProxyType, NoneType, UnionType
 from typing import (
@@ -33,6 +33,10 @@ from typing import (
 
 from pydantic import BaseModel, GetCoreSchemaHandler, TypeAdapter
 from pydantic_core import core_schema
+
+from projections.growing import Rolled
+from projections.growing import with_entry as with_entry
+from projections.growing import without as without
 
 K = TypeVar("K")
 T = TypeVar("T")
@@ -115,25 +119,34 @@ Vt = TypeVar("Vt", bound=Value)
 
 
 def replace(obj: Vt, **changes: Any) -> Vt:
-    """`obj` with some fields changed (a new value; `obj` is unchanged)."""
-    return dataclasses.replace(obj, **changes)
+    """`obj` with some fields changed (a new value; `obj` is unchanged).
+
+    What `dataclasses.replace` makes, three times as fast (a fold replaces its state once an
+    event): a value's fields are set by the slots' own descriptors, as `__init__` would set
+    them, since no value class has an `__post_init__` (tests/core/test_values.py holds the two
+    alike).
+    """
+    kind = type(obj)
+    slots = _slots(kind)
+    unknown = changes.keys() - slots.keys()
+    if unknown:
+        raise TypeError(f"{kind.__name__} has no field {sorted(unknown)[0]!r}")
+    new = object.__new__(kind)
+    for name, put in slots.items():
+        put(new, changes[name] if name in changes else getattr(obj, name))
+    return new
+
+
+@per_class
+def _slots(kind: type) -> dict[str, Callable[[Any, Any], None]]:
+    """Each field of a value class, and the setter of its slot."""
+    assert not hasattr(kind, "__post_init__"), kind
+    return {f.name: getattr(kind, f.name).__set__ for f in dataclasses.fields(kind)}
 
 
 def read_only(items: Mapping[K, V] | Iterable[tuple[K, V]]) -> Mapping[K, V]:
     """A read-only mapping of its own copy of `items`."""
     return MappingProxyType(dict(items))
-
-
-def with_entry(mapping: Mapping[K, V], key: K, value: V) -> Mapping[K, V]:
-    """`mapping` with `key` set to `value`, read-only (the original unchanged)."""
-    return MappingProxyType({**mapping, key: value})
-
-
-def without(mapping: Mapping[K, V], key: K) -> Mapping[K, V]:
-    """`mapping` less `key` (itself when it has no such key)."""
-    if key not in mapping:
-        return mapping
-    return MappingProxyType({k: v for k, v in mapping.items() if k != key})
 
 
 def frozen_json(data: Any) -> Any:
@@ -221,7 +234,7 @@ def builtins(data: Any) -> Any:
         return {name: builtins(getattr(data, name)) for name in field_names(type(data))}
     if isinstance(data, Mapping):
         return {_key(k): builtins(v) for k, v in data.items()}
-    if isinstance(data, list | tuple):
+    if isinstance(data, list | tuple | Rolled):
         return [builtins(v) for v in data]
     if isinstance(data, BaseModel):
         return data.model_dump(mode="json")
@@ -254,7 +267,7 @@ def _tagged(data: Any) -> Any:
         return {_TAG: _name(type(data)), "model": data.model_dump(mode="json")}
     if isinstance(data, Mapping):
         return {_TAG: "map", "items": [[_tagged(k), _tagged(v)] for k, v in data.items()]}
-    if isinstance(data, list | tuple):
+    if isinstance(data, list | tuple | Rolled):
         return [_tagged(v) for v in data]
     raise TypeError(f"a state cannot hold a {type(data).__name__}")
 
@@ -315,7 +328,7 @@ def _types_in(hint: Any) -> list[type]:
     """The dataclasses and models a type hint names (inside unions, containers, Annotated)."""
     origin = get_origin(hint)
     if origin is not None:
-        opaque = isinstance(origin, type) and not issubclass(origin, Mapping | tuple | list)
+        opaque = isinstance(origin, type) and not issubclass(origin, Mapping | Sequence)
         if opaque and origin not in (Union, UnionType, Annotated):
             return []
         return [t for arg in get_args(hint) for t in _types_in(arg)]

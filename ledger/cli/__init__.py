@@ -1,24 +1,42 @@
 """The `encounter` command: a thin typer shell over `ledger.api` (parse, call, render).
 
-The commands are grouped by what they do: `write` (new, add, record, round, undo, redo, amend,
-import, copy), `read` (log, tracks, replay, history, audit, list, export), `verify`, `report`
-and `reference` (schema, rules, views); each rule system's verbs (`verbs`) are added when a
-command line names one (`OneLineErrors`). `options` holds the shared parameters and the callback.
+The commands are grouped by what they do, a module each: `write` (new, add, record, round,
+undo, redo, amend, import, copy), `read` (log, tracks, replay, history, list), `report` (audit,
+export, report), `verify`, and `reference` (schema, rules, views); each rule system's verbs
+(`verbs`) come from its description. A command line loads only the module of the command it
+names, and a verb's only its system's (`OneLineErrors.get_command`, click's lazy group); `--help`
+loads them all. `options` holds the shared parameters and the callback.
 """
 
+import importlib
 import os
 import re
 import sys
 import warnings
-from typing import Any, NoReturn
+from typing import Any, Final, NoReturn
 
 import typer
 import typer.core
 
 from ledger import systems
-from ledger.cli import conventions, errors, options, read, reference, report, verbs, verify, write
+from ledger.cli import conventions, errors, options
 from ledger.errors import BadInput, LedgerError, LedgerWarning
 from projections.system import System
+
+#: Every command of the ledger, in the order `--help` lists them, and the module of
+#: `ledger.cli` that defines it (tests/cli/test_conventions.py holds the two together).
+COMMANDS: Final = {
+    **dict.fromkeys(
+        ("new", "add", "record", "round", "undo", "redo", "amend", "import", "copy"), "write"
+    ),
+    **dict.fromkeys(("log", "tracks", "replay", "history"), "read"),
+    "audit": "report",
+    "list": "read",
+    "export": "report",
+    "verify": "verify",
+    "report": "report",
+    **dict.fromkeys(("schema", "rules", "views"), "reference"),
+}
 
 
 class OneLineErrors(typer.core.TyperGroup):
@@ -53,13 +71,18 @@ class OneLineErrors(typer.core.TyperGroup):
         self._help = False
         #: The systems whose verbs have been added.
         self._added: set[str] = set()
+        #: The modules of `ledger.cli` whose commands have been added.
+        self._modules: set[str] = set()
         #: Whether the command chooses a system by its key (`new`, `schema`, `rules`).
         self._choosing = False
 
     def get_command(self, ctx: Any, cmd_name: str) -> Any:
-        """A command by name; a rule system's verb is added the first time it is named."""
+        """A command by name, its module loaded the first time one of its commands is named;
+        a rule system's verbs are added the first time one of them is named."""
         if cmd_name in _CHOOSING:
             self._choosing = True
+        if cmd_name in COMMANDS:
+            self.add_module(COMMANDS[cmd_name])
         command = super().get_command(ctx, cmd_name)
         if command is None:
             owner = systems.verb_owner(cmd_name)
@@ -69,12 +92,24 @@ class OneLineErrors(typer.core.TyperGroup):
         return command
 
     def list_commands(self, ctx: Any) -> list[str]:
-        """Every command: the generic ones, then each system's verbs (help groups them)."""
+        """Every command: the ledger's in their order, then each system's verbs (help groups
+        them by system)."""
+        for module in dict.fromkeys(COMMANDS.values()):
+            self.add_module(module)
         systems.report()
         for system in systems.every():
             self.add_verbs(system)
-        names: list[str] = super().list_commands(ctx)
-        return names
+        return [*COMMANDS, *(name for name in self.commands if name not in COMMANDS)]
+
+    def add_module(self, module: str) -> None:
+        """Add the commands of one module of `ledger.cli` (once)."""
+        if module in self._modules:
+            return
+        self._modules.add(module)
+        made = importlib.import_module(f"ledger.cli.{module}").commands
+        for name, command in typer.main.get_group(made).commands.items():
+            self.add_command(command, name)
+        self._tidied()
 
     def add_verbs(self, system: System) -> None:
         """Add a system's verbs (once), under a help panel of its own; verbs that do not load
@@ -85,7 +120,7 @@ class OneLineErrors(typer.core.TyperGroup):
         if system.verbs is None:
             return
         try:
-            made = verbs.commands(system)
+            made = importlib.import_module("ledger.cli.verbs").commands(system)
         except Exception as exc:  # a third party's verbs: say so, never a traceback
             warnings.warn(
                 f"the verbs of {system.key!r} do not load ({type(exc).__name__}: {exc})",
@@ -99,6 +134,11 @@ class OneLineErrors(typer.core.TyperGroup):
                 continue  # a verb another system (or the ledger) has already: the first stays
             setattr(command, "rich_help_panel", panel)  # noqa: B010 - typer reads it for help
             self.add_command(command, name)
+        self._tidied()
+
+    def _tidied(self) -> None:
+        """Help as people read it, on every command added so far (with their examples, when
+        this command line asks for help)."""
         conventions.tidy(self)
         if self._help:
             conventions.examples(self, conventions.all_examples())
@@ -162,13 +202,6 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 app.callback()(options.main_options)
-# In this order: `--help` lists them so.
-app.registered_commands.extend(
-    command
-    for commands in (write.commands, read.commands, verify.commands, report.commands)
-    for command in commands.registered_commands
-)
-app.registered_commands.extend(reference.commands.registered_commands)
 
 
 def main() -> None:

@@ -1,4 +1,4 @@
-"""The read commands of `encounter`: log, tracks, replay, history, audit, list, export.
+"""The read commands of `encounter`: log, tracks, replay, history, list.
 
 They never write: NAME may be an encounter of the ledger file or a `.jsonl` file read into
 memory. `ledger.cli` adds them (`commands`) to the app after the writing commands.
@@ -6,16 +6,14 @@ memory. `ledger.cli` adds them (`commands`) to the app after the writing command
 
 # No `from __future__ import annotations`: typer reads these annotations each time the app runs.
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from ledger import api, events, jsonl
-from ledger.cli import conventions, progress, render
-from ledger.cli import report as report_cli
-from ledger.cli.errors import fail, guard, outcome
+from ledger import events
+from ledger.cli import conventions, render
+from ledger.cli.errors import fail, guard
 from ledger.cli.options import Json, Source, Without, emit_json, opened, source
 from ledger.errors import BadInput, UnknownName
 from ledger.store import is_postgres
@@ -227,39 +225,6 @@ def history(
         render.say(render.history_entry(step, combatant))
 
 
-@commands.command()
-def audit(
-    ctx: typer.Context, name: Source, html: report_cli.Html = None, json_: Json = False
-) -> None:
-    """Check the encounter against its rules; exit 1 when any finding is an error."""
-    if html is not None:
-        report = report_cli.load(ctx, name)
-        report_cli.html(ctx, name, html, report)
-        encounter, findings = report.encounter, list(report.findings)
-    else:
-        with source(ctx, name) as (ledger, encounter):
-            head = ledger.store.head(encounter) if progress.wanted(json_) else None
-            show = head is not None and head.seq >= progress.LARGE_EVENTS
-            what = f"Auditing {encounter} ({head.seq if head else 0:,} events)"
-            with progress.bar(what, None, show):
-                findings = guard(lambda: ledger.audit(encounter))
-    errors = sum(f.severity == "error" for f in findings)
-    outcome(1 if errors else 0)
-    if json_:
-        emit_json(
-            {"encounter": encounter, "findings": [f.model_dump(mode="json") for f in findings]}
-        )
-    elif findings:
-        render.show(render.findings_table(findings))
-        warnings = sum(f.severity == "warning" for f in findings)
-        notes = len(findings) - errors - warnings
-        typer.echo(f"{errors} error(s), {warnings} warning(s), {notes} note(s).")
-    else:
-        typer.echo(f"{encounter}: no findings.")
-    if errors:
-        raise typer.Exit(1)
-
-
 @commands.command("list")
 def list_(ctx: typer.Context, json_: Json = False) -> None:
     """The encounters in the ledger file."""
@@ -276,41 +241,3 @@ def list_(ctx: typer.Context, json_: Json = False) -> None:
         typer.echo(f"No encounters in {ctx.obj}.")
         return
     render.show(render.heads_table(heads))
-
-
-@commands.command()
-def export(
-    ctx: typer.Context,
-    name: Source,
-    out: Annotated[Path | None, typer.Option("--out", help="Write to this file.")] = None,
-    force: Annotated[
-        bool,
-        typer.Option("--force", help="Replace an existing --out file (through a symlink)."),
-    ] = False,
-    format_: Annotated[
-        report_cli.ExportFormat,
-        typer.Option(
-            "--format", help="jsonl: the events, chain included; md: the session log in words."
-        ),
-    ] = report_cli.ExportFormat.jsonl,
-) -> None:
-    """The encounter as JSON Lines (envelope and chain included), or as a Markdown log."""
-    if format_ is report_cli.ExportFormat.md:
-        report_cli.markdown(ctx, name, out, force=force)
-        return
-    count = 0
-
-    def lines(ledger: api.Ledger, encounter: str) -> Iterator[str]:
-        nonlocal count
-        for line in ledger.export(encounter):
-            count += 1
-            yield line + "\n"
-
-    with source(ctx, name) as (ledger, encounter):
-        if out is None:
-            guard(lambda: sys.stdout.writelines(lines(ledger, encounter)))
-            return
-        if out.resolve() == Path(ctx.obj).resolve():
-            fail(BadInput(f"export would overwrite {out}, the ledger file itself"))
-        guard(lambda: jsonl.write_whole(out, lines(ledger, encounter), force=force))
-    typer.echo(f"Exported {count} events of {name!r} to {out}.", err=True)

@@ -1,20 +1,22 @@
-"""The report commands of `encounter`: `report NAME --html FILE`, and the helpers that
-`export --format md` and `audit --html` share with it.
+"""The commands that judge and publish an encounter: `audit`, `export` (JSON Lines, or the
+Markdown session log) and `report --html`, with the helpers they share.
 
 NAME is an encounter of the ledger file or a `.jsonl` file read into memory, as for every read.
 """
 
 # No `from __future__ import annotations`: typer reads these annotations each time the app runs.
 import sys
+from collections.abc import Iterator
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from ledger import jsonl
-from ledger.cli.errors import fail, guard
-from ledger.cli.options import Source, names_a_file, source
+from ledger import api, jsonl
+from ledger.cli import progress, render
+from ledger.cli.errors import fail, guard, outcome
+from ledger.cli.options import Json, Source, emit_json, names_a_file, source
 from ledger.errors import BadInput
 from ledger.report import Report, build
 from ledger.report import html as html_report
@@ -92,8 +94,77 @@ def markdown(ctx: typer.Context, name: str, out: Path | None, *, force: bool = F
         typer.echo(f"Exported the session log of {report.encounter!r} to {out}.", err=True)
 
 
-#: `report` (`ledger.cli` adds it to the app after the read commands).
+#: audit, export and report (`ledger.cli.COMMANDS` says where each is listed).
 commands = typer.Typer()
+
+
+@commands.command()
+def audit(ctx: typer.Context, name: Source, html_: Html = None, json_: Json = False) -> None:
+    """Check the encounter against its rules; exit 1 when any finding is an error."""
+    if html_ is not None:
+        report = load(ctx, name)
+        html(ctx, name, html_, report)
+        encounter, findings = report.encounter, list(report.findings)
+    else:
+        with source(ctx, name) as (ledger, encounter):
+            head = ledger.store.head(encounter) if progress.wanted(json_) else None
+            show = head is not None and head.seq >= progress.LARGE_EVENTS
+            what = f"Auditing {encounter} ({head.seq if head else 0:,} events)"
+            with progress.bar(what, None, show):
+                findings = guard(lambda: ledger.audit(encounter))
+    errors = sum(f.severity == "error" for f in findings)
+    outcome(1 if errors else 0)
+    if json_:
+        emit_json(
+            {"encounter": encounter, "findings": [f.model_dump(mode="json") for f in findings]}
+        )
+    elif findings:
+        render.show(render.findings_table(findings))
+        warnings = sum(f.severity == "warning" for f in findings)
+        notes = len(findings) - errors - warnings
+        typer.echo(f"{errors} error(s), {warnings} warning(s), {notes} note(s).")
+    else:
+        typer.echo(f"{encounter}: no findings.")
+    if errors:
+        raise typer.Exit(1)
+
+
+@commands.command()
+def export(
+    ctx: typer.Context,
+    name: Source,
+    out: Annotated[Path | None, typer.Option("--out", help="Write to this file.")] = None,
+    force: Annotated[
+        bool,
+        typer.Option("--force", help="Replace an existing --out file (through a symlink)."),
+    ] = False,
+    format_: Annotated[
+        ExportFormat,
+        typer.Option(
+            "--format", help="jsonl: the events, chain included; md: the session log in words."
+        ),
+    ] = ExportFormat.jsonl,
+) -> None:
+    """The encounter as JSON Lines (envelope and chain included), or as a Markdown log."""
+    if format_ is ExportFormat.md:
+        markdown(ctx, name, out, force=force)
+        return
+    count = 0
+
+    def lines(ledger: api.Ledger, encounter: str) -> Iterator[str]:
+        nonlocal count
+        for line in ledger.export(encounter):
+            count += 1
+            yield line + "\n"
+
+    with source(ctx, name) as (ledger, encounter):
+        if out is None:
+            guard(lambda: sys.stdout.writelines(lines(ledger, encounter)))
+            return
+        if out.resolve() == Path(ctx.obj).resolve():
+            fail(BadInput(f"export would overwrite {out}, the ledger file itself"))
+        guard(lambda: jsonl.write_whole(out, lines(ledger, encounter), force=force))
+    typer.echo(f"Exported {count} events of {name!r} to {out}.", err=True)
 
 
 @commands.command()

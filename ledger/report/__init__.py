@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from ledger import events, systems
-from ledger.errors import LedgerError
 from ledger.read import Reader
 from projections import charts, core, words
 from projections.changes import Change
@@ -197,28 +196,33 @@ def _title(number: int | None, scene: str | None, seen: int | None, groups: int)
     return f"{title} (scene {scene})" if scene is not None else title
 
 
-def _as_played(book: Reader, encounter: str, record: events.Recorded) -> str:
-    """A reversed event in words, told from the tracks as the table knew them when it was
-    recorded (the retractions recorded later not applied)."""
-    try:
-        before = book.tracks(encounter, at=record.seq - 1)
-        after = book.tracks(encounter, at=record.seq)
-    except LedgerError:
-        before, after = None, book.tracks(encounter, at=1)
-    return words.explain(systems.ruleset(after.system), before, record.seq, record.event, after)
+def _as_played(book: Reader, encounter: str, targets: set[int]) -> dict[int, str]:
+    """Each reversed event in words, told from the tracks as the table knew them when it was
+    recorded (the retractions recorded later not applied): one as-played replay of the
+    stream, however many rulings there are."""
+    told: dict[int, str] = {}
+    if not targets:
+        return told
+    for step in book.replay(encounter, end=max(targets), as_played=True):
+        seq = step.record.seq
+        if seq in targets:
+            told[seq] = words.explain(step.ruleset, step.before, seq, step.record.event, step.state)
+    return told
 
 
 def _rulings(book: Reader, encounter: str, records: Sequence[events.Recorded]) -> Iterable[Ruling]:
     gone = core.excluded(records)
     by_seq = {r.seq: r for r in records}
-    for record in records:
-        event = record.event
-        target = getattr(event, "target", None)
-        if record.type not in ("event.retracted", "event.corrected") or not isinstance(target, int):
-            continue
-        reversed_ = by_seq.get(target)
-        if reversed_ is None:
-            continue
+    revisions = [
+        (record, record.event)
+        for record in records
+        if isinstance(record.event, events.EventRetracted | events.EventCorrected)
+        and record.event.target in by_seq
+    ]
+    told = _as_played(book, encounter, {event.target for _, event in revisions})
+    for record, event in revisions:
+        target = event.target
+        reversed_ = by_seq[target]
         if record.type == "event.corrected":
             verb = "corrected"
         elif reversed_.type == "event.retracted":
@@ -230,7 +234,7 @@ def _rulings(book: Reader, encounter: str, records: Sequence[events.Recorded]) -
             verb=verb,
             target=target,
             target_type=reversed_.type,
-            target_text=_as_played(book, encounter, reversed_),
+            target_text=told[target],
             reason=str(getattr(event, "reason", "")),
             in_force=record.seq not in gone,
             fields=_fields(getattr(event, "fields", None)),

@@ -7,7 +7,7 @@ models; the arithmetic here is the order the rules text gives for a damaging hit
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import field
 from typing import Annotated, Any, Final
 
@@ -225,7 +225,7 @@ class FatesEdgeState(core.State):
 
     combatants: Mapping[str, Adversary | Player] = EMPTY
     stakes: Mapping[str, FEStake] = EMPTY
-    rolls: tuple[FERoll, ...] = ()
+    rolls: Sequence[FERoll] = ()
     house: Rules = field(default_factory=Rules)
     #: stake -> Fatigue marked on its opposing adversary when the stakes were locked
     lock_fatigue: Mapping[str, int] = EMPTY

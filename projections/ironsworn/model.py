@@ -5,7 +5,7 @@ The fold (`projections.ironsworn`) and the audit (`projections.ironsworn.audit`)
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import field
 from types import MappingProxyType
 from typing import Annotated, Final, Literal, cast
@@ -139,7 +139,7 @@ class IronswornState(core.State):
     """The encounter, plus what the audit must remember across events."""
 
     combatants: Mapping[str, Character | Foe] = EMPTY
-    rolls: tuple[IronswornRoll, ...] = ()
+    rolls: Sequence[IronswornRoll] = ()
     house: Rules = field(default_factory=Rules)
     #: character -> seq of the harm still waiting for its Endure Harm roll
     pending_harm: Mapping[str, int] = EMPTY

@@ -5,7 +5,7 @@ The fold (`projections.l5r`) and the audit (`projections.l5r.audit`) share it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Annotated, ClassVar, Literal, NamedTuple
 
 from pydantic import BaseModel, Field
@@ -79,7 +79,7 @@ class L5rState(core.State):
     readings: ClassVar[Readings] = TRACKS
 
     combatants: Mapping[str, Character] = EMPTY
-    rolls: tuple[core.Roll, ...] = ()
+    rolls: Sequence[core.Roll] = ()
     house: Rules = Rules()
     last_damage: Mapping[str, int] = EMPTY
 

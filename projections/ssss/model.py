@@ -6,7 +6,7 @@ The fold (`projections.ssss.fold`) and the words (`projections.ssss.words`) shar
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Annotated, Any, ClassVar, Final, Literal
 
 from pydantic import BaseModel, Field
@@ -80,7 +80,7 @@ class SsssState(core.State):
     readings: ClassVar[Readings] = TRACKS
 
     combatants: Mapping[str, Enemy | Player] = EMPTY
-    rolls: tuple[core.Roll | ThrowRoll, ...] = ()
+    rolls: Sequence[core.Roll | ThrowRoll] = ()
     house: Rules = Rules()
 
 

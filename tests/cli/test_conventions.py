@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import re
@@ -11,6 +12,8 @@ import sys
 from pathlib import Path
 
 import pytest
+import typer
+import typer.main
 from typer.testing import CliRunner
 
 import ledger
@@ -43,9 +46,8 @@ def test_version_comes_from_the_package_metadata() -> None:
 
 
 def commands() -> list[str]:
-    import typer.main
-
-    return sorted(typer.main.get_command(cli.app).commands)  # type: ignore[attr-defined]
+    group = typer.main.get_command(cli.app)
+    return sorted(group.list_commands(typer.Context(group)))  # type: ignore[attr-defined]
 
 
 @pytest.mark.parametrize("command", commands())
@@ -374,12 +376,29 @@ def test_every_command_is_a_module_level_function_not_a_closure() -> None:
     assert nested == []
 
 
+def test_each_module_of_the_command_line_defines_the_commands_said_to_be_its_own() -> None:
+    for module in set(cli.COMMANDS.values()):
+        made = importlib.import_module(f"ledger.cli.{module}").commands
+        names = {
+            info.name or info.callback.__name__.lower().replace("_", "-")
+            for info in made.registered_commands
+            if info.callback is not None
+        }
+        assert names == {name for name, home in cli.COMMANDS.items() if home == module}, module
+
+
+def test_tracks_loads_the_module_of_the_reads_only() -> None:
+    group = typer.main.get_command(cli.app)
+    assert isinstance(group, cli.OneLineErrors)
+    group.get_command(typer.Context(group), "tracks")
+    assert set(group.commands) == {"log", "tracks", "replay", "history", "list"}
+
+
 def test_the_generic_commands_are_listed_writes_reads_verify_report_then_reference() -> None:
-    names = [
-        info.name or info.callback.__name__.lower().replace("_", "-")
-        for info in cli.app.registered_commands
-        if info.callback is not None
-    ]
+    group = typer.main.get_command(cli.app)
+    listed = group.list_commands(typer.Context(group))  # type: ignore[attr-defined]
+    names = [name for name in listed if name in cli.COMMANDS]
+    assert listed[: len(names)] == names
     assert names == [
         "new", "add", "record", "round", "undo", "redo", "amend", "import", "copy",
         "log", "tracks", "replay", "history", "audit", "list", "export",

@@ -1,0 +1,66 @@
+"""The projections' values: `values.replace` makes what `dataclasses.replace` makes."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ledger import Ledger
+from projections import values
+from projections.state import Skipped
+from projections.values import Value
+from tests import paths
+
+EXAMPLES = sorted(paths.EXAMPLES.glob("*.jsonl"))
+
+
+def reachable(data: Any) -> Iterator[Value]:
+    """Every value held in `data`, itself included."""
+    if isinstance(data, Value):
+        yield data
+        for field in dataclasses.fields(data):
+            yield from reachable(getattr(data, field.name))
+    elif isinstance(data, tuple | list):
+        for item in data:
+            yield from reachable(item)
+    elif hasattr(data, "values") and callable(data.values):
+        for item in data.values():
+            yield from reachable(item)
+
+
+@pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: p.stem)
+def test_replace_makes_what_dataclasses_replace_makes_for_every_value_of_an_example(
+    example: Path, tmp_path: Path
+) -> None:
+    with Ledger(tmp_path / "e.db") as book:
+        book.import_lines(example.read_text(encoding="utf-8").splitlines())
+        state = book.tracks(book.encounters()[0].encounter)
+    found = list(reachable(state))
+    assert len({type(v) for v in found}) >= 3
+    for value in found:
+        for field in dataclasses.fields(value):
+            other = "changed" if getattr(value, field.name) != "changed" else "other"
+            for new in (getattr(value, field.name), other):
+                ours = values.replace(value, **{field.name: new})
+                theirs = dataclasses.replace(value, **{field.name: new})
+                assert type(ours) is type(theirs)
+                for each in dataclasses.fields(value):
+                    assert getattr(ours, each.name) is getattr(theirs, each.name)
+                assert ours == theirs
+                assert getattr(value, field.name) is not new or ours == value
+
+
+def test_replace_of_a_field_a_value_does_not_have_is_a_type_error() -> None:
+    with pytest.raises(TypeError, match="no field 'nope'"):
+        values.replace(values.Value(), nope=1)
+
+
+def test_a_replaced_value_is_as_frozen_as_any() -> None:
+    made = values.replace(Skipped(seq=1, type="note", reason="x"), seq=2)
+    assert made == Skipped(seq=2, type="note", reason="x")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        made.seq = 3  # type: ignore[misc]
