@@ -88,3 +88,40 @@ def test_a_sqlite_ledger_never_loads_the_postgresql_driver(duel: Path) -> None:
     code, modules = loaded(duel.parent, "--db", str(duel), "tracks", "duel")
     assert code == 0
     assert modules.isdisjoint({"psycopg", "psycopg_pool", "ledger.store.postgres"})
+
+
+#: Asks `ledger.main` for the version, then writes the loaded modules to the file in argv[1].
+VERSION_PROBE = """
+import json, sys
+out = sys.argv[1]
+sys.argv = ["encounter", "--version"]
+import ledger
+ledger.main()
+with open(out, "w", encoding="utf-8") as f:
+    json.dump(sorted(sys.modules), f)
+"""
+
+
+def test_version_loads_neither_the_command_line_nor_the_library(tmp_path: Path) -> None:
+    out = tmp_path / "modules.json"
+    done = subprocess.run(
+        [sys.executable, "-c", VERSION_PROBE, str(out)],
+        env=cli_env(),
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    )
+    assert done.stdout.startswith("encounter ")
+    modules = set(json.loads(out.read_text(encoding="utf-8")))
+    assert "ledger" in modules
+    assert modules.isdisjoint({"ledger.cli", "ledger.api", "ledger.events", "typer", "pydantic"})
+
+
+def test_tracks_loads_no_writing_report_or_verifying_command(duel: Path) -> None:
+    code, modules = loaded(duel.parent, "--db", str(duel), "tracks", "duel")
+    assert code == 0
+    assert modules.isdisjoint(
+        {"ledger.cli.write", "ledger.cli.report", "ledger.cli.verify", "ledger.report", "jinja2"}
+    )
