@@ -8,6 +8,7 @@ what rulesets share to change a state.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, Final, Literal, Self, TypeVar, get_args, get_type_hints
 
@@ -199,10 +200,10 @@ class State(Value):
             ) from None
 
     def roll_at(self, seq: int) -> Roll | None:
-        """The effective roll recorded at `seq`, if any."""
-        for roll in reversed(self.rolls):
-            if roll.seq == seq:
-                return roll
+        """The effective roll recorded at `seq`, if any (the rolls are in seq order)."""
+        at = bisect_left(self.rolls, seq, key=_seq_of)
+        if at < len(self.rolls) and self.rolls[at].seq == seq:
+            return self.rolls[at]
         return None
 
     def view(self) -> dict[str, Any]:
@@ -218,6 +219,10 @@ class State(Value):
             "combatants": {name: c.view() for name, c in self.combatants.items()},
             "pools": dict(self.pools),
         }
+
+
+def _seq_of(roll: Roll) -> int:
+    return roll.seq
 
 
 S = TypeVar("S", bound=State)

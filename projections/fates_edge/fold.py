@@ -182,7 +182,7 @@ def roll_made(state: FatesEdgeState, seq: int, event: vocab.FERollMade) -> Fates
         dv=dv,
         effective_position=position,
     )
-    rolled = core.with_entry(state.rolled, event.stake, roll)
+    rolled = core.with_entry(state.rolled, event.stake, seq)
     pools = core.with_entry(state.pools, "sb", state.pools.get("sb", 0) + sb)
     state = owing(core.replace(state, pools=pools, rolled=rolled), event.stake)
     return core.add_roll(state, roll)

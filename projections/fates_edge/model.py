@@ -229,9 +229,9 @@ class FatesEdgeState(core.State):
     house: Rules = field(default_factory=Rules)
     #: stake -> Fatigue marked on its opposing adversary when the stakes were locked
     lock_fatigue: Mapping[str, int] = EMPTY
-    #: stake -> the roll that resolved it (its first effective one; later ones are not folded),
-    #: with the SB that roll generated (provenance of the pool)
-    rolled: Mapping[str, FERoll] = EMPTY
+    #: stake -> the seq of the roll that resolved it (its first effective one; later ones are
+    #: not folded): the roll, with the SB it generated, is in `rolls`
+    rolled: Mapping[str, int] = EMPTY
     #: stake -> seq of the hit on an adversary / harm on a player that charged it
     hit_charged: Mapping[str, int] = EMPTY
     harm_charged: Mapping[str, int] = EMPTY
@@ -251,7 +251,10 @@ class FatesEdgeState(core.State):
 
     def roll_of(self, stake: str) -> FERoll | None:
         """The roll that resolved a stake, if it was rolled."""
-        return self.rolled.get(stake)
+        seq = self.rolled.get(stake)
+        found = self.roll_at(seq) if seq is not None else None
+        assert found is None or isinstance(found, FERoll)
+        return found
 
     def lock(self, stake: str | None) -> FELock | None:
         """The terms of the stakes locked under an id (the first lock), if any."""

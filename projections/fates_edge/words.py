@@ -143,7 +143,7 @@ def dice(
     roll = after.roll_at(seq)
     who = event.actor or _actor(after, event.stake) or "someone"
     if not isinstance(roll, FERoll):
-        first = after.rolled.get(event.stake)
+        first = after.roll_of(event.stake)
         at = f" at seq {first.seq}" if first is not None else ""
         return (
             f"{who} rolls {faces} for {event.stake!r} again: the first roll{at} stands, "
