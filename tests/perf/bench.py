@@ -54,6 +54,11 @@ GOALS: dict[str, tuple[str, str, tuple[str, float]]] = {
             ("audit", "audit"),
         )
     },
+    "cli_floor_vs_sqlite_utils": (
+        "the floor: a process that imports typer and pydantic, builds one validator, sqlite3",
+        "`sqlite-utils rows` of the same file, whole process",
+        ("<=", 1.0),
+    ),
     "write_cli_10k_vs_300": (
         "`encounter fatigue` (a write), whole process, on a 10,000-event Fate's Edge encounter",
         "the same on a 300-event one",
@@ -266,6 +271,53 @@ def bench_cli(b: Bench, folder: Path, reps: Reps) -> None:
     took = interleaved(commands, reps(11, 5))
     for command in ("tracks", "record", "undo", "replay", "audit"):
         b.add(f"cli_{command}_vs_sqlite_utils", took[command], took["sqlite-utils"])
+
+
+def instructions(argv: list[str]) -> float:
+    """The instructions one whole process executes, in millions (valgrind's callgrind): the
+    same on a loaded machine as on an idle one, where wall times are not."""
+    with tempfile.TemporaryDirectory() as folder:
+        out = Path(folder) / "callgrind.out"
+        subprocess.run(
+            ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", *argv],
+            env=environment(),
+            capture_output=True,
+            check=False,
+        )
+        for line in out.read_text().splitlines():
+            if line.startswith(("summary:", "totals:")):
+                return int(line.split()[1]) / 1e6
+    raise RuntimeError(f"callgrind counted nothing for {argv}")
+
+
+def bench_cli_instructions(b: Bench, folder: Path) -> None:
+    """The commands of `bench_cli` counted in instructions (`--instructions`), with the floor:
+    an interpreter that imports typer and pydantic's models and builds one validator (what
+    every command of a typer and pydantic program pays) and reads sqlite3."""
+    source = fixture("ssss-300.db", {"duel": skirmish(300)})
+    scratch = folder / "cli.db"
+    python = str(BIN / "python")
+    floor = (
+        "import typer, sqlite3, json, hashlib; from pydantic import TypeAdapter; TypeAdapter(int)"
+    )
+    counted = {
+        "sqlite-utils": instructions([str(BIN / "sqlite-utils"), "rows", str(source), "events"]),
+        "floor": instructions([python, "-c", floor]),
+        "tracks": instructions(encounter(source, "tracks", "duel")),
+        "replay": instructions(encounter(source, "replay", "duel")),
+        "audit": instructions(encounter(source, "audit", "duel")),
+    }
+    for command, args in (
+        ("record", ("harm", "duel", "Bandit 3", "1")),
+        ("undo", ("undo", "duel", "--reason", "bench")),
+    ):
+        copied(source, scratch)
+        counted[command] = instructions(encounter(scratch, *args))
+    for command in ("tracks", "record", "undo", "replay", "audit"):
+        b.add(
+            f"cli_{command}_vs_sqlite_utils", counted[command], counted["sqlite-utils"], unit="Mi"
+        )
+    b.add("cli_floor_vs_sqlite_utils", counted["floor"], counted["sqlite-utils"], unit="Mi")
 
 
 def bench_write_cli(b: Bench, folder: Path, reps: Reps) -> None:
@@ -489,6 +541,11 @@ def main() -> None:
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     parser.add_argument("--quick", action="store_true", help="fewer repetitions")
     parser.add_argument("--only", help="run only the steps whose names hold this text")
+    parser.add_argument(
+        "--instructions",
+        action="store_true",
+        help="count the commands' instructions (valgrind) instead of timing them",
+    )
     args = parser.parse_args()
     reps = Reps(args.quick)
     b = Bench()
@@ -497,7 +554,9 @@ def main() -> None:
     load = os.getloadavg()[0]
     es = have_eventsourcing()
     steps: dict[str, Callable[[], None]] = {
-        "cli": lambda: bench_cli(b, folder, reps),
+        "cli": lambda: (
+            bench_cli_instructions(b, folder) if args.instructions else bench_cli(b, folder, reps)
+        ),
         "write": lambda: bench_write_cli(b, folder, reps),
         "campaign": lambda: bench_campaign(b, reps),
         "append": lambda: (
