@@ -10,6 +10,7 @@ stands: rolling it again changes nothing.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
+from types import MappingProxyType
 from typing import Any, assert_never
 
 from pydantic import ValidationError
@@ -19,6 +20,7 @@ from ledger import events
 from ledger.errors import BadInput
 from ledger.events.common import Common
 from projections import core
+from projections import stats as stat_texts
 from projections.charts import Measure
 from projections.fates_edge import audit as fates_edge_audit
 from projections.fates_edge import events as vocab
@@ -42,7 +44,7 @@ from projections.fates_edge.model import (
     wound,
 )
 from projections.fates_edge.shown import measures
-from projections.findings import Finding
+from projections.findings import Finding, Obligation
 
 
 def join(state: core.State, seq: int, event: events.CombatantJoined) -> core.Combatant:
@@ -63,7 +65,7 @@ def join(state: core.State, seq: int, event: events.CombatantJoined) -> core.Com
         stats = vocab.AdversaryStats.model_validate_json(to_json(event.stats))
     except ValidationError as exc:
         model = vocab.PlayerStats if event.side == "player" else vocab.AdversaryStats
-        raise BadInput(events.describe(exc, what, known=model.model_fields)) from exc
+        raise stat_texts.refused(exc, event.name, event.side, model, state.system) from exc
     if stats.resilience == 0:
         # "At zero Resilience the adversary is defeated": it cannot join the fight that way.
         raise BadInput(
@@ -235,6 +237,8 @@ class FatesEdge(core.Ruleset[FatesEdgeState, vocab.Events]):
     state = FatesEdgeState
     own_events = vocab.Events
     attrition = frozenset({"hit.resolved", "harm.suffered", "fatigue.marked"})
+    stats = MappingProxyType({"player": vocab.PlayerStats, "adversary": vocab.AdversaryStats})
+    refines = MappingProxyType({"defense-avoids-hit": frozenset({"hit-without-success"})})
 
     def start(self, opened: core.State) -> FatesEdgeState:
         """The initial state, with the pinned rules read once and the GM's Story Beat pool."""
@@ -295,8 +299,8 @@ class FatesEdge(core.Ruleset[FatesEdgeState, vocab.Events]):
         """The Fate's Edge rules (see `projections.fates_edge.audit`)."""
         return fates_edge_audit.audit(before, seq, event, after)
 
-    def obligations(self, state: FatesEdgeState) -> Iterator[Finding]:
-        """SB still owed for a locked attack."""
+    def obligations(self, state: FatesEdgeState) -> Iterator[Obligation]:
+        """SB owed for a locked attack, a consequence not charged, a puzzle's Resolution."""
         return fates_edge_audit.obligations(state)
 
     def touches(

@@ -382,7 +382,7 @@ def test_a_gm_override_is_validated_by_its_combatants_own_constraints_and_check(
             "value=-1",
             "track 'lit' of 'Ada' field 'lit': input should be greater than or equal to 0 (got -1)",
         ),
-        ("value=4", "track 'lit' of 'Ada': value error, 4 lit is more than the 3 candles held"),
+        ("value=4", "track 'lit' of 'Ada': 4 lit is more than the 3 candles held"),
     ]
     for value, message in cases:
         refused = with_candlelight(site, vigil, *override, "track=lit", value)
