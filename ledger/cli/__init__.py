@@ -36,9 +36,10 @@ class OneLineErrors(typer.core.TyperGroup):
         words = conventions.hoist(sys.argv[1:] if args is None else args)
         errors.json_errors(conventions.wants_json(words))
         self._help = conventions.wants_help(words)
+        self._notes = conventions.notes(words) if self._help else {}
         conventions.tidy(self)
         if self._help:
-            conventions.examples(self, conventions.all_examples())
+            conventions.examples(self, conventions.all_examples(), self._notes)
         if not standalone_mode:
             return super().main(words, prog_name, complete_var, standalone_mode, **extra)
         with warnings.catch_warnings():
@@ -51,6 +52,8 @@ class OneLineErrors(typer.core.TyperGroup):
         super().__init__(*args, **kwargs)
         #: Whether this command line asks for help (the examples are then put under it).
         self._help = False
+        #: What the help of the commands it names says besides the options and examples.
+        self._notes = dict[str, str]()
         #: The systems whose verbs have been added.
         self._added: set[str] = set()
         #: Whether the command chooses a system by its key (`new`, `schema`, `rules`).
@@ -101,7 +104,7 @@ class OneLineErrors(typer.core.TyperGroup):
             self.add_command(command, name)
         conventions.tidy(self)
         if self._help:
-            conventions.examples(self, conventions.all_examples())
+            conventions.examples(self, conventions.all_examples(), self._notes)
 
     def _run(
         self, words: list[str], prog_name: str | None, complete_var: str | None, **extra: Any

@@ -73,7 +73,8 @@ def html(ctx: typer.Context, name: str, out: Path, report: Report) -> None:
     if str(out) != "-":
         typer.echo(
             f"Wrote the report of {report.encounter!r} to {out} ({_count(report.events, 'event')}, "
-            f"{_count(len(report.charts), 'chart')}, {_count(len(report.findings), 'finding')}).",
+            f"{_count(sum(1 for c in report.charts if c.labels), 'chart')}, "
+            f"{_count(len(report.audit), 'finding')}).",
             err=True,
         )
 
