@@ -265,25 +265,35 @@ class Ledger(Reader):
     ) -> Written:
         """Correct the event at `seq`: append one `event.corrected`, which the fold reads at
         `seq` itself, so everything after it is judged against the corrected event (with
-        `dry_run`, say what it would do downstream and append nothing; `stamp` as for `undo`)."""
+        `dry_run`, say what it would do downstream and append nothing; `stamp` as for `undo`).
+
+        `fields` names each field as the event stores it (`stat`, `opposing`, `increases`) or
+        as the option of a verb that records the event (`using`, `against`, `increase`, with
+        or without its dashes); an option's value is read as the verb reads it (`challenge`
+        `"3,8"`, one `increase` as a list). The correction stores the field names."""
         check_seq(seq)
         time = game_time(stamp)
         if not isinstance(fields, Mapping) or not fields:
             raise BadInput("amend needs the fields to change, as a mapping (KEY=VALUE)")
-        if "type" in fields:
-            raise BadInput("amend keeps the event's type; undo it and record another instead")
         if not isinstance(reason, str) or not reason.strip():
             raise BadInput("amend needs a reason (the ledger keeps why a ruling changed)")
 
         def correction(session: Session) -> events.Event:
+            system = session.system()
+            named = dict(fields)
+            if system is not None:
+                kind = session.stored_event(seq).type
+                named = systems.stored_fields(system, kind, fields)
+            if "type" in named:
+                raise BadInput("amend keeps the event's type; undo it and record another instead")
             fix = {
                 "type": "event.corrected",
                 "target": seq,
                 "reason": reason,
-                "fields": fields,
+                "fields": named,
                 **time,
             }
-            return self._parse(fix, session.system())
+            return self._parse(fix, system)
 
         return self._write(encounter, correction, strict=strict, expect=expect, dry_run=dry_run)
 

@@ -119,8 +119,7 @@ class Reader:
         found: core.State | None = None
         rounds: set[int] = set()
         for step in self.replay(encounter):
-            if isinstance(step.record.event, events.EventRetracted | events.EventCorrected):
-                continue  # an undo or a correction is not table play: it ends no round
+            # An undo or a correction is not table play (nor a step): it ends no round.
             at, where = step.round, step.scene
             if at is not None and (scene is None or where == scene):
                 rounds.add(at)
@@ -143,11 +142,13 @@ class Reader:
         without: Iterable[int] = (),
         as_played: bool = False,
     ) -> Iterator[steps.Step]:
-        """One step per effective event, with the tracks after it (as if `without` never
+        """One step per effective table event, with the tracks after it (as if `without` never
         happened: events that then no longer apply are steps that say so).
 
         The story is told as corrected: each event as today's corrections have it, at its
-        own seq, so `replay --to N` ends where `tracks --at N --corrected` is. With
+        own seq, so `replay --to N` ends where `tracks --at N --corrected` is; an undo and an
+        amend are told alike, neither as a step (the undone event is left out, the amended
+        one told as amended). With
         `as_played` it is told as it happened at the table: every stored event is a step,
         each retraction and correction changing the tracks where it was recorded, so
         `replay --as-played --to N` ends where `tracks --at N` is.

@@ -9,14 +9,17 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any, Final, Union, get_args
 
 from pydantic import TypeAdapter
 
 from ledger import events, systems
+from ledger.errors import BadInput, did_you_mean
 from ledger.events import versions
 from ledger.events.common import Common
 from ledger.reference_texts import ENVELOPE, FIELDS
+from projections import stats as stat_kinds
 
 SCHEMA_DIALECT: Final = "https://json-schema.org/draft/2020-12/schema"
 _COMMON: Final = ("round", "scene", "by")
@@ -173,30 +176,150 @@ def _markdown() -> Iterator[str]:
     )
     for system in [s.key for s in systems.every()]:
         yield f"\n## {system}\n"
-        defs = schema(system)["$defs"]
-        by_type = {d["properties"]["type"]["const"]: d for d in defs.values() if _is_event(d)}
-        for kind in sorted(by_type):
-            definition = by_type[kind]
-            yield f"\n### `{kind}`\n\n{_one_line(definition.get('description', ''))}\n\n"
-            if versions.current(kind) > 1:
-                yield f"Version {versions.current(kind)}.\n\n"
-            fields = [n for n in definition["properties"] if n != "type" and n not in ENVELOPE]
-            # The event's own fields first, then game time and who recorded it.
-            fields.sort(key=lambda n: n in _COMMON)
-            if not fields:
+        for doc in event_docs(system):
+            yield f"\n### `{doc.type}`\n\n{doc.meaning}\n\n"
+            if doc.verbs:
+                yield f"Recorded by {', '.join(f'`encounter {v}`' for v in doc.verbs)}.\n\n"
+            if doc.version > 1:
+                yield f"Version {doc.version}.\n\n"
+            if not doc.fields:
                 yield "No fields.\n"
                 continue
             yield "| field | kind | required | meaning |\n|---|---|---|---|\n"
-            required = set(definition.get("required", ()))
-            for name in fields:
-                prop = definition["properties"][name]
-                shown = "yes" if name in required else "no"
-                text = _cell(prop.get("description", ""))
-                yield f"| `{name}` | {_kind(prop, defs)} | {shown} | {text} |\n"
+            for f in doc.fields:
+                shown = "yes" if f.required else "no"
+                yield f"| `{f.name}` | {f.kind_md} | {shown} | {_cell(f.meaning)} |\n"
+        yield f"\n### Stats of {system}\n\n| side | key | kind | required | default |\n"
+        yield "|---|---|---|---|---|\n"
+        for side, model in systems.ruleset(system).stats.items():
+            for stat in stat_kinds.stats(model, stat_kinds.code):
+                default = f"`{stat.default}`" if stat.default is not None else ""
+                required = "yes" if stat.required else "no"
+                yield f"| {side} | `{stat.key}` | {_cell(stat.kind)} | {required} | {default} |\n"
         yield f"\n### House rules of {system}\n\n| rule | default | meaning |\n|---|---|---|\n"
         for rule in rules(system):
             default = _cell(json.dumps(rule["default"], ensure_ascii=False))
             yield f"| `{rule['key']}` | `{default}` | {_cell(rule['meaning'] or '')} |\n"
+
+
+@dataclass(frozen=True, slots=True)
+class FieldDoc:
+    """One field of an event type: its kind (for the command line, and for Markdown), whether
+    it must be given, and what it means."""
+
+    name: str
+    kind: str
+    kind_md: str
+    required: bool
+    meaning: str
+    #: The default as JSON text, or None (none, or an empty list or object).
+    default: str | None = None
+
+    def __str__(self) -> str:
+        """`harm (integer; required): The final incoming Harm...`."""
+        terms = [self.kind]
+        if self.required:
+            terms.append("required")
+        elif self.default is not None:
+            terms.append(f"default {self.default}")
+        meaning = f": {self.meaning}" if self.meaning else ""
+        return f"{self.name} ({'; '.join(terms)}){meaning}"
+
+
+@dataclass(frozen=True, slots=True)
+class EventDoc:
+    """One event type of a system: what it means, its fields, and the verbs that record it."""
+
+    type: str
+    meaning: str
+    version: int
+    fields: tuple[FieldDoc, ...]
+    verbs: tuple[str, ...]
+
+    def document(self) -> dict[str, Any]:
+        """`encounter events --json`."""
+        return {
+            "type": self.type,
+            "meaning": self.meaning,
+            "version": self.version,
+            "verbs": list(self.verbs),
+            "fields": [
+                {
+                    "name": f.name,
+                    "kind": f.kind,
+                    "required": f.required,
+                    "default": f.default,
+                    "meaning": f.meaning,
+                }
+                for f in self.fields
+            ],
+        }
+
+
+def event_docs(system: str) -> list[EventDoc]:
+    """Every event type of `system` (the common ones and its own), by type, with its fields
+    (its own first, then game time and who recorded it): what `encounter events` prints and
+    docs/events.md lists."""
+    defs = schema(system)["$defs"]
+    by_type = {d["properties"]["type"]["const"]: d for d in defs.values() if _is_event(d)}
+    verbs: dict[str, list[str]] = {}
+    for verb in systems.verbs(system):
+        verbs.setdefault(verb.event, []).append(verb.name)
+    for name, event in _COMMON_VERBS.items():
+        verbs.setdefault(event, []).append(name)
+    found = []
+    for kind in sorted(by_type):
+        definition = by_type[kind]
+        names = [n for n in definition["properties"] if n != "type" and n not in ENVELOPE]
+        names.sort(key=lambda n: n in _COMMON)
+        required = set(definition.get("required", ()))
+        fields = tuple(
+            FieldDoc(
+                name,
+                stat_kinds.kind(definition["properties"][name], defs, stat_kinds.plain),
+                stat_kinds.kind(definition["properties"][name], defs, stat_kinds.code),
+                name in required,
+                _one_line(definition["properties"][name].get("description", "")),
+                stat_kinds.default(definition["properties"][name]),
+            )
+            for name in names
+        )
+        meaning = _one_line(definition.get("description", ""))
+        found.append(
+            EventDoc(kind, meaning, versions.current(kind), fields, tuple(verbs.get(kind, ())))
+        )
+    return found
+
+
+def event_doc(system: str, kind: str) -> EventDoc:
+    """One event type of `system`, or bad input naming the types it has."""
+    docs = {doc.type: doc for doc in event_docs(system)}
+    if kind not in docs:
+        raise BadInput(
+            f"{system} has no event type {kind!r}{did_you_mean(kind, docs)} "
+            f"(types: {', '.join(docs)})",
+            code="unknown-type",
+        )
+    return docs[kind]
+
+
+def stat_listing(system: str) -> list[tuple[str, str]]:
+    """(side, its stat keys with kinds and defaults) for each side of `system`."""
+    return list(stat_kinds.sides(systems.ruleset(system).stats))
+
+
+#: The commands of the ledger itself that record one common event each (a system's own verbs
+#: are in its description).
+_COMMON_VERBS: Final = {
+    "add": "combatant.joined",
+    "round": "round.started",
+    "end-scene": "scene.ended",
+    "leave": "combatant.left",
+    "note": "note",
+    "undo": "event.retracted",
+    "redo": "event.retracted",
+    "amend": "event.corrected",
+}
 
 
 def _is_event(definition: dict[str, Any]) -> bool:
@@ -209,26 +332,6 @@ def _one_line(text: str) -> str:
 
 def _cell(text: str) -> str:
     return _one_line(text).replace("|", "\\|")
-
-
-def _kind(prop: dict[str, Any], defs: dict[str, Any]) -> str:
-    """A short name for a property's JSON type."""
-    if "enum" in prop:
-        return " / ".join(f"`{v}`" for v in prop["enum"])
-    if "const" in prop:
-        return f"`{prop['const']}`"
-    if "$ref" in prop:
-        return _kind(defs[prop["$ref"].rsplit("/", 1)[-1]], defs)
-    if "anyOf" in prop:
-        kinds = [_kind(p, defs) for p in prop["anyOf"] if p.get("type") != "null"]
-        return " or ".join(dict.fromkeys(kinds)) or "null"
-    kind = prop.get("type")
-    if kind == "array":
-        items = prop.get("items") or (prop.get("prefixItems") or [{}])[0]
-        return f"list of {_kind(items, defs)}"
-    if kind == "object":
-        return "object"
-    return str(kind or "any JSON value")
 
 
 if __name__ == "__main__":

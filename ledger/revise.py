@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from ledger import events
+from ledger import events, systems
 from ledger.errors import BadInput, RuleRefused, UnknownName
 from ledger.store import snapshots
 from ledger.write import NOTHING_GIVEN, Given, Session, refusal
@@ -112,7 +112,7 @@ def revise(
     types = {target: kind} if kind is not None else {}
     found += audit_rules.common(session.ruleset, before, record, after, types)
     # An obligation the change reopens (undoing the oracle roll that met a miss).
-    found += audit_rules.opened(session.ruleset, before, after)
+    found += audit_rules.opened(session.ruleset, before, after).values()
     session.state, session.revisions, session.standing = after, revisions, stands
     session.checkpoints = checkpoints
     session.downstream = folds.downstream() if audited else None
@@ -226,7 +226,9 @@ def _check_correction(session: Session, event: events.EventCorrected) -> str:
     if fixed == now:
         changed = ", ".join(f"{k}={json.dumps(v)}" for k, v in event.fields.items())
         raise BadInput(f"seq {target} already has {changed}: nothing to amend")
-    reparsed(original.event, fixed, target)
+    system = session.system()
+    known = systems.field_names(system, kind) if system is not None else None
+    reparsed(original.event, fixed, target, known)
     return kind
 
 

@@ -28,7 +28,8 @@ from projections.core import AnyRuleset
 from projections.ruleset import Ruleset
 from projections.shown import Readings
 from projections.system import System, article
-from projections.verbs import Verb
+from projections.verbs import Verb, option_names
+from projections.verbs import stored_fields as verb_fields
 
 #: The entry-point group a rule system declares itself in.
 GROUP: Final = "encounter.systems"
@@ -273,6 +274,36 @@ def verbs(key: str) -> tuple[Verb, ...]:
             f"{key!r} names {', '.join(described.verb_names) or 'none'}"
         )
     return found
+
+
+def _verbs_or_none(key: str) -> tuple[Verb, ...]:
+    # A third party's verbs that do not load name no option: their stored names still work.
+    try:
+        return verbs(key)
+    except (TypeError, ImportError, AttributeError, BadInput):
+        return ()
+
+
+def stored_fields(key: str, kind: str, fields: Mapping[str, Any]) -> dict[str, Any]:
+    """`fields` of an event of type `kind` in system `key`, each given by the option name of
+    a verb that records that type (`using`, `--against`, `increase`) renamed to the field it
+    fills (`stat`, `opposing`, `increases`); a stored field name stays as it is."""
+    model = vocabulary(key).models.get(kind)
+    # `type` is no field to correct: `--type` of a verb (`damage --type`) names its own.
+    stored = [n for n in (model.model_fields if model is not None else ()) if n != "type"]
+    try:
+        return verb_fields(_verbs_or_none(key), kind, fields, stored)
+    except ValueError as exc:
+        raise BadInput(str(exc)) from exc
+
+
+def field_names(key: str, kind: str) -> list[str]:
+    """The names a field of `kind` may be given by: its stored names, then the option names
+    of the verbs that record it."""
+    model = vocabulary(key).models.get(kind)
+    stored = [n for n in (model.model_fields if model is not None else ()) if n != "type"]
+    options = option_names(_verbs_or_none(key), kind)
+    return [*stored, *(o for o in options if o not in stored)]
 
 
 def verb_owner(verb: str) -> str | None:

@@ -2,8 +2,13 @@
 
 A rule is a function of (state before, the event, state after); whatever it must remember across
 events lives in the state, so the audit of a whole stream and the warnings of one new event are
-the same computation. An obligation an event opens (a miss at 0 health owing a debility) is a
-reminder at its seq; the audit of a stream keeps it only while the end state still owes it.
+the same computation. An obligation an event opens (a miss at 0 health owing a debility, a
+critical strike due, a defeat whose manner is not recorded) is an `obligation-open` reminder at
+its seq; the audit of a stream keeps it only while the end state still owes it. Every system's
+obligations come through one door, `owed`: the common ones here, then its ruleset's own.
+
+One mistake, one finding: when two rules see the same mistake in one event, the finding of the
+rule that says more about it is kept (`one_per_mistake`, with each ruleset's `refines`).
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ from typing import Any, Final
 
 from ledger import events
 from projections.core import AnyRuleset, RunningFold, State, roles_of
-from projections.findings import Finding, error, info, warning
+from projections.findings import Finding, Obligation, error, info, warning
 from projections.played import as_played
 from projections.revisions import standing
 
@@ -235,18 +240,47 @@ def orphaned(seq: int, kind: str, reason: str) -> Finding:
     return error("event-orphaned", (seq,), f"seq {seq} ({kind}) no longer applies: {reason}")
 
 
-def reminders(ruleset: AnyRuleset, state: State) -> dict[tuple[str, tuple[int, ...]], Finding]:
-    """The reminders of the obligations open in `state`, by (rule, seqs)."""
-    return {(f.rule, f.seq): f for f in ruleset.obligations(state)}
+def owed(ruleset: AnyRuleset, state: State) -> Iterator[Obligation]:
+    """Every obligation open in `state`: the common ones, then its system's own."""
+    for name, seq in state.unrecorded.items():
+        who = state.combatants.get(name)
+        if who is not None and who.status == "defeated":
+            yield Obligation(
+                (seq,),
+                f"{name!r} is defeated by the rules at seq {seq}, and the manner is not recorded "
+                f"yet: record combatant.left for {name!r} with the manner the fiction gives "
+                "(defeated, fled, surrendered...)",
+                "defeat-manner",
+            )
+    yield from ruleset.obligations(state)
 
 
-def opened(ruleset: AnyRuleset, before: State, after: State) -> list[Finding]:
-    """Reminders of the obligations an event opened (open after it, not before it)."""
+Key = tuple[str, tuple[int, ...]]
+
+
+def reminders(ruleset: AnyRuleset, state: State) -> dict[Key, Finding]:
+    """The reminders of the obligations open in `state`, by what asks and the seqs."""
+    return {(o.asks, o.seq): o.reminder() for o in owed(ruleset, state)}
+
+
+def opened(ruleset: AnyRuleset, before: State, after: State) -> dict[Key, Finding]:
+    """Reminders of the obligations an event opened (open after it, not before it), by key."""
     now = reminders(ruleset, after)
     if not now:  # nearly every event: nothing is owed after it, so nothing it opened is
-        return []
+        return {}
     was = reminders(ruleset, before)
-    return [f for key, f in now.items() if key not in was]
+    return {key: f for key, f in now.items() if key not in was}
+
+
+def one_per_mistake(found: list[Finding], refines: Mapping[str, frozenset[str]]) -> list[Finding]:
+    """The findings of one event, less each finding that another rule's finding refines: when
+    `refines[a]` holds `b` and both cite the same seqs, only `a`'s is kept (a harm after a
+    successful defense is `defense-avoids-hit`, not also `hit-without-success`). The one place
+    where the audit decides which finding wins."""
+    if len(found) < 2 or not refines:
+        return found
+    beaten = {(loser, f.seq) for f in found for loser in refines.get(f.rule, ()) if loser != f.rule}
+    return [f for f in found if (f.rule, f.seq) not in beaten]
 
 
 def for_event(
@@ -258,7 +292,7 @@ def for_event(
 ) -> list[Finding]:
     """Everything one folded event raises, with a reminder of each obligation it opens."""
     found, reminding = raised_and_reminded(ruleset, before, record, after, types)
-    return found + reminding
+    return found + list(reminding.values())
 
 
 def raised_and_reminded(
@@ -267,15 +301,15 @@ def raised_and_reminded(
     record: events.Recorded,
     after: State,
     types: Mapping[int, str],
-) -> tuple[list[Finding], list[Finding]]:
-    """(the findings of one folded event, the reminders of the obligations it opens): for folds
-    that, like `audit_stream`, keep a reminder only while it is open at their end."""
+) -> tuple[list[Finding], dict[Key, Finding]]:
+    """(the findings of one folded event, the reminders of the obligations it opens, by key):
+    for folds that, like `audit_stream`, keep a reminder only while it is open at their end."""
     if len(after.skipped) > len(before.skipped):
         gone = after.skipped[-1]
-        return [orphaned(record.seq, gone.type, gone.reason)], []
+        return [orphaned(record.seq, gone.type, gone.reason)], {}
     found = common(ruleset, before, record, after, types)
     found += ruleset.audit(before, record.seq, record.event, after)
-    return found, opened(ruleset, before, after)
+    return one_per_mistake(found, ruleset.refines), opened(ruleset, before, after)
 
 
 def audit(ruleset: AnyRuleset, records: Sequence[events.Recorded]) -> list[Finding]:
@@ -307,7 +341,7 @@ def audit_stream(
     """
     types: dict[int, str] = {}
     folder = RunningFold(ruleset, fixes=fixes)
-    found: list[Finding | tuple[str, tuple[int, ...]]] = []
+    found: list[Finding | Key] = []
     for record in records:
         if record.seq in targets:
             types[record.seq] = record.type
@@ -323,7 +357,7 @@ def audit_stream(
                 folder.ruleset, before, folder.last, after, types
             )
             # A reminder is kept by its key, to be read from the end state.
-            found += [*raised, *((f.rule, f.seq) for f in reminding)]
+            found += [*raised, *reminding]
     if folder.state is None:
         return []
     still = reminders(folder.ruleset, folder.state)

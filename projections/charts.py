@@ -25,6 +25,12 @@ class Measure:
 Measures = Callable[[Mapping[str, Any]], tuple[Measure, ...]]
 
 
+def standing(status: str, condition: str | None) -> str:
+    """What a chart marks a combatant as: its status, or while it is still in the fight, the
+    condition its system names (`Ruleset.condition`)."""
+    return condition if status == "active" and condition else status
+
+
 def number(view: Mapping[str, Any], key: str) -> float | None:
     """The track `key` of a combatant's view as a number, if it is one."""
     value = view.get(key)

@@ -117,7 +117,31 @@ def _joined(ruleset: AnyRuleset, state: State, seq: int, event: events.Combatant
 
 def _left(ruleset: AnyRuleset, state: State, seq: int, event: events.CombatantLeft) -> State:
     left = state.combatant(event.name)
+    state = _recorded(state, event.name)
     return replace_combatant(state, replace(left, status=event.manner))
+
+
+def _recorded(state: State, name: str) -> State:
+    """The state with no defeat of `name` left unrecorded."""
+    if name not in state.unrecorded:
+        return state
+    return replace(state, unrecorded=without(state.unrecorded, name))
+
+
+def _defeats(before: State, after: State, seq: int) -> State:
+    """`after` with each combatant a system's event defeated noted as unrecorded (until a
+    `combatant.left` says how), and each it stood back up no longer so."""
+    if after.combatants is before.combatants:
+        return after
+    for name, who in after.combatants.items():
+        was = before.combatants.get(name)
+        if was is who or was is None or was.status == who.status:
+            continue
+        if who.status == "defeated" and was.active:
+            after = replace(after, unrecorded=with_entry(after.unrecorded, name, seq))
+        elif who.active:
+            after = _recorded(after, name)
+    return after
 
 
 def _locked(ruleset: AnyRuleset, state: State, seq: int, event: events.StakesLocked) -> State:
@@ -172,7 +196,7 @@ def _own(ruleset: AnyRuleset, state: State, seq: int, event: events.EventBase) -
     # One of the system's own events: its ruleset's `apply` says what it does.
     _check_names(state, event)
     after: State = ruleset.apply(state, seq, event)
-    return after
+    return _defeats(state, after, seq)
 
 
 Handler = Callable[[AnyRuleset, State, int, Any], State]
@@ -220,7 +244,8 @@ def _stand(ruleset: AnyRuleset, state: State, seq: int, event: events.TrackAdjus
             f"(got {json.dumps(event.value)})"
         )
     after: State = ruleset.adjust(state, seq, event)
-    return after
+    # The GM sets the status: a defeat it records or undoes is no longer owed its manner.
+    return _recorded(after, event.target)
 
 
 def _unknown_track(target: str, track: str, tracks: Iterable[str]) -> str:

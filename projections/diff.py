@@ -150,7 +150,7 @@ def _fold(
         raised, reminding = audit_rules.raised_and_reminded(
             folder.ruleset, was, folder.last, now, {}
         )
-        return [*raised, *((f.rule, f.seq) for f in reminding)]
+        return [*raised, *reminding]
     if len(now.skipped) > len(was.skipped):
         lost = now.skipped[-1]
         return [audit_rules.orphaned(lost.seq, lost.type, lost.reason)]

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from dataclasses import dataclass
+from typing import Final, Literal
 
 from pydantic import BaseModel
 
@@ -31,3 +32,23 @@ def warning(rule: str, seqs: tuple[int, ...], message: str) -> Finding:
 def info(rule: str, seqs: tuple[int, ...], message: str) -> Finding:
     """An informational finding (rulings, overrides)."""
     return Finding(rule=rule, severity="info", seq=seqs, message=message)
+
+
+#: The rule id of every reminder of an obligation still open (`projections.audit.reminders`).
+OBLIGATION_OPEN: Final = "obligation-open"
+
+
+@dataclass(frozen=True, slots=True)
+class Obligation:
+    """Something the rules still want recorded, as a ruleset reads it off a state: the seqs
+    that opened it, what is owed (a sentence naming who owes it and how to meet it), and what
+    asks for it (a rule id; with the seqs, it tells one obligation from another). The audit
+    shows it as an `obligation-open` reminder while it is open."""
+
+    seq: tuple[int, ...]
+    owed: str
+    asks: str
+
+    def reminder(self) -> Finding:
+        """The `info` finding that reminds of it."""
+        return info(OBLIGATION_OPEN, self.seq, self.owed)

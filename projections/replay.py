@@ -76,7 +76,8 @@ def replay(
     start: int | None = None,
     end: int | None = None,
 ) -> Iterator[Step]:
-    """One step per effective event in [start, end] (as corrected), with the tracks after it."""
+    """One step per effective table event in [start, end] (as corrected: rulings are not
+    steps), with the tracks after it."""
     now = standing(records)
     return replay_stream(ruleset, records, now.gone, start, end, now.fixes)
 
@@ -90,8 +91,9 @@ def replay_stream(
     fixes: Mapping[int, Sequence[events.Recorded]] | None = None,
 ) -> Iterator[Step]:
     """`replay` over stored rows read once, in seq order, skipping the seqs in `gone` and
-    reading those in `fixes` as corrected. A correction is not a step of its own: the story
-    as corrected has its target as corrected, where it was."""
+    reading those in `fixes` as corrected. The story as corrected tells a ruling the same way
+    whether it was an undo or an amend: neither is a step of its own (the undone event is left
+    out, the amended one told as amended, where it was); `as_played` tells both as steps."""
     folder = RunningFold(ruleset, fixes=fixes)
     previous: State | None = None
     for record in records:
@@ -101,7 +103,7 @@ def replay_stream(
             continue
         state = folder.add(record)
         shown = start is None or record.seq >= start
-        if shown and not isinstance(record.event, events.EventCorrected):
+        if shown and not isinstance(record.event, events.EventRetracted | events.EventCorrected):
             assert folder.last is not None  # the event as the fold read it (corrected)
             yield Step(
                 record=folder.last,

@@ -121,12 +121,14 @@ def corrected(record: events.Recorded, fixes: Sequence[events.Recorded]) -> even
     return replace(record, event=reparsed(record.event, body, record.seq), as_stored=None)
 
 
-def reparsed(event: E, body: Mapping[str, Any], seq: int) -> E:
-    """`event`'s type with `body` as its fields, validated by the same model."""
+def reparsed(event: E, body: Mapping[str, Any], seq: int, known: Iterable[str] | None = None) -> E:
+    """`event`'s type with `body` as its fields, validated by the same model (an unknown
+    field is named with the nearest of `known`, and all of them)."""
     kind = events.type_of(event)
     try:
         # The model of the event itself: a correction never changes what type it is.
         fixed = type(event).model_validate_json(json.dumps({"type": kind, **body}))
     except ValidationError as exc:
-        raise BadInput(events.describe(exc, f"the corrected seq {seq} ({kind})")) from exc
+        what = f"the corrected seq {seq} ({kind})"
+        raise BadInput(events.describe(exc, what, known=known)) from exc
     return fixed

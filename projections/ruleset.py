@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping
+from types import MappingProxyType
 from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, ValidationError
@@ -19,7 +20,7 @@ from ledger.errors import BadInput
 from ledger.events.base import code_of
 from ledger.events.common import Common
 from projections.charts import Measure
-from projections.findings import Finding
+from projections.findings import Finding, Obligation
 from projections.state import Combatant, State
 from projections.values import builtins, fields_of
 
@@ -34,11 +35,14 @@ class Ruleset(ABC, Generic[S, E]):
     `house`; `join` validates stats and builds a combatant; `apply` folds the system's own events
     (`E`); `adjust` applies a GM override; `scene_end` applies scene-end recovery; `audit` yields
     the findings one event raises, given the states before and after it. `explain` tells one
-    event in words (None: the common words of `projections.words` serve). `obligations` yields
-    a reminder (an info finding at the seq that opened it) for each obligation still open: the
-    audit shows it while it is open and drops it once met. `rescores` names the earlier roll an
+    event in words (None: the common words of `projections.words` serve). `obligations` names
+    each obligation still open (the audit shows it as an `obligation-open` reminder at the seq
+    that opened it while it is open, and drops it once met). `rescores` names the earlier roll an
     event changes the outcome of (a momentum burn). `touches` says, for each combatant, what an
     event did to each track it touched, even one that ended where it started (`history`).
+    `stats` names the stat block of each side (`add --help` lists its keys); `refines` says
+    which of its rules says more about a mistake than another rule that sees it too
+    (`projections.audit.one_per_mistake`).
     """
 
     #: The system's key, as `encounter.opened` names it.
@@ -53,6 +57,12 @@ class Ruleset(ABC, Generic[S, E]):
     own_events: Any
     #: Its own event types that hurt, tire or test a combatant (`event-after-defeat`).
     attrition: frozenset[str] = frozenset()
+    #: The stat block of each side (`player`, `adversary`): the model its `join` validates
+    #: `combatant.joined`'s stats with, whose fields `add --help` and a stat error list.
+    stats: Mapping[str, type[BaseModel]] = MappingProxyType({})
+    #: rule -> the rules it outranks: when both see one mistake in one event, its finding is
+    #: the one kept (`projections.audit.one_per_mistake`).
+    refines: Mapping[str, frozenset[str]] = MappingProxyType({})
 
     def start(self, opened: State) -> S:
         """The system's initial state: the common one, with the pinned house rules parsed."""
@@ -84,8 +94,9 @@ class Ruleset(ABC, Generic[S, E]):
         """The event in the system's words, or None for the common words."""
         return None
 
-    def obligations(self, state: S) -> Iterable[Finding]:
-        """A reminder for each obligation still open in `state`."""
+    def obligations(self, state: S) -> Iterable[Obligation]:
+        """Each obligation of the system's rules still open in `state` (the audit reminds of
+        it while it is open: `projections.audit.reminders`)."""
         return ()
 
     def rescores(self, event: Common | E) -> int | None:
@@ -102,6 +113,11 @@ class Ruleset(ABC, Generic[S, E]):
         """What the report charts of a combatant, from its tracks (`view()`): by default
         nothing but its changes."""
         return ()
+
+    def condition(self, view: Mapping[str, Any]) -> str | None:
+        """How a combatant still in the fight stands where its status does not say it (an
+        L5R character `incapacitated`), from its tracks: the report marks where it began."""
+        return None
 
 
 #: A ruleset of any system, as the core and the registry hold them.

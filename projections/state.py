@@ -183,6 +183,9 @@ class State(Value):
     rolls: Sequence[Roll] = ()
     pools: Mapping[str, int] = EMPTY
     skipped: tuple[Skipped, ...] = ()
+    #: Combatants the rules defeated (a system's own event set their status to `defeated`),
+    #: with the seq that did, whose manner no `combatant.left` has recorded yet.
+    unrecorded: Mapping[str, int] = EMPTY
     #: Game time from the latest `round.started`: events without their own are in this round.
     round: int | None = None
     scene: int | str | None = None

@@ -188,12 +188,26 @@ def with_changes(
 ) -> str:
     """`text` followed by the tracks that changed from `before` to `after`, when any did; the
     `subject`'s own changes first, after `sep` and without its name."""
+    return told_with(text, before, after, subject, sep, labels, {})
+
+
+def told_with(
+    text: str,
+    before: State | None,
+    after: State,
+    subject: str | None,
+    sep: str,
+    labels: Mapping[str, str],
+    states: Mapping[str, str],
+) -> str:
+    """`with_changes`, the subject's new status read as `states` words it (a Fate's Edge
+    player `defeated` is dead)."""
     found = changes(before, after)
     read = type(after).readings
     if subject is not None and any(c.combatant == subject for c in found):
         mine = [c for c in found if c.combatant == subject]
         rest = tell([c for c in found if c.combatant != subject], read, **labels)
-        told = tell(mine, read, **labels)
+        told = tell(mine, read, states, **labels)
         for prefix in (f"{subject}: ", f"{subject} "):
             told = told.removeprefix(prefix)
         return f"{text}{sep}{told}" + (f"; {rest}" if rest else "")
@@ -209,35 +223,43 @@ def changed(before: State | None, after: State, **labels: str) -> str:
     return tell(changes(before, after), type(after).readings, **labels)
 
 
-def tell(found: Sequence[Change], read: Readings, /, **labels: str) -> str:
+def tell(
+    found: Sequence[Change],
+    read: Readings,
+    states: Mapping[str, str] | None = None,
+    /,
+    **labels: str,
+) -> str:
     """Track changes in words, one group per combatant (pools last); `read`: how the tracks
-    of the encounter's system read."""
+    of the encounter's system read; `states`: how a new status reads, where not as itself."""
     groups: dict[str, list[str]] = {}
     for c in found:
-        groups.setdefault(c.combatant, []).append(_change(c, read, labels))
+        groups.setdefault(c.combatant, []).append(_change(c, read, labels, states or {}))
     parts = []
     for who, told in groups.items():
         moved = [t for t in told if not t.startswith("\0")]
-        states = [t[1:] for t in told if t.startswith("\0")]
+        statuses = [t[1:] for t in told if t.startswith("\0")]
         text = ", ".join(moved)
         if who == POOLS:
             parts.append(text)
             continue
         line = f"{who} {text}" if text else ""
-        for status in states:
+        for status in statuses:
             line = f"{line}: {status}" if line else f"{who}: {status}"
         parts.append(line)
     return "; ".join(p for p in parts if p)
 
 
-def _change(c: Change, read: Readings, labels: Mapping[str, str]) -> str:
+def _change(c: Change, read: Readings, labels: Mapping[str, str], states: Mapping[str, str]) -> str:
     if c.track == "status":
         # A status reads as what happened, flagged for `tell` to put after the numbers.
         if c.after is None:
             return "\0no longer in the encounter"
         if c.before is None:
             return f"\0joins ({c.after})"
-        return "\0" + ("back in the fight" if c.after == "active" else f"{plain(str(c.after))}")
+        if c.after == "active":
+            return "\0back in the fight"
+        return "\0" + states.get(str(c.after), plain(str(c.after)))
     label = labels.get(c.track, plain(c.track))
     if isinstance(c.before, bool) and isinstance(c.after, bool):
         return label if c.after else f"no longer {label}"
@@ -248,6 +270,12 @@ def _change(c: Change, read: Readings, labels: Mapping[str, str]) -> str:
 def plural(count: int, noun: str, many: str | None = None) -> str:
     """`1 Void point`, `2 Void points` (`many`: the plural, when it is not noun + s)."""
     return f"{count} {noun if count == 1 else many or noun + 's'}"
+
+
+def indefinite(phrase: str) -> str:
+    """`phrase` with its indefinite article as it is read aloud: `an extreme blow`, `a
+    dangerous foe`, `an endure harm roll`."""
+    return f"{'an' if phrase[:1].lower() in 'aeiou' else 'a'} {phrase}"
 
 
 def plain(text: str) -> str:

@@ -27,15 +27,17 @@ from projections.system import System
 #: `ledger.cli` that defines it (tests/cli/test_conventions.py holds the two together).
 COMMANDS: Final = {
     **dict.fromkeys(
-        ("new", "add", "record", "round", "undo", "redo", "amend", "import", "copy"), "write"
+        ("new", "add", "record", "round", "end-scene", "leave", "note", "undo", "redo", "amend"),
+        "write",
     ),
+    **dict.fromkeys(("import", "copy"), "write"),
     **dict.fromkeys(("log", "tracks", "replay", "history"), "read"),
     "audit": "report",
     "list": "read",
     "export": "report",
     "verify": "verify",
     "report": "report",
-    **dict.fromkeys(("schema", "rules", "views"), "reference"),
+    **dict.fromkeys(("schema", "events", "rules", "examples", "views"), "reference"),
 }
 
 
@@ -54,9 +56,10 @@ class OneLineErrors(typer.core.TyperGroup):
         words = conventions.hoist(sys.argv[1:] if args is None else args)
         errors.json_errors(conventions.wants_json(words))
         self._help = conventions.wants_help(words)
+        self._notes = conventions.notes(words) if self._help else {}
         conventions.tidy(self)
         if self._help:
-            conventions.examples(self, conventions.all_examples())
+            conventions.examples(self, conventions.all_examples(), self._notes)
         if not standalone_mode:
             return super().main(words, prog_name, complete_var, standalone_mode, **extra)
         with warnings.catch_warnings():
@@ -69,6 +72,8 @@ class OneLineErrors(typer.core.TyperGroup):
         super().__init__(*args, **kwargs)
         #: Whether this command line asks for help (the examples are then put under it).
         self._help = False
+        #: What the help of the commands it names says besides the options and examples.
+        self._notes = dict[str, str]()
         #: The systems whose verbs have been added.
         self._added: set[str] = set()
         #: The modules of `ledger.cli` whose commands have been added.
@@ -141,7 +146,7 @@ class OneLineErrors(typer.core.TyperGroup):
         this command line asks for help)."""
         conventions.tidy(self)
         if self._help:
-            conventions.examples(self, conventions.all_examples())
+            conventions.examples(self, conventions.all_examples(), self._notes)
 
     def _run(
         self, words: list[str], prog_name: str | None, complete_var: str | None, **extra: Any

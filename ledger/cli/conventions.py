@@ -16,7 +16,8 @@ from typing import Any, Final, get_args
 import typer
 import typer.core
 
-from ledger import api, systems
+from ledger import api, reference, systems
+from ledger.errors import LedgerError
 from ledger.store import is_postgres
 
 #: Options of the app itself that may also be given after the subcommand, and whether each
@@ -33,6 +34,8 @@ METAVARS: Final = {
     "head": "DIGEST",
     "stat": "KEY=VALUE",
     "fields": "KEY=VALUE",
+    "kind": "TYPE",
+    "folder": "DIR",
 }
 
 
@@ -117,7 +120,7 @@ def _metavar(param: typer.core.TyperOption) -> str:
         kind = param.type_descriptor
         inner = get_args(kind.annotation)[0] if kind.is_list else kind.annotation
         if kind.choices:
-            base = "|".join(str(getattr(c, "value", c)) for c in kind.choices)
+            base = wrapped([str(getattr(c, "value", c)) for c in kind.choices])
         elif kind.is_path:
             base = "FILE"
         else:
@@ -125,14 +128,64 @@ def _metavar(param: typer.core.TyperOption) -> str:
     return f"{base}..." if param.multiple else base
 
 
-def examples(group: typer.core.TyperGroup, texts: Mapping[str, Iterable[str]]) -> None:
-    """Put each command's examples under its help (the epilog)."""
+#: The widest line of a choice list in help: narrower than the column an 80-column terminal
+#: gives it, so the list breaks where we say (after a `|`), never inside a word.
+CHOICES_WIDTH: Final = 20
+
+
+def wrapped(choices: Sequence[str], width: int = CHOICES_WIDTH) -> str:
+    """`a|b|c` on lines of at most `width` characters, broken after a `|` (a choice longer
+    than that stands on a line of its own)."""
+    lines: list[str] = []
+    for choice in choices:
+        # Room for the `|` before the choice, and for one after it should another follow.
+        if lines and len(lines[-1]) + len(choice) + 2 <= width:
+            lines[-1] += "|" + choice
+        elif lines:
+            lines[-1] += "|"
+            lines.append(choice)
+        else:
+            lines.append(choice)
+    return "\n".join(lines)
+
+
+def examples(
+    group: typer.core.TyperGroup,
+    texts: Mapping[str, Iterable[str]],
+    notes: Mapping[str, str] | None = None,
+) -> None:
+    """Put each command's examples under its help (the epilog), after its `notes` if any."""
     for name, command in group.commands.items():
         lines = list(texts.get(name, ()))
-        if lines and not command.epilog:
+        note = (notes or {}).get(name)
+        if (lines or note) and not command.epilog:
             # Escaped by hand for typer's rich help: importing rich costs every command.
             shown = "\n".join("  " + line.replace("[", "\\[") for line in lines)
-            command.epilog = f"Examples:\n\n{shown}"
+            parts = [note.replace("[", "\\[")] if note else []
+            parts += [f"Examples:\n\n{shown}"] if lines else []
+            command.epilog = "\n\n".join(parts)
+
+
+def notes(words: Sequence[str]) -> dict[str, str]:
+    """What a command's help says besides its options, for the commands `words` name: the
+    stat keys of every system's combatants under `add`, where to find the event types under
+    `record` (the stats load every system's ruleset: only when `add` is named)."""
+    found = {
+        "record": "Each system's event types and their fields: encounter events SYSTEM [TYPE] "
+        "(a verb records the common ones: see encounter --help).",
+        "amend": "KEY is a field as encounter events SYSTEM TYPE names it, or the option of "
+        "the verb that recorded it (using=heart for --using).",
+    }
+    if "add" in words:
+        lines = ["Stats (--stat KEY=VALUE, JSON values), by system and side:"]
+        for system in systems.every():
+            try:
+                sides = reference.stat_listing(system.key)
+            except LedgerError:  # a system whose ruleset does not load: its verbs say so
+                continue
+            lines += [f"  {system.key} {side}: {listed}" for side, listed in sides]
+        found["add"] = "\n".join(lines)
+    return found
 
 
 # Shell completion: the names in the ledger file the command line names (or the default).
@@ -209,6 +262,13 @@ EXAMPLES: Final[dict[str, tuple[str, ...]]] = {
         "encounter replay ford --round 2",
     ),
     "round": ("encounter round ford 1", 'encounter round ford 3 --scene "the bridge"'),
+    "end-scene": ("encounter end-scene ford", "encounter end-scene ford --round 4"),
+    "leave": (
+        'encounter leave ford "Bandit Thug" --note "knocked cold into the river"',
+        "encounter leave ford Cutpurse --manner fled",
+    ),
+    "note": ('encounter note ford "the bridge is out"',),
+    "examples": ("encounter examples", "encounter examples copy ./ledger-examples"),
     "history": ("encounter history ford Bandit --track slots",),
     "audit": (
         "encounter audit ford",

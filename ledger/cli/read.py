@@ -62,6 +62,29 @@ def log(ctx: typer.Context, name: Source, json_: Json = False) -> None:
     render.show(render.log_table(records, by, fixed, now.gone))
 
 
+def what_if_line(without: list[int]) -> str:
+    """`What if seq 9 had not happened:`, heading a read made `--without` it."""
+    return f"{_what_if_text(without)[0].upper()}{_what_if_text(without)[1:]}:"
+
+
+def _what_if_text(without: list[int]) -> str:
+    seqs = sorted(set(without))
+    named = (
+        f"seq {seqs[0]}"
+        if len(seqs) == 1
+        else "seqs " + ", ".join(map(str, seqs[:-1])) + f" and {seqs[-1]}"
+    )
+    return f"what if {named} had not happened"
+
+
+def what_if(without: list[int] | None) -> dict[str, dict[str, object]]:
+    """What `--without` makes of a read, as its JSON key: `{"what_if": {"without": [9],
+    "text": "what if seq 9 had not happened"}}` (nothing without it)."""
+    if not without:
+        return {}
+    return {"what_if": {"without": sorted(set(without)), "text": _what_if_text(without)}}
+
+
 @commands.command()
 def tracks(
     ctx: typer.Context,
@@ -107,8 +130,10 @@ def tracks(
                 lambda: ledger.tracks(encounter, at=at, without=without or (), corrected=corrected)
             )
     if json_:
-        emit_json(state.view())
+        emit_json({**state.view(), **what_if(without)})
         return
+    if without:
+        typer.echo(what_if_line(without))
     # `--round N`: the end of round N, even when its last event was recorded (backdated)
     # after round N+1 began.
     shown, where = state.round, state.scene
@@ -159,7 +184,8 @@ def replay(
     json_: Json = False,
 ) -> None:
     """Step through the encounter in words, as corrected (each event as amended, where it
-    happened; undone events left out), and the tracks each step changed."""
+    happened; undone events left out; undos and amends are not steps: --as-played tells them),
+    and the tracks each step changed."""
     if step_ and json_:
         fail(BadInput("--step waits for Enter between events; it does not combine with --json"))
     if step_ and not sys.stdin.isatty():
@@ -175,9 +201,12 @@ def replay(
     if not chosen and (round_ is not None or scene is not None):
         time = gametime.when(round_, wanted)
         fail(UnknownName(f"no effective event of encounter {encounter!r} is in {time}"))
+    hypothetical = what_if(without)
+    if without and not json_:
+        typer.echo(what_if_line(without))
     for number, step in enumerate(chosen, start=1):
         if json_:
-            emit_json(step.document())
+            emit_json({**step.document(), **hypothetical})
             continue
         render.echo_step(step)
         if step_ and number < len(chosen) and not _next(number, len(chosen)):

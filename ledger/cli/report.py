@@ -21,6 +21,7 @@ from ledger.errors import BadInput
 from ledger.report import Report, build
 from ledger.report import html as html_report
 from ledger.report import markdown as markdown_report
+from projections import words
 
 
 class ExportFormat(StrEnum):
@@ -75,7 +76,8 @@ def html(ctx: typer.Context, name: str, out: Path, report: Report) -> None:
     if str(out) != "-":
         typer.echo(
             f"Wrote the report of {report.encounter!r} to {out} ({_count(report.events, 'event')}, "
-            f"{_count(len(report.charts), 'chart')}, {_count(len(report.findings), 'finding')}).",
+            f"{_count(sum(1 for c in report.charts if c.labels), 'chart')}, "
+            f"{_count(len(report.audit), 'finding')}).",
             err=True,
         )
 
@@ -122,7 +124,10 @@ def audit(ctx: typer.Context, name: Source, html_: Html = None, json_: Json = Fa
         render.show(render.findings_table(findings))
         warnings = sum(f.severity == "warning" for f in findings)
         notes = len(findings) - errors - warnings
-        typer.echo(f"{errors} error(s), {warnings} warning(s), {notes} note(s).")
+        typer.echo(
+            f"{words.plural(errors, 'error')}, {words.plural(warnings, 'warning')}, "
+            f"{words.plural(notes, 'note')}."
+        )
     else:
         typer.echo(f"{encounter}: no findings.")
     if errors:

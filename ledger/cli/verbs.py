@@ -17,8 +17,18 @@ import typer
 
 from ledger import systems
 from ledger.cli import conventions
-from ledger.cli.errors import fail
-from ledger.cli.options import By, Encounter, Expect, Json, Round, Scene, Strict, game_time
+from ledger.cli.errors import fail, guard
+from ledger.cli.options import (
+    By,
+    Encounter,
+    Expect,
+    Json,
+    Round,
+    Scene,
+    Strict,
+    game_time,
+    opened,
+)
 from ledger.cli.write import record_command
 from ledger.errors import BadInput
 from projections.system import System
@@ -33,6 +43,16 @@ _TRAILING: tuple[tuple[str, Any, Any], ...] = (
     ("scene", Scene, None),
     ("by", By, None),
 )
+
+
+AsPlayed = Annotated[
+    bool,
+    typer.Option(
+        "--as-played",
+        help="Record it as the table played it, though it names a stake never locked (the "
+        "audit flags it).",
+    ),
+]
 
 
 def commands(system: System) -> typer.Typer:
@@ -57,13 +77,25 @@ def _annotation(param: Param) -> Any:
 def _callback(verb: Verb) -> Callable[..., None]:
     """The command of one verb: a function whose signature typer reads."""
 
+    reads = any(p.infer is not None or p.stake for p in verb.params)
+    checks = any(p.stake for p in verb.params)
+
     def run(ctx: typer.Context, name: str, **values: Any) -> None:
         strict, expect, json_ = values.pop("strict"), values.pop("expect"), values.pop("json_")
+        played = bool(values.pop("as_played", False))
         stamp = game_time(values.pop("round_"), values.pop("scene"), values.pop("by"))
         try:
             for param in verb.params:
                 if param.parse is not None and values.get(param.name) is not None:
                     values[param.name] = param.parse(values[param.name])
+            if reads:
+                # What the table left out, or named wrong, is read off the encounter as it is.
+                with opened(ctx, create=False) as ledger:
+                    state = guard(lambda: ledger.tracks(name))
+                unlocked = None if played else verb.unlocked(values, state)
+                if unlocked is not None:
+                    fail(BadInput(unlocked, code="unknown-name"))
+                values = verb.inferred(values, state)
             for dice in verb.dice:
                 _roll(verb, dice, values)
             fields = verb.fields(values)
@@ -88,9 +120,10 @@ def _callback(verb: Verb) -> Callable[..., None]:
                 annotation=_annotation(param),
             )
         )
+    trailing = [*_TRAILING, *([("as_played", AsPlayed, False)] if checks else [])]
     parameters += [
         inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=kind)
-        for name, kind, default in _TRAILING
+        for name, kind, default in trailing
     ]
     run.__signature__ = inspect.Signature(parameters, return_annotation=None)  # type: ignore[attr-defined]
     run.__annotations__ = {p.name: p.annotation for p in parameters}

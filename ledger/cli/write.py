@@ -13,7 +13,7 @@ from typing import Annotated, Any, NoReturn
 import typer
 
 from ledger import api, jsonl, systems
-from ledger.cli import progress, render
+from ledger.cli import conventions, progress, render
 from ledger.cli.errors import fail, guard
 from ledger.cli.options import (
     By,
@@ -32,6 +32,7 @@ from ledger.cli.options import (
     read_json_object,
 )
 from ledger.errors import BadInput, LedgerError
+from ledger.events import common
 
 #: The writing commands (`ledger.cli` adds them to the app first).
 commands = typer.Typer()
@@ -195,6 +196,71 @@ def start_round(
     record_command(ctx, name, fields, strict, expect, json_=json_, stamp=game_time(None, scene, by))
 
 
+@commands.command("end-scene")
+def end_scene(
+    ctx: typer.Context,
+    name: Encounter,
+    strict: Strict = False,
+    expect: Expect = None,
+    json_: Json = False,
+    round_: Round = None,
+    scene: Scene = None,
+    by: By = None,
+) -> None:
+    """End the scene (scene.ended): the system's scene-end recovery applies (fatigue eased,
+    pools carried over: each system says what, in its words)."""
+    fields = {"type": "scene.ended"}
+    record_command(
+        ctx, name, fields, strict, expect, json_=json_, stamp=game_time(round_, scene, by)
+    )
+
+
+@commands.command()
+def leave(
+    ctx: typer.Context,
+    name: Encounter,
+    combatant: Annotated[
+        str,
+        typer.Argument(help="Who stops opposing.", autocompletion=conventions.complete_combatants),
+    ],
+    manner: Annotated[common.Manner, typer.Option("--manner", help="How.")] = "defeated",
+    note: Annotated[str | None, typer.Option("--note", help="In words.")] = None,
+    strict: Strict = False,
+    expect: Expect = None,
+    json_: Json = False,
+    round_: Round = None,
+    scene: Scene = None,
+    by: By = None,
+) -> None:
+    """A combatant stops opposing (combatant.left): defeated as the fiction tells it, fled,
+    surrendered, bargained, escaped, resolved (a puzzle)..."""
+    fields: dict[str, Any] = {"type": "combatant.left", "name": combatant, "manner": manner}
+    if note is not None:
+        fields["note"] = note
+    record_command(
+        ctx, name, fields, strict, expect, json_=json_, stamp=game_time(round_, scene, by)
+    )
+
+
+@commands.command("note")
+def note_(
+    ctx: typer.Context,
+    name: Encounter,
+    text: Annotated[str, typer.Argument(help="The note.")],
+    strict: Strict = False,
+    expect: Expect = None,
+    json_: Json = False,
+    round_: Round = None,
+    scene: Scene = None,
+    by: By = None,
+) -> None:
+    """A note in the log (it changes no track)."""
+    fields = {"type": "note", "text": text}
+    record_command(
+        ctx, name, fields, strict, expect, json_=json_, stamp=game_time(round_, scene, by)
+    )
+
+
 DryRun = Annotated[
     bool,
     typer.Option(
@@ -280,7 +346,7 @@ def redo(
     _show_revision(result, "redoes" if dry_run else "redid", "redo")
 
 
-@commands.command()
+@commands.command(context_settings={"ignore_unknown_options": True})
 def amend(
     ctx: typer.Context,
     name: Encounter,
@@ -302,7 +368,7 @@ def amend(
     itself, so every later event is judged against the corrected one; shows what changed."""
     if not reason.strip():
         fail(BadInput("amend needs --reason TEXT (the ledger keeps why a ruling changed)"))
-    changed = parse_pairs(fields or [], "field")
+    changed = parse_pairs(options_as_pairs(fields or []), "field")
     if not changed:
         fail(BadInput("amend needs at least one KEY=VALUE field to change"))
     stamp = game_time(round_, scene, by)
@@ -322,6 +388,22 @@ def amend(
     if json_:
         emit_recorded(result)
     _show_revision(result, "corrects", "amend")
+
+
+def options_as_pairs(words: list[str]) -> list[str]:
+    """A verb's options given to `amend` as KEY=VALUE pairs: `--using heart` and
+    `--using=heart` both read as `--using=heart` (`Ledger.amend` knows the option names)."""
+    out: list[str] = []
+    i = 0
+    while i < len(words):
+        word = words[i]
+        if word.startswith("--") and "=" not in word and i + 1 < len(words):
+            out.append(f"{word}={words[i + 1]}")
+            i += 2
+            continue
+        out.append(word)
+        i += 1
+    return out
 
 
 def _show_revision(result: api.Written, verb: str, command: str) -> None:

@@ -53,12 +53,19 @@ Seq = Annotated[int, Field(ge=1, le=2**62)]
 _MEMBER_TAGS: Final = frozenset({"int", "str", "bool", "float", "none", "dict", "list", "tuple"})
 
 
-def describe(exc: ValidationError, what: str = "event", known: Iterable[str] | None = None) -> str:
+def describe(
+    exc: ValidationError,
+    what: str = "event",
+    known: Iterable[str] | None = None,
+    listing: str | None = None,
+) -> str:
     """One line naming the first thing wrong in a validation error, with the offending value.
 
     An unknown key comes first (a typo also shows as the missing key it meant), with the
     nearest known key as a hint: `known` (when given, also listed) or the missing keys beside
-    it. An unknown key of a stat block is called a stat (`what` says it is one)."""
+    it. An unknown key of a stat block is called a stat (`what` says it is one). `listing`
+    (every key with its kind and default) ends the line when a key is missing, unknown with no
+    hint of what was meant, or the block as a whole is wrong."""
     errors = sorted(exc.errors(), key=lambda e: e["type"] != "extra_forbidden")
     err = errors[0]
     # An unknown field is the last place named, whatever its spelling (`a-b`).
@@ -69,17 +76,20 @@ def describe(exc: ValidationError, what: str = "event", known: Iterable[str] | N
     where = ".".join(loc)
     msg = err["msg"]
     noun = "field"
+    if err["type"] in ("extra_forbidden", "missing") and what.startswith("stats of"):
+        noun = "stat"  # a stat block's key that is not there, or should not be
     explained = 0
     if err["type"] == "extra_forbidden":
         missing = [e for e in errors if e["type"] == "missing" and _path(e["loc"])[:-1] == loc[:-1]]
         candidates = [_path(e["loc"])[-1] for e in missing if _path(e["loc"])]
         hint = did_you_mean(loc[-1] if loc else where, [*candidates, *(known or ())])
         explained = sum(1 for e in missing if hint and repr(_path(e["loc"])[-1]) in hint)
-        noun = "stat" if what.startswith("stats of") else noun
         text = f"{what} has unknown {noun} {where!r}{hint}"
         # A stat's typo says what it meant; only a stat the system has no likeness of needs
         # the whole list (a house rule's table always shows it).
-        if known is not None and not (hint and noun == "stat"):
+        if hint and noun == "stat":
+            listing = None
+        elif known is not None and listing is None:
             text += f" (valid: {', '.join(known)})"
     elif err["type"] == "missing":
         text = f"{what} is missing {noun} {where!r}"
@@ -88,11 +98,15 @@ def describe(exc: ValidationError, what: str = "event", known: Iterable[str] | N
         if len(value) > 60:
             value = value[:57] + "..."
         field = f"{noun} {where!r}" if where else what
+        msg = msg.removeprefix("Value error, ")
         text = f"{what} {field}: {msg[0].lower()}{msg[1:]} (got {value})"
         if not where:
             text = f"{what}: {msg[0].lower()}{msg[1:]}"
+        else:
+            listing = None  # a known key's value: what it should be says enough
     more = len(errors) - 1 - explained
-    return text + (f" (and {more} more problem{'s' * (more > 1)})" if more else "")
+    text += f" (and {more} more problem{'s' * (more > 1)})" if more else ""
+    return text + (f"; {listing}" if listing else "")
 
 
 def code_of(exc: ValidationError, unknown: str) -> str:

@@ -121,6 +121,12 @@ class Report:
         """The title, else the encounter's name."""
         return self.title or self.encounter
 
+    @property
+    def audit(self) -> tuple[Finding, ...]:
+        """The findings the report lists: every one but `ruling-reversed`, whose undos and
+        amends the rulings section tells (each ruling once)."""
+        return tuple(f for f in self.findings if f.rule != "ruling-reversed")
+
     def anchors(self) -> frozenset[int]:
         """Every seq the report shows as a target of links: the effective events and the
         rulings with what they reversed."""
@@ -251,7 +257,8 @@ def _fields(changed: object) -> str | None:
 def _charts(steps: Sequence[Step]) -> Iterable[Chart]:
     """A chart per combatant still in the encounter: a point per step that changed its tracks."""
     state = steps[-1].state
-    measure = systems.ruleset(state.system).charts
+    ruleset = systems.ruleset(state.system)
+    measure = ruleset.charts
     read = systems.readings(state.system)
     for name, combatant in state.combatants.items():
         labels: list[str] = []
@@ -271,7 +278,7 @@ def _charts(steps: Sequence[Step]) -> Iterable[Chart]:
                 round=step.round,
                 values=tuple(found[k].value if k in found else None for k in labels),
                 limits=tuple(found[k].limit if k in found else None for k in labels),
-                status=them.status,
+                status=charts.standing(them.status, ruleset.condition(them.view())),
                 note=note,
             )
             for step, them, found, note in taken

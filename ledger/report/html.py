@@ -47,16 +47,17 @@ def page(report: Report) -> str:
             anchored.add(seq)
         rulings.append((ruling, *ids))
     cited: dict[int, list[int]] = {}
-    for index, finding in enumerate(report.findings):
+    for index, finding in enumerate(report.audit):
         for seq in finding.seq:
             cited.setdefault(seq, []).append(index)
     return env.get_template("report.html.j2").render(
         report=report,
         rulings=rulings,
         cited=cited,
-        charts=[(chart, report_svg.draw(chart)) for chart in report.charts],
+        charts=[(chart, report_svg.draw(chart)) for chart in report.charts if chart.labels],
+        uncharted=[chart for chart in report.charts if not chart.labels],
         rounds=[(group, _tables(report, group)) for group in report.rounds],
-        errors=sum(f.severity == "error" for f in report.findings),
+        errors=sum(f.severity == "error" for f in report.audit),
         reversed_count=sum(r.in_force for r in report.rulings),
     )
 

@@ -36,11 +36,11 @@ def session_log(report: Report) -> str:
 
 def _header(report: Report) -> str:
     undone = sum(r.in_force for r in report.rulings)
-    errors = sum(f.severity == "error" for f in report.findings)
+    errors = sum(f.severity == "error" for f in report.audit)
     summary = (
         f"{escape(report.system)} encounter {escape(report.encounter)}: "
         f"{_count(report.events, 'event')}, {_count(undone, 'ruling')} reversed or corrected, "
-        f"{_count(len(report.findings), 'finding')} ({_count(errors, 'error')})."
+        f"{_count(len(report.audit), 'finding')} ({_count(errors, 'error')})."
     )
     lines = [f"# {escape(report.name)}", "", summary, ""]
     if not report.house_rules:
@@ -134,9 +134,9 @@ def _rulings(report: Report) -> str:
 
 def _findings(report: Report) -> str:
     lines = ["## Audit findings", ""]
-    if not report.findings:
+    if not report.audit:
         lines.append("No findings: the encounter keeps every rule the audit checks.")
-    for finding in report.findings:
+    for finding in report.audit:
         seqs = ", ".join(map(str, finding.seq))
         rule, message = escape(finding.rule), escape(finding.message)
         lines.append(f"- **{finding.severity}** {rule} (seq {seqs}): {message}")

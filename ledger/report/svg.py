@@ -14,6 +14,12 @@ HEIGHT = 200
 STRIP = 90
 ROUND_LINE = 16
 LEFT, RIGHT, TOP, BOTTOM = 30, 12, 14, 36
+#: A status label's line height, and the most a character of it is wide (12px text): labels
+#: that would overlap are stacked a line apart, never drawn over one another.
+LABEL_LINE = 15
+LABEL_CHAR = 7.5
+#: How far above its measure a limit's dashed line is drawn: a full track shows both.
+LIMIT_LIFT = 3
 #: Colour-blind-safe (Okabe-Ito) colours, one a measure.
 COLOURS = ("#0072b2", "#d55e00", "#009e73", "#cc79a7", "#e69f00", "#56b4e9")
 
@@ -30,6 +36,16 @@ class Dot:
 
 
 @dataclass(frozen=True)
+class Label:
+    """A status label where it is drawn: the text, its anchor point and side."""
+
+    text: str
+    x: float
+    y: float
+    anchor: str
+
+
+@dataclass(frozen=True)
 class PointMark:
     """The marks of one point: its dots, its seq label, and what changed (a tooltip)."""
 
@@ -39,7 +55,7 @@ class PointMark:
     show_label: bool
     title: str
     dots: tuple[Dot, ...]
-    status: str | None
+    status: Label | None
     #: `R3` at the first point of each round, when the encounter keeps game time.
     round: str | None = None
 
@@ -128,12 +144,13 @@ def draw(chart: Chart) -> Drawing:
         lines.append(Line(_steps(xs, values, at(index)), colour, False))
         has_limit = any(v is not None for v in limits)
         if has_limit:
-            lines.append(Line(_steps(xs, limits, at(index)), colour, True))
+            lines.append(Line(_steps(xs, limits, _lifted(at(index))), colour, True))
         legend.append((label, colour, has_limit))
     every = max(1, math.ceil(count / 16))
     marks = []
     previous_status = "active"
     previous_round: int | None = None
+    placed: list[tuple[float, float, int]] = []
     for i, point in enumerate(chart.points):
         dots = tuple(
             Dot(round(xs[i], 2), at(k)(v), COLOURS[k % len(COLOURS)], chart.labels[k], _number(v))
@@ -141,7 +158,9 @@ def draw(chart: Chart) -> Drawing:
             if v is not None
         )
         where = f"seq {point.seq}" + (f", round {point.round}" if point.round is not None else "")
-        status = point.status if point.status != previous_status else None
+        status = None
+        if point.status != previous_status:
+            status = _label(point.status, xs[i], placed)
         previous_status = point.status
         new_round = point.round is not None and point.round != previous_round
         previous_round = point.round
@@ -170,6 +189,29 @@ def draw(chart: Chart) -> Drawing:
         legend=tuple(legend),
         rounds=rounds,
     )
+
+
+def _label(text: str, x: float, placed: list[tuple[float, float, int]]) -> Label:
+    """A status label beside the mark at `x`, on the first line (from the top) where it
+    overlaps no label placed before it; `placed` gains its extent."""
+    right = x > WIDTH * 0.6
+    width = len(text) * LABEL_CHAR + 2
+    start, end = (x - 3 - width, x - 3) if right else (x + 3, x + 3 + width)
+    row = 0
+    while any(row == r and start < e and s < end for s, e, r in placed):
+        row += 1
+    placed.append((start, end, row))
+    return Label(
+        text=text,
+        x=round(x - 3 if right else x + 3, 2),
+        y=TOP + 10 + row * LABEL_LINE,
+        anchor="end" if right else "start",
+    )
+
+
+def _lifted(y: Callable[[float], float]) -> Callable[[float], float]:
+    """`y`, drawn LIMIT_LIFT above: a limit's dashed line stays visible over a full track."""
+    return lambda value: round(y(value) - LIMIT_LIFT, 2)
 
 
 def _steps(xs: Sequence[float], values: Sequence[float | None], y: Callable[[float], float]) -> str:

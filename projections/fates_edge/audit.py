@@ -21,7 +21,7 @@ from projections.fates_edge.model import (
     move_of,
     spend_owner,
 )
-from projections.findings import Finding, error, info, warning
+from projections.findings import Finding, Obligation, error, warning
 
 
 def locked(state: FatesEdgeState, seq: int, lock: vocab.FEStakesLocked) -> Iterator[Finding]:
@@ -234,9 +234,9 @@ def _move(
             )
 
 
-def obligations(state: FatesEdgeState) -> Iterator[Finding]:
-    """Reminders: an attack still owing its SB before its roll; a puzzle adversary hit but not
-    yet resolved (a hit changes no track of it)."""
+def obligations(state: FatesEdgeState) -> Iterator[Obligation]:
+    """What is still owed: an attack's SB before its roll; the consequence of a failed
+    response, never charged; a puzzle adversary's Resolution after a hit on it."""
     for stake, first in state.unpaid.items():
         lock = state.lock(stake)
         assert lock is not None
@@ -253,24 +253,46 @@ def obligations(state: FatesEdgeState) -> Iterator[Finding]:
             if lock.source == "player"
             else ""
         )
-        yield info(
-            "npc-attack-needs-sb",
+        yield Obligation(
             (first,),
             f"{what} needs {attack_cost(state, lock)} SB spent for it before its roll "
             f"({state.paid_for(stake)} paid so far){free}",
+            "npc-attack-needs-sb",
         )
+    yield from uncharged(state)
     for name, hits in state.puzzle_hits.items():
         puzzle = state.adversary(name)
         if puzzle is None or not puzzle.active:
             continue
         for seq in hits:
-            yield info(
-                "puzzle-needs-resolution",
+            yield Obligation(
                 (seq,),
                 f"the hit at seq {seq} on puzzle adversary {name!r} changes no track; it still "
                 f"requires its stated Resolution: {puzzle.stats.resolution} (record "
                 "combatant.left with manner 'resolved' once it is met)",
+                "puzzle-needs-resolution",
             )
+
+
+def uncharged(state: FatesEdgeState) -> Iterator[Obligation]:
+    """A failed response whose announced consequence deals Harm, with no harm charged for it
+    yet: "Harm from a previously announced failed response is the consequence of that
+    response". A miss lets in the announced Harm (a defense's, by default, the adversary's
+    printed Harm); a Partial defense the lesser Harm agreed for it."""
+    for stake, harm in state.due.items():
+        lock, roll = state.lock(stake), state.roll_of(stake)
+        who = state.combatants.get(lock.actor) if lock is not None else None
+        if lock is None or roll is None or not isinstance(who, Player) or not who.active:
+            continue
+        first = state.stakes[stake].seq
+        result = "missed" if roll.outcome == "miss" else "got a Partial on"
+        yield Obligation(
+            (first, roll.seq),
+            f"{lock.actor!r} {result} {stake!r} at seq {roll.seq}, and its announced "
+            f"consequence, Harm {harm}, is not charged yet: record it (harm.suffered "
+            f"target={lock.actor} stake={stake} harm={harm}), or undo what was announced",
+            "consequence-charged-once",
+        )
 
 
 def left(state: FatesEdgeState, seq: int, event: events.CombatantLeft) -> Iterator[Finding]:

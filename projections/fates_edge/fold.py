@@ -10,6 +10,7 @@ stands: rolling it again changes nothing.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
+from types import MappingProxyType
 from typing import Any, assert_never
 
 from pydantic import ValidationError
@@ -19,6 +20,7 @@ from ledger import events
 from ledger.errors import BadInput
 from ledger.events.common import Common
 from projections import core
+from projections import stats as stat_texts
 from projections.charts import Measure
 from projections.fates_edge import audit as fates_edge_audit
 from projections.fates_edge import events as vocab
@@ -42,7 +44,7 @@ from projections.fates_edge.model import (
     wound,
 )
 from projections.fates_edge.shown import measures
-from projections.findings import Finding
+from projections.findings import Finding, Obligation
 
 
 def join(state: core.State, seq: int, event: events.CombatantJoined) -> core.Combatant:
@@ -63,7 +65,7 @@ def join(state: core.State, seq: int, event: events.CombatantJoined) -> core.Com
         stats = vocab.AdversaryStats.model_validate_json(to_json(event.stats))
     except ValidationError as exc:
         model = vocab.PlayerStats if event.side == "player" else vocab.AdversaryStats
-        raise BadInput(events.describe(exc, what, known=model.model_fields)) from exc
+        raise stat_texts.refused(exc, event.name, event.side, model, state.system) from exc
     if stats.resilience == 0:
         # "At zero Resilience the adversary is defeated": it cannot join the fight that way.
         raise BadInput(
@@ -98,7 +100,7 @@ def hit_resolved(state: FatesEdgeState, seq: int, event: vocab.HitResolved) -> F
         )
     state = damage(state, seq, target, event.harm, event.ignore_armor)
     if isinstance(target, Player):
-        return core.replace(state, harm_charged=_charge(state.harm_charged, event.stake, seq))
+        return _harm_charged(state, event.stake, seq)
     return core.replace(state, hit_charged=_charge(state.hit_charged, event.stake, seq))
 
 
@@ -114,8 +116,33 @@ def harm_suffered(state: FatesEdgeState, seq: int, event: vocab.FEHarmSuffered) 
     lock = state.lock(event.stake)
     by = state.opposing(lock) if lock is not None else None
     last = core.with_entry(state.last_hit_by, by.name, seq) if by is not None else state.last_hit_by
-    charged = _charge(state.harm_charged, event.stake, seq)
-    return core.replace(state, harm_charged=charged, last_hit_by=last)
+    return _harm_charged(core.replace(state, last_hit_by=last), event.stake, seq)
+
+
+def _harm_charged(state: FatesEdgeState, stake: str | None, seq: int) -> FatesEdgeState:
+    """Harm on a player charged to `stake` at `seq` (the first charge counts): its consequence
+    is no longer due."""
+    due = core.without(state.due, stake) if stake is not None else state.due
+    return core.replace(state, harm_charged=_charge(state.harm_charged, stake, seq), due=due)
+
+
+def consequence(state: FatesEdgeState, roll: FERoll) -> int | None:
+    """The Harm a player's failed response lets in, by its lock: a miss the announced Harm (a
+    defense's, by default, the adversary's printed Harm); a Partial defense the lesser Harm
+    agreed for it; None when nothing is announced."""
+    lock = state.lock(roll.stake)
+    if roll.outcome == "success" or lock is None:
+        return None
+    if not isinstance(state.combatants.get(lock.actor), Player):
+        return None
+    if roll.outcome == "partial":
+        lesser = lock.partial.harm if lock.partial is not None else None
+        return lesser if lock.kind == "defense" else None
+    harm = lock.consequence_harm
+    if harm is None and lock.kind == "defense":
+        opposing = state.opposing(lock)
+        harm = opposing.stats.harm if opposing is not None else None
+    return harm or None
 
 
 def fatigue_marked(state: FatesEdgeState, seq: int, event: vocab.FatigueMarked) -> FatesEdgeState:
@@ -185,6 +212,9 @@ def roll_made(state: FatesEdgeState, seq: int, event: vocab.FERollMade) -> Fates
     rolled = core.with_entry(state.rolled, event.stake, seq)
     pools = core.with_entry(state.pools, "sb", state.pools.get("sb", 0) + sb)
     state = owing(core.replace(state, pools=pools, rolled=rolled), event.stake)
+    harm = consequence(state, roll) if event.stake not in state.harm_charged else None
+    if harm is not None:
+        state = core.replace(state, due=core.with_entry(state.due, event.stake, harm))
     return core.add_roll(state, roll)
 
 
@@ -235,6 +265,8 @@ class FatesEdge(core.Ruleset[FatesEdgeState, vocab.Events]):
     state = FatesEdgeState
     own_events = vocab.Events
     attrition = frozenset({"hit.resolved", "harm.suffered", "fatigue.marked"})
+    stats = MappingProxyType({"player": vocab.PlayerStats, "adversary": vocab.AdversaryStats})
+    refines = MappingProxyType({"defense-avoids-hit": frozenset({"hit-without-success"})})
 
     def start(self, opened: core.State) -> FatesEdgeState:
         """The initial state, with the pinned rules read once and the GM's Story Beat pool."""
@@ -295,8 +327,8 @@ class FatesEdge(core.Ruleset[FatesEdgeState, vocab.Events]):
         """The Fate's Edge rules (see `projections.fates_edge.audit`)."""
         return fates_edge_audit.audit(before, seq, event, after)
 
-    def obligations(self, state: FatesEdgeState) -> Iterator[Finding]:
-        """SB still owed for a locked attack."""
+    def obligations(self, state: FatesEdgeState) -> Iterator[Obligation]:
+        """SB owed for a locked attack, a consequence not charged, a puzzle's Resolution."""
         return fates_edge_audit.obligations(state)
 
     def touches(

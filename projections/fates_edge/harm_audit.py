@@ -12,7 +12,7 @@ from typing import Any
 
 from projections import core
 from projections.fates_edge import events as vocab
-from projections.fates_edge.model import FatesEdgeState, FERoll, damage, move_of
+from projections.fates_edge.model import Adversary, FatesEdgeState, FERoll, damage, move_of
 from projections.findings import Finding, error, warning
 from projections.played import as_played, delta
 
@@ -172,8 +172,8 @@ def harm_on_player(
                 "threatened hit, and a paid move does not bypass it unless it says so: "
                 + given(None),
             )
-            # Issue 3 names this case under both rules: harm from a successful defense is
-            # also harm without a failed response.
+            # Harm from a successful defense is also harm without a failed response; the
+            # ruleset's `refines` keeps only the finding above (one mistake, one finding).
             yield error(
                 "hit-without-success",
                 (first, roll.seq, seq),
@@ -191,6 +191,19 @@ def harm_on_player(
                 f"harm follows a failed response: {given(None)}",
             )
         return
+    if target not in (lock.actor, lock.target) and not isinstance(
+        state.combatants.get(lock.actor), Adversary
+    ):
+        failed = f"failed at seq {roll.seq}" if roll is not None else "was bypassed"
+        yield error(
+            "consequence-on-actor",
+            seqs_of(first, roll.seq if roll else None, seq),
+            f"harm {harm} on {target!r} at seq {seq} charges the consequence of stakes "
+            f"{stake!r} (seq {first}), the response of {lock.actor!r}, which {failed}; harm "
+            f"from a failed response is the consequence of that response and lands on "
+            f"{lock.actor!r}, who made it: by the rules {target!r} takes nothing from it; "
+            + as_played(state, after, target),
+        )
     printed = opposing.stats.harm if opposing is not None else None
     announced = lock.consequence_harm if lock.consequence_harm is not None else printed
     tired = opposing is not None and max(state.lock_fatigue.get(stake, 0), opposing.fatigue) > 0

@@ -235,6 +235,9 @@ class FatesEdgeState(core.State):
     #: stake -> seq of the hit on an adversary / harm on a player that charged it
     hit_charged: Mapping[str, int] = EMPTY
     harm_charged: Mapping[str, int] = EMPTY
+    #: stake -> the Harm its failed response lets in, while no harm is charged for it (the
+    #: consequences the audit reminds of: a few at a time, however long the fight)
+    due: Mapping[str, int] = EMPTY
     #: spend seq -> the spend; stake -> spends paying for it; spends not yet claimed by a stake
     spends: Mapping[int, vocab.SBSpent] = EMPTY
     paid: Mapping[str, tuple[int, ...]] = EMPTY

@@ -54,6 +54,7 @@ SYSTEM = System(
         "report": ("encounter report examples/fates-edge-ambush.jsonl --html ambush-report.html",),
         "schema": ("encounter schema --system fates-edge > events.schema.json",),
         "rules": ("encounter rules fates-edge --json",),
+        "events": ("encounter events fates-edge", "encounter events fates-edge hit.resolved"),
         "lock": (
             'encounter lock duel cut --actor Ash --against "Silken Blade" --harm 2 --dv 3',
             "encounter lock duel parry --actor Ash --kind defense --consequence-harm 2",

@@ -65,8 +65,15 @@ VERBS: Final = (
         help="Lock the stakes of a test: Position, DV, Effect, Harm and consequence, before "
         "rolling.",
         params=(
-            Param("stake", str, _STAKE),
-            Param("actor", str, "The player who rolls.", ("--actor",), complete="combatants"),
+            Param("stake", str, _STAKE, field="stake"),
+            Param(
+                "actor",
+                str,
+                "The player who rolls.",
+                ("--actor",),
+                complete="combatants",
+                field="actor",
+            ),
             Param(
                 "against",
                 str | None,
@@ -74,6 +81,7 @@ VERBS: Final = (
                 ("--against",),
                 None,
                 complete="combatants",
+                field="opposing",
             ),
             Param(
                 "target",
@@ -82,14 +90,27 @@ VERBS: Final = (
                 ("--target",),
                 None,
                 complete="combatants",
+                field="target",
             ),
-            Param("kind", StakeKind, "action or defense.", ("--kind",), "action"),
-            Param("position", Position, "The locked Position.", ("--position",), "controlled"),
-            Param("dv", int | None, "DV (default: the rules').", ("--dv",), None),
-            Param("effect", Effect, "Effect.", ("--effect",), "standard"),
-            Param("harm", int | None, "Harm on a success.", ("--harm",), None),
+            Param("kind", StakeKind, "action or defense.", ("--kind",), "action", field="kind"),
             Param(
-                "effect_harm", int | None, "Damage change from Effect.", ("--effect-harm",), None
+                "position",
+                Position,
+                "The locked Position.",
+                ("--position",),
+                "controlled",
+                field="position",
+            ),
+            Param("dv", int | None, "DV (default: the rules').", ("--dv",), None, field="dv"),
+            Param("effect", Effect, "Effect.", ("--effect",), "standard", field="effect"),
+            Param("harm", int | None, "Harm on a success.", ("--harm",), None, field="harm"),
+            Param(
+                "effect_harm",
+                int | None,
+                "Damage change from Effect.",
+                ("--effect-harm",),
+                None,
+                field="effect_harm",
             ),
             Param(
                 "consequence_harm",
@@ -97,6 +118,7 @@ VERBS: Final = (
                 "Harm if the response fails.",
                 ("--consequence-harm",),
                 None,
+                field="consequence_harm",
             ),
             Param(
                 "partial_harm",
@@ -104,17 +126,35 @@ VERBS: Final = (
                 "Harm a Partial deals (or lets in).",
                 ("--partial-harm",),
                 None,
+                field="partial.harm",
             ),
             Param(
-                "partial", str | None, "The lesser progress or protection.", ("--partial",), None
+                "partial",
+                str | None,
+                "The lesser progress or protection.",
+                ("--partial",),
+                None,
+                field="partial.text",
             ),
             Param(
-                "origin", StakeSource, "What put the test on the table.", ("--origin",), "player"
+                "origin",
+                StakeSource,
+                "What put the test on the table.",
+                ("--origin",),
+                "player",
+                field="source",
             ),
             Param("source", StakeSource | None, "", ("--source",), None, hidden=True),
-            Param("move", str | None, "The adversary's move.", ("--move",), None),
-            Param("intent", str | None, "What is attempted.", ("--intent",), None),
-            Param("consequence", str | None, "What a failure costs.", ("--consequence",), None),
+            Param("move", str | None, "The adversary's move.", ("--move",), None, field="move"),
+            Param("intent", str | None, "What is attempted.", ("--intent",), None, field="intent"),
+            Param(
+                "consequence",
+                str | None,
+                "What a failure costs.",
+                ("--consequence",),
+                None,
+                field="consequence",
+            ),
         ),
         build=_lock,
     ),
@@ -123,7 +163,7 @@ VERBS: Final = (
         event="roll.made",
         help="Roll (or record the faces of) a locked test: successes, SB and outcome.",
         params=(
-            Param("stake", str, _STAKE, field="stake"),
+            Param("stake", str, _STAKE, field="stake", stake=True),
             Param(
                 "dice",
                 str | None,

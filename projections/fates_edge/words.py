@@ -10,7 +10,7 @@ from ledger import events
 from projections import core
 from projections.fates_edge import events as vocab
 from projections.fates_edge.model import Adversary, FatesEdgeState, FERoll, Hit, Player, stepped
-from projections.words import joined, plural, rolled, stakes, with_changes
+from projections.words import joined, plural, rolled, stakes, told_with, with_changes
 
 #: Track and pool names as the rules text writes them.
 LABELS: Final = MappingProxyType(
@@ -107,7 +107,10 @@ def locked(seq: int, event: vocab.FEStakesLocked, after: FatesEdgeState) -> str:
     """Position, DV, Effect, Harm and the Partial, fixed before the roll."""
     if after.stakes[event.stake].seq != seq:
         first = after.stakes[event.stake].seq
-        return f"{event.actor} locks {event.stake!r} again: the first lock, at seq {first}, stands"
+        return (
+            f"{event.actor} locks {event.stake!r} again: the first lock, at seq {first}, stands "
+            "(a stake id names one test of the encounter: lock a new test under a new id)"
+        )
     text = stakes(event.model_copy(update={"target": event.opposing or event.target}))
     dv = event.dv if event.dv is not None else after.house.dv_default
     kind = "an action" if event.kind == "action" else "a defense"
@@ -177,14 +180,24 @@ def hit(head: str, before: core.State | None, seq: int, after: FatesEdgeState, i
             )
     if done.cleared:
         how.append("the Harm clears the old Fatigue")
-    if done.overflow:
-        capacity = target.fatigue_capacity if isinstance(target, Adversary) else None
-        at = f" (capacity {capacity})" if capacity else ""
-        how.append(f"Fatigue overflows{at}: {plural(done.overflow, 'more Harm', 'more Harm')}")
+    if done.overflow and isinstance(target, Adversary):
+        # An adversary has no Harm track: the overflow subtracts 1 Resilience and clears.
+        capacity = target.fatigue_capacity
+        how.append(f"Fatigue overflows (capacity {capacity}): -{done.overflow} Resilience")
+    elif done.overflow:
+        how.append(f"Fatigue overflows: {plural(done.overflow, 'more Harm', 'more Harm')}")
     if done.phase[1] > done.phase[0]:
         how.append(f"phase {done.phase[0]} ends, phase {done.phase[1]} begins")
+    states: dict[str, str] = {}
+    hurt = after.combatants.get(done.target)
+    if isinstance(target, Player) and isinstance(hurt, Player):
+        last = after.house.player_dead_above_harm
+        # The SRD's Harm levels: 3 is incapacitated or dying, above 3 dead (the house rule).
+        states["defeated"] = f"dead (Harm {hurt.harm}, above {last})"
+        if hurt.harm == last and target.harm < last:
+            how.append(f"Harm {last}: incapacitated or dying")
     text = f"{head}: {', '.join(how)}" if how else head
-    return with_changes(text, before, after, done.target, "; ", **LABELS)
+    return told_with(text, before, after, done.target, "; ", LABELS, states)
 
 
 def spent(before: core.State | None, event: vocab.SBSpent, after: FatesEdgeState) -> str:

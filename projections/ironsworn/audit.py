@@ -14,10 +14,11 @@ from collections.abc import Iterator
 from typing import Any
 
 from ledger import events
-from projections.findings import Finding, error, info, warning
+from projections.findings import Finding, Obligation, error, info, warning
 from projections.ironsworn import events as vocab
 from projections.ironsworn import model as model
 from projections.played import as_played, delta
+from projections.words import indefinite, plain
 
 PERMANENT = ("maimed", "corrupted")
 
@@ -69,7 +70,7 @@ def harm_before_roll(state: model.IronswornState, seq: int, event: Any) -> Itera
                 "harm-before-roll",
                 (pending, seq),
                 f"harm at seq {pending} on {event.actor!r} has no Endure Harm roll; seq {seq} "
-                f"is a {event.move} roll",
+                f"is {indefinite(plain(event.move))} roll",
             )
 
 
@@ -137,14 +138,14 @@ def shake_it_off_allowed(
         yield error(
             "shake-it-off-allowed",
             (on, seq),
-            f"{option} at seq {seq} follows a {made.move} roll (seq {on}); "
+            f"{option} at seq {seq} follows {indefinite(plain(made.move))} roll (seq {on}); "
             f"the choice belongs to an Endure Harm strong hit: {instead}",
         )
     elif made.outcome != "strong_hit":
         yield error(
             "shake-it-off-allowed",
             (on, seq),
-            f"{option} at seq {seq} follows a {made.outcome} (seq {on}); "
+            f"{option} at seq {seq} follows {indefinite(plain(str(made.outcome)))} (seq {on}); "
             f"only a strong hit gives a choice: {instead}",
         )
     first = state.choices.get(on)
@@ -234,14 +235,14 @@ def miss_at_zero_health(
             )
 
 
-def obligations(state: model.IronswornState) -> Iterator[Finding]:
-    """A reminder for each Endure Harm miss at 0 health still owing a debility or the oracle."""
+def obligations(state: model.IronswornState) -> Iterator[Obligation]:
+    """Each Endure Harm miss at 0 health still owing a debility or the oracle."""
     for name, on in state.owed.items():
         c = model.character(state, name)
-        yield info(
-            "miss-at-zero-health",
+        yield Obligation(
             (on,),
             f"Endure Harm miss at 0 health at seq {on}: {name!r} must " + _options(c.debilities),
+            "miss-at-zero-health",
         )
 
 
@@ -283,7 +284,8 @@ def momentum_burn_allowed(
     held = model.character(state, name).momentum
     # A burn the rules refuse is applied as played; by the rules nothing changes.
     instead = (
-        f"by the rules the roll stays a {was.outcome} and momentum stays {held}; recorded as "
+        f"by the rules the roll stays {indefinite(plain(str(was.outcome)))} and momentum stays "
+        f"{held}; recorded as "
         f"played: the roll {was.outcome} -> {now.outcome}, {delta(state, after, name)}"
     )
     if not state.house.burn_momentum_allowed:
@@ -328,7 +330,8 @@ def momentum_burn_allowed(
             "momentum-burn-allowed",
             (on, seq),
             f"seq {seq} burns momentum {was.momentum} for the roll at seq {on} (score "
-            f"{was.score} vs {was.challenge[0]}, {was.challenge[1]}): it stays a {was.outcome}; "
+            f"{was.score} vs {was.challenge[0]}, {was.challenge[1]}): it stays "
+            f"{indefinite(plain(str(was.outcome)))}; "
             "a burn only helps when a challenge die the score did not beat is below momentum",
         )
 

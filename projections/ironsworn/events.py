@@ -15,6 +15,8 @@ Meter = Literal["health", "spirit", "supply", "momentum"]
 Debility = Literal[
     "wounded", "shaken", "unprepared", "encumbered", "maimed", "corrupted", "cursed", "tormented"
 ]
+#: The strong-hit choices of Endure Harm.
+Strong = Literal["shake_it_off", "embrace_the_pain"]
 StatValue = Annotated[int, Field(ge=0, le=5)]
 MeterValue = Annotated[int, Field(ge=0, le=5)]
 
@@ -77,7 +79,7 @@ class ChoiceMade(EventBase, frozen=True):
 
     type: Literal["choice.made"] = "choice.made"
     target: Name
-    option: Literal["shake_it_off", "embrace_the_pain"]
+    option: Strong
 
 
 class DebilityMarked(EventBase, frozen=True):

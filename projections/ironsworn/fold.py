@@ -12,6 +12,7 @@ momentum and reset; the oracle sets tags.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
+from types import MappingProxyType
 from typing import Any, assert_never
 
 from pydantic import ValidationError
@@ -20,8 +21,9 @@ from ledger import events
 from ledger.errors import BadInput
 from ledger.events.common import Common
 from projections import core
+from projections import stats as stat_texts
 from projections.charts import Measure
-from projections.findings import Finding
+from projections.findings import Finding, Obligation
 from projections.ironsworn import audit as ironsworn_audit
 from projections.ironsworn import events as vocab
 from projections.ironsworn import words as ironsworn_words
@@ -54,8 +56,7 @@ def join(state: IronswornState, seq: int, event: events.CombatantJoined) -> core
         stats = vocab.CharacterStats.model_validate(dict(event.stats), strict=False)
     except ValidationError as exc:
         model = vocab.FoeStats if event.side == "adversary" else vocab.CharacterStats
-        known = model.model_fields
-        raise BadInput(events.describe(exc, f"stats of {event.name!r}", known=known)) from exc
+        raise stat_texts.refused(exc, event.name, event.side, model, state.system) from exc
     debilities = tuple(dict.fromkeys(stats.debilities))
     momentum = stats.momentum if "momentum" in event.stats else rules.momentum_start
     c = Character(
@@ -287,6 +288,7 @@ class Ironsworn(core.Ruleset[IronswornState, vocab.Events]):
     state = IronswornState
     own_events = vocab.Events
     attrition = frozenset({"harm.suffered"})
+    stats = MappingProxyType({"player": vocab.CharacterStats, "adversary": vocab.FoeStats})
 
     def join(
         self, state: IronswornState, seq: int, event: events.CombatantJoined
@@ -334,8 +336,8 @@ class Ironsworn(core.Ruleset[IronswornState, vocab.Events]):
         """The Ironsworn rules (see `projections.ironsworn.audit`)."""
         return ironsworn_audit.audit(before, seq, event, after)
 
-    def obligations(self, state: IronswornState) -> Iterator[Finding]:
-        """An Endure Harm roll, or a 0-health miss choice, still owed."""
+    def obligations(self, state: IronswornState) -> Iterator[Obligation]:
+        """A 0-health miss's debility or oracle roll, still owed."""
         return ironsworn_audit.obligations(state)
 
     def rescores(self, event: Common | vocab.Events) -> int | None:

@@ -10,7 +10,16 @@ SYSTEM = System(
     title="Ironsworn",
     ruleset="projections.ironsworn.fold:RULESET",
     verbs="projections.ironsworn.verbs:VERBS",
-    verb_names=("endure-harm", "action-roll", "oracle"),
+    verb_names=(
+        "endure-harm",
+        "action-roll",
+        "burn",
+        "choose",
+        "mark-debility",
+        "clear-debility",
+        "meter",
+        "oracle",
+    ),
     fields={
         "stat": "The stat or meter added to the action die.",
         "action_die": "The action die (d6).",
@@ -54,5 +63,17 @@ SYSTEM = System(
             "encounter action-roll ford Kira --using iron",
         ),
         "oracle": ("encounter oracle ford Kira --roll 42", "encounter oracle ford Kira"),
+        "events": ("encounter events ironsworn momentum.burned --json",),
+        "burn": ("encounter burn ford Kira", "encounter burn ford Kira --roll-seq 5"),
+        "choose": (
+            "encounter choose ford Kira shake_it_off",
+            "encounter choose ford Kira embrace_the_pain",
+        ),
+        "mark-debility": ("encounter mark-debility ford Kira wounded",),
+        "clear-debility": ("encounter clear-debility ford Kira wounded",),
+        "meter": (
+            'encounter meter ford Kira spirit --amount -1 --cause "a grim omen"',
+            "encounter meter ford Kira momentum --amount 2",
+        ),
     },
 )

@@ -1,4 +1,6 @@
-"""Ironsworn verbs, as data: `endure-harm` (harm.suffered), `action-roll` (roll.made), `oracle`.
+"""Ironsworn verbs, as data: `endure-harm` (harm.suffered), `action-roll` (roll.made), `burn`
+(momentum.burned), `choose` (choice.made), `mark-debility` and `clear-debility`, `meter`
+(meter.changed) and `oracle` (oracle.rolled).
 
 The choices they offer are the events' own; the dice left out on the command line are rolled
 by the ledger (the event stores faces only).
@@ -9,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
-from projections.ironsworn.events import Rank, Stat
-from projections.verbs import Dice, Param, Verb, set_given
+from projections.ironsworn.events import Debility, Meter, Rank, Stat, Strong
+from projections.verbs import Dice, Param, Verb, last_roll, set_given
 
 
 def challenge_dice(text: str) -> list[int]:
@@ -36,6 +38,8 @@ def _action_roll(values: Mapping[str, Any]) -> dict[str, Any]:
     }
     return set_given(fields, outcome=values.get("outcome"))
 
+
+_CHARACTER = "The character."
 
 VERBS: Final = (
     Verb(
@@ -84,9 +88,23 @@ VERBS: Final = (
         help="An action roll: d6 + stat + adds (max 10) against two d10s.",
         params=(
             Param("actor", str, "The character who rolls.", complete="combatants"),
-            Param("using", Stat | None, "The stat or meter added (required).", ("--using",), None),
+            Param(
+                "using",
+                Stat | None,
+                "The stat or meter added (required).",
+                ("--using",),
+                None,
+                "stat",
+            ),
             Param("stat", Stat | None, "", ("--stat",), None, hidden=True),
-            Param("move", str, "The move: endure_harm, or another.", ("--move",), "endure_harm"),
+            Param(
+                "move",
+                str,
+                "The move: endure_harm, or another.",
+                ("--move",),
+                "endure_harm",
+                "move",
+            ),
             Param(
                 "die",
                 int | None,
@@ -104,13 +122,14 @@ VERBS: Final = (
                 "challenge",
                 parse=challenge_dice,
             ),
-            Param("adds", int, "Adds to the action score.", ("--adds",), 0),
+            Param("adds", int, "Adds to the action score.", ("--adds",), 0, "adds"),
             Param(
                 "outcome",
                 str | None,
                 "The table's call (strong_hit/weak_hit/miss), checked.",
                 ("--outcome",),
                 None,
+                "outcome",
             ),
         ),
         dice=(Dice("action_die", 6, single=True), Dice("challenge", 10, 2)),
@@ -139,5 +158,62 @@ VERBS: Final = (
         ),
         fixed={"table": "endure_harm"},
         dice=(Dice("roll", 100, single=True),),
+    ),
+    Verb(
+        name="burn",
+        event="momentum.burned",
+        help="Burn momentum on a roll: challenge dice below it are cancelled, then momentum "
+        "resets.",
+        params=(
+            Param("target", str, _CHARACTER, field="target", complete="combatants"),
+            Param(
+                "roll",
+                int | None,
+                "The seq of the roll (default: that character's last roll).",
+                ("--roll-seq",),
+                None,
+                "roll",
+                infer=last_roll("target"),
+            ),
+        ),
+    ),
+    Verb(
+        name="choose",
+        event="choice.made",
+        help="The strong-hit choice of Endure Harm: shake_it_off (-momentum, +health) or "
+        "embrace_the_pain (+momentum).",
+        params=(
+            Param("target", str, _CHARACTER, field="target", complete="combatants"),
+            Param("option", Strong, "shake_it_off or embrace_the_pain.", field="option"),
+        ),
+    ),
+    Verb(
+        name="mark-debility",
+        event="debility.marked",
+        help="Mark a debility (wounded, shaken, maimed...): max momentum and its reset drop.",
+        params=(
+            Param("target", str, _CHARACTER, field="target", complete="combatants"),
+            Param("debility", Debility, "The debility marked.", field="debility"),
+        ),
+    ),
+    Verb(
+        name="clear-debility",
+        event="debility.cleared",
+        help="Clear a debility: max momentum and its reset rise again.",
+        params=(
+            Param("target", str, _CHARACTER, field="target", complete="combatants"),
+            Param("debility", Debility, "The debility cleared.", field="debility"),
+        ),
+    ),
+    Verb(
+        name="meter",
+        event="meter.changed",
+        help="Move a meter (health, spirit, supply, momentum) up or down.",
+        params=(
+            Param("target", str, _CHARACTER, field="target", complete="combatants"),
+            Param("meter", Meter, "The meter.", field="meter"),
+            Param("amount", int, "The change: 2, or -1.", ("--amount",), field="amount"),
+            Param("cause", str | None, "Why.", ("--cause",), None, "cause"),
+        ),
     ),
 )

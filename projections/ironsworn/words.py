@@ -17,7 +17,7 @@ from projections.ironsworn.model import (
     harm_amount,
     oracle_tag,
 )
-from projections.words import joined, plain, with_changes
+from projections.words import indefinite, joined, plain, with_changes
 
 _LABELS = MappingProxyType({"max_momentum": "max momentum", "momentum_reset": "momentum reset"})
 
@@ -30,7 +30,7 @@ def explain(
         case events.CombatantJoined():
             found = after.combatants.get(event.name)
             if isinstance(found, Foe):
-                return joined(after, event.name, f"a {found.rank} foe")
+                return joined(after, event.name, indefinite(f"{found.rank} foe"))
             if isinstance(found, Character):
                 stats = ", ".join(f"{k} {v}" for k, v in found.stats.items())
                 debilities = f", {', '.join(found.debilities)}" if found.debilities else ""
@@ -82,7 +82,7 @@ def endured(
     if event.amount is not None:
         source = ""
     elif event.rank is not None:
-        source = f" (a {event.rank} blow)"
+        source = f" ({indefinite(f'{event.rank} blow')})"
     elif event.foe is not None:
         foe = before.combatants[event.foe]
         source = f" from {event.foe} ({foe.rank})" if isinstance(foe, Foe) else ""

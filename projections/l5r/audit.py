@@ -1,4 +1,5 @@
-"""The L5R audit rules: due critical strikes, voluntary ones, Void points, severities.
+"""The L5R audit rules: due critical strikes, voluntary ones, Void points, severities; and
+the critical strikes still due (`obligations`).
 
 Ids (DESIGN.md section 6): `defend-while-incapacitated` (a due critical strike, from an
 Incapacitated target or a voluntary one, still unresolved at the next damage or the scene end),
@@ -12,7 +13,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ledger import events
-from projections.findings import Finding, error, info, warning
+from projections.findings import Finding, Obligation, error, info, warning
 from projections.l5r import events as vocab
 from projections.l5r.model import (
     Character,
@@ -24,6 +25,7 @@ from projections.l5r.model import (
     resolved_by,
     with_fatigue,
 )
+from projections.words import plural
 
 
 def _undefended(before: L5rState, name: str) -> Iterator[Critical]:
@@ -130,8 +132,24 @@ def audit(before: L5rState, seq: int, event: Any, after: L5rState) -> Iterator[F
                 yield error(
                     "void-overspent",
                     (seq,),
-                    f"{event.target!r} spends {event.amount} Void point(s) at seq {seq} holding "
+                    f"{event.target!r} spends {plural(event.amount, 'Void point')} at seq {seq} "
+                    "holding "
                     f"only {held}; the spend stops at 0 (Void points {held} -> 0)",
                 )
         case _:
             return
+
+
+def obligations(state: L5rState) -> Iterator[Obligation]:
+    """Each critical strike still due from a character's latest damage of the scene: its
+    severity is recorded by `critical.resolved`. (Once more damage or the scene end comes
+    first, `defend-while-incapacitated` says it, once.)"""
+    for name in state.combatants:
+        for crit in _undefended(state, name):
+            yield Obligation(
+                (crit.seq,),
+                f"the critical strike on {name!r} from the damage at seq {crit.seq} (deadliness "
+                f"{crit.severity}) is still due: record the severity it ends at (critical.resolved "
+                f"target={name} severity=N damage={crit.seq})",
+                "defend-while-incapacitated",
+            )

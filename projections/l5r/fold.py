@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator, Mapping
+from types import MappingProxyType
 from typing import Any, assert_never
 
 from pydantic import ValidationError
@@ -20,8 +21,9 @@ from ledger import events
 from ledger.errors import BadInput
 from ledger.events.common import Common
 from projections import core
+from projections import stats as stat_texts
 from projections.charts import Measure
-from projections.findings import Finding
+from projections.findings import Finding, Obligation
 from projections.l5r import audit as l5r_audit
 from projections.l5r import events as vocab
 from projections.l5r import words as l5r_words
@@ -44,8 +46,8 @@ def join(state: L5rState, seq: int, event: events.CombatantJoined) -> core.Comba
     try:
         stats = vocab.CharacterStats.model_validate(dict(event.stats))
     except ValidationError as exc:
-        known = vocab.CharacterStats.model_fields
-        raise BadInput(events.describe(exc, f"stats of {event.name!r}", known=known)) from exc
+        model = vocab.CharacterStats
+        raise stat_texts.refused(exc, event.name, event.side, model, state.system) from exc
     rings = stats.rings
     endurance = stats.endurance or (rings.earth + rings.fire) * 2
     if stats.void_points is not None:
@@ -153,6 +155,7 @@ class L5r(core.Ruleset[L5rState, vocab.Events]):
     state = L5rState
     own_events = vocab.Events
     attrition = frozenset({"damage.dealt", "critical.resolved"})
+    stats = MappingProxyType({"player": vocab.CharacterStats, "adversary": vocab.CharacterStats})
 
     def join(self, state: L5rState, seq: int, event: events.CombatantJoined) -> core.Combatant:
         """Validate stats; endurance and Void points default from the rings."""
@@ -195,6 +198,10 @@ class L5r(core.Ruleset[L5rState, vocab.Events]):
         """The l5r rules (see `projections.l5r.audit`)."""
         return l5r_audit.audit(before, seq, event, after)
 
+    def obligations(self, state: L5rState) -> Iterator[Obligation]:
+        """Critical strikes still due (`projections.l5r.audit.obligations`)."""
+        return l5r_audit.obligations(state)
+
     def explain(
         self, before: L5rState | None, seq: int, event: Common | vocab.Events, after: L5rState
     ) -> str | None:
@@ -204,6 +211,10 @@ class L5r(core.Ruleset[L5rState, vocab.Events]):
     def charts(self, view: Mapping[str, Any]) -> tuple[Measure, ...]:
         """What the report charts of a combatant (`projections.l5r.shown`)."""
         return measures(view)
+
+    def condition(self, view: Mapping[str, Any]) -> str | None:
+        """Incapacitated: fatigue over endurance (the report marks where it began)."""
+        return "incapacitated" if view.get("incapacitated") is True else None
 
 
 RULESET = L5r()

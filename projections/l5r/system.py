@@ -10,7 +10,7 @@ SYSTEM = System(
     title="Legend of the Five Rings",
     ruleset="projections.l5r.fold:RULESET",
     verbs="projections.l5r.verbs:VERBS",
-    verb_names=("damage",),
+    verb_names=("damage", "critical", "recover", "rest", "spend-void", "gain-void"),
     fields={
         "damage.dealt.source": "The weapon, power or phenomenon.",
         "damage.dealt.amount": "The damage dealt, before increases, reductions and resistance.",
@@ -39,5 +39,16 @@ SYSTEM = System(
             'encounter damage duel "Akodo Toshiro" 4 --increase 2 --deadliness 5 --weapon katana',
             'encounter damage duel "Akodo Toshiro" 8 --deadliness 5 --void-critical',
         ),
+        "critical": (
+            'encounter critical duel "Akodo Toshiro" 3 --fitness 2',
+            'encounter critical duel "Akodo Toshiro" 5 --damage-seq 12',
+        ),
+        "recover": ('encounter recover duel "Akodo Toshiro" 2 --cause Medicine',),
+        "rest": ('encounter rest duel "Akodo Toshiro"',),
+        "spend-void": (
+            'encounter spend-void duel "Akodo Toshiro"',
+            'encounter spend-void duel "Akodo Toshiro" 2',
+        ),
+        "gain-void": ('encounter gain-void duel "Akodo Toshiro"',),
     },
 )

@@ -14,6 +14,10 @@ Attribute = Literal["stones", "scrolls", "swords", "sorcery"]
 Tier = Literal["1", "2", "3", "4", "5"]
 Level = Annotated[int, Field(ge=0, le=5)]
 HarmLevel = Annotated[int, Field(ge=1, le=10)]
+#: An Attribute's bonus on a sheet (an Ancient's +5 at most, by the Yorelle expansion).
+Bonus = Annotated[int, Field(ge=-10, le=10)]
+#: The four Attributes, as a stat block names them.
+ATTRIBUTES: tuple[Attribute, ...] = ("stones", "scrolls", "swords", "sorcery")
 
 
 def max_slots(level: int, per_tier: int = 3) -> dict[int, int]:
@@ -24,7 +28,8 @@ def max_slots(level: int, per_tier: int = 3) -> dict[int, int]:
 
 
 class EnemyStats(Model, frozen=True):
-    """An enemy: its Level, an optional GM-trimmed slot layout, and bestiary tags."""
+    """An enemy: its Level, an optional GM-trimmed slot layout, bestiary tags, and its
+    Attributes (the bonuses its Throws use)."""
 
     level: Level
     slots: (
@@ -32,6 +37,10 @@ class EnemyStats(Model, frozen=True):
         | None
     ) = None
     tags: tuple[Name, ...] = ()
+    stones: Bonus | None = None
+    scrolls: Bonus | None = None
+    swords: Bonus | None = None
+    sorcery: Bonus | None = None
 
     @model_validator(mode="after")
     def _within_level(self) -> EnemyStats:
@@ -42,9 +51,21 @@ class EnemyStats(Model, frozen=True):
             allowed = most.get(int(tier), 0)
             if count > allowed:
                 raise ValueError(
-                    f"level {self.level} allows {allowed} slot(s) at tier {tier}, not {count}"
+                    f"level {self.level} allows {allowed} slot{'s' * (allowed != 1)} at tier "
+                    f"{tier}, not {count}"
                 )
         return self
+
+
+class PlayerStats(Model, frozen=True, extra="allow"):
+    """A player's sheet, kept as given (the texts do not define it): the four Attributes, the
+    Grit that lessens an injury, and any other key the sheet has (skills, Words of Power...)."""
+
+    stones: Bonus | None = None
+    scrolls: Bonus | None = None
+    swords: Bonus | None = None
+    sorcery: Bonus | None = None
+    grit: Annotated[int, Field(ge=0, le=10)] | None = None
 
 
 class PlayerRecord(Model, frozen=True):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Mapping
+from types import MappingProxyType
 from typing import Any, assert_never
 
 from pydantic import ValidationError
@@ -19,6 +20,7 @@ from ledger import events
 from ledger.errors import BadInput
 from ledger.events.common import Common
 from projections import core
+from projections import stats as stat_texts
 from projections.charts import Measure
 from projections.findings import Finding, error, info
 from projections.played import as_played, delta, shown
@@ -38,6 +40,7 @@ from projections.ssss.model import (
     place,
 )
 from projections.ssss.shown import measures
+from projections.words import plural
 
 
 def _check_layout(where: str, level: int, layout: Mapping[str, int], rules: Rules) -> None:
@@ -49,7 +52,7 @@ def _check_layout(where: str, level: int, layout: Mapping[str, int], rules: Rule
         if count > allowed:
             house = " under the house rules" if count <= text.get(int(tier), 0) else ""
             raise BadInput(
-                f"{where}: level {level} allows {allowed} slot(s) at tier {tier}{house}, "
+                f"{where}: level {level} allows {plural(allowed, 'slot')} at tier {tier}{house}, "
                 f"not {count}"
             )
 
@@ -58,12 +61,13 @@ def join(state: SsssState, seq: int, event: events.CombatantJoined) -> core.Comb
     """Validate stats and build an enemy (with its slot layout) or a player."""
     try:
         if event.side == "player":
+            vocab.PlayerStats.model_validate_json(_json(event.stats))
             record = core.frozen_json(event.stats)
             return Player(name=event.name, side="player", joined=seq, record=record)
         stats = vocab.EnemyStats.model_validate_json(_json(event.stats))
     except ValidationError as exc:
-        known = vocab.EnemyStats.model_fields
-        raise BadInput(events.describe(exc, f"stats of {event.name!r}", known=known)) from exc
+        model = vocab.PlayerStats if event.side == "player" else vocab.EnemyStats
+        raise stat_texts.refused(exc, event.name, event.side, model, state.system) from exc
     most = vocab.max_slots(stats.level, state.house.max_per_tier)
     if stats.slots is None:
         layout = {str(t): n for t, n in most.items()}
@@ -79,6 +83,11 @@ def join(state: SsssState, seq: int, event: events.CombatantJoined) -> core.Comb
         level=stats.level,
         slots=slots,
         tags=stats.tags,
+        attributes=core.read_only(
+            (name, getattr(stats, name))
+            for name in vocab.ATTRIBUTES
+            if getattr(stats, name) is not None
+        ),
     )
 
 
@@ -219,6 +228,7 @@ class Ssss(core.Ruleset[SsssState, vocab.Events]):
     state = SsssState
     own_events = vocab.Events
     attrition = frozenset({"harm.inflicted", "throw.made"})
+    stats = MappingProxyType({"player": vocab.PlayerStats, "adversary": vocab.EnemyStats})
 
     def join(self, state: SsssState, seq: int, event: events.CombatantJoined) -> core.Combatant:
         """Validate stats and build an enemy (with its slot layout) or a player."""

@@ -14,7 +14,7 @@ from pydantic import BaseModel, Field
 from projections import core
 from projections.shown import Readings
 from projections.ssss.shown import TRACKS
-from projections.values import EMPTY
+from projections.values import EMPTY, Hidden
 
 
 class Rules(BaseModel, frozen=True, extra="forbid"):
@@ -51,6 +51,8 @@ class Enemy(core.Combatant):
     slots: Mapping[str, Slot]
     penalties: Annotated[int, Field(ge=0)] = 0
     tags: tuple[str, ...] = ()
+    #: Its Attributes, as its stat block gives them (what its Throws use; no track).
+    attributes: Hidden[Mapping[str, int]] = EMPTY
 
 
 @core.value

@@ -10,7 +10,7 @@ SYSTEM = System(
     title="Stones, Scrolls, Swords and Sorcery",
     ruleset="projections.ssss.fold:RULESET",
     verbs="projections.ssss.verbs:VERBS",
-    verb_names=("harm",),
+    verb_names=("throw", "harm", "grit"),
     fields={
         "attribute": "The attribute thrown.",
         "throw.made.outcome": "The throw's result as the GM called it (free text).",
@@ -36,5 +36,13 @@ SYSTEM = System(
         "replay": ("encounter replay examples/ssss-bandits.jsonl --step",),
         "rules": ("encounter rules ssss",),
         "harm": ("encounter harm bandits Bandit 2 --throw 4", "encounter harm bandits Bandit 1"),
+        "throw": (
+            'encounter throw bandits "Bandit Chief" swords --outcome "a deep cut" --harm-level 2',
+            'encounter throw bandits Ash stones --outcome "the door gives"',
+        ),
+        "grit": (
+            "encounter grit bandits Ash --from 2 --to 1",
+            "encounter grit bandits Ash --from 1 --to 0",
+        ),
     },
 )

@@ -19,8 +19,9 @@ def explain(before: SsssState | None, seq: int, event: Any, after: SsssState) ->
             if isinstance(found, Enemy):
                 tags = f", tags {', '.join(found.tags)}" if found.tags else ""
                 slots = value(found.view()["slots"], TRACKS["slots"])
+                bonuses = "".join(f", {k} {v:+d}" for k, v in found.attributes.items())
                 return joined(
-                    after, event.name, f"a level-{found.level} enemy, slots {slots}{tags}"
+                    after, event.name, f"a level-{found.level} enemy, slots {slots}{tags}{bonuses}"
                 )
             if isinstance(found, Player) and found.record:
                 return joined(after, event.name, value(dict(found.record)))

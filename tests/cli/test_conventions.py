@@ -159,19 +159,19 @@ def test_a_typo_in_a_stat_names_the_stat_it_meant(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("system", "side", "valid"),
     [
-        ("fates-edge", "player", "armor, body"),
-        ("ironsworn", "adversary", "rank"),
-        ("ssss", "adversary", "level, slots"),
+        ("fates-edge", "player", "; a fates-edge player's stats: armor (none|light|medium|heavy;"),
+        ("ironsworn", "adversary", "; an ironsworn adversary's stats: rank (troublesome|"),
+        ("ssss", "adversary", " (and 1 more problem); an ssss adversary's stats: level (integer"),
     ],
 )
-def test_a_stat_the_system_does_not_know_lists_the_stats_it_has(
+def test_a_stat_the_system_does_not_know_lists_the_stats_it_has_with_kinds_and_defaults(
     tmp_path: Path, system: str, side: str, valid: str
 ) -> None:
     db = str(tmp_path / "e.db")
     run("--db", db, "new", "duel", "--system", system)
     code, out, err = run("--db", db, "add", "duel", "Blade", "--side", side, "--stat", "tier=3")
     assert (code, out) == (2, "")
-    assert err.startswith(f"Error: stats of 'Blade' has unknown stat 'tier' (valid: {valid}")
+    assert err.startswith(f"Error: stats of 'Blade' has unknown stat 'tier'{valid}")
     assert run("--db", db, "log", "duel", "--json")[1].count("\n") == 1
 
 
@@ -400,7 +400,7 @@ def test_the_generic_commands_are_listed_writes_reads_verify_report_then_referen
     names = [name for name in listed if name in cli.COMMANDS]
     assert listed[: len(names)] == names
     assert names == [
-        "new", "add", "record", "round", "undo", "redo", "amend", "import", "copy",
-        "log", "tracks", "replay", "history", "audit", "list", "export",
-        "verify", "report", "schema", "rules", "views",
+        "new", "add", "record", "round", "end-scene", "leave", "note", "undo", "redo", "amend",
+        "import", "copy", "log", "tracks", "replay", "history", "audit", "list", "export",
+        "verify", "report", "schema", "events", "rules", "examples", "views",
     ]  # fmt: skip

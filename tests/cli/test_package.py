@@ -3,8 +3,10 @@ checks its calls against the installed copy; the wheel and the sdist carry the e
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+import sysconfig
 import tarfile
 import zipfile
 from pathlib import Path
@@ -135,3 +137,32 @@ def test_the_sdist_carries_what_the_tests_and_the_readme_use(tmp_path: Path) -> 
     ).stdout.split()
     missing = [name for name in tracked if name not in names]
     assert missing == []
+
+
+@pytest.mark.slow
+def test_the_installed_command_finds_and_copies_the_examples_the_wheel_shipped(
+    installed: Path, tmp_path: Path
+) -> None:
+    encounter = installed.parent / "encounter"
+    # The wheel's own code, with its dependencies seen from ours (which hold no `ledger`: this
+    # checkout is installed in editable mode, by a path file PYTHONPATH does not read).
+    env = {**os.environ, "PYTHONPATH": sysconfig.get_paths()["purelib"]}
+    listed = subprocess.run(
+        [str(encounter), "examples"], cwd=tmp_path, capture_output=True, text=True, check=True,
+        env=env,
+    ).stdout  # fmt: skip
+    shared = installed.parent.parent / "share" / "encounter-ledger" / "examples"
+    assert listed.splitlines()[0] == f"Examples in {shared}:"
+    assert "l5r-duel.jsonl" in listed
+    copied = subprocess.run(
+        [str(encounter), "examples", "copy", "mine"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=True,
+        env=env,
+    ).stdout
+    assert copied.startswith(f"Copied {len(list(shared.iterdir()))} files from {shared} to mine.")
+    assert (tmp_path / "mine" / "ssss-bandits.jsonl").read_bytes() == (
+        ROOT / "examples" / "ssss-bandits.jsonl"
+    ).read_bytes()

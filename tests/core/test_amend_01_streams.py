@@ -58,7 +58,14 @@ def test_an_old_amend_stream_replays_step_by_step_as_it_did(name: str, tmp_path:
     then = [
         json.loads(line) for line in (FIXTURES / f"{name}.replay.jsonl").read_text().splitlines()
     ]
-    assert [{k: step[k] for k in FOLDED} for step in now] == then
+    # Since #24 the story as corrected tells an undo as it tells an amend: not as a step of its
+    # own (`replay --as-played` tells both). Every step of table play is as it was.
+    played = [step for step in then if step["type"] not in RULINGS]
+    assert [{k: step[k] for k in FOLDED} for step in now] == played
+
+
+#: The event types of rulings, which the story as corrected does not tell as steps.
+RULINGS = ("event.retracted", "event.corrected")
 
 
 @pytest.mark.parametrize("name", ["misread", "duel", "ford"])

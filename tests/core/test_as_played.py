@@ -83,7 +83,7 @@ def test_a_burn_with_no_momentum_is_applied_and_says_the_roll_and_momentum_stay(
     findings = [f for f in audit(stream("ironsworn", *items)) if f.severity == "error"]
     assert [f.rule for f in findings] == ["momentum-burn-allowed"]
     assert findings[0].message.endswith(
-        "only positive momentum can be burned: by the rules the roll stays a weak_hit and "
+        "only positive momentum can be burned: by the rules the roll stays a weak hit and "
         "momentum stays -1; recorded as played: the roll weak_hit -> weak_hit, momentum -1 -> 2"
     )
     assert kira_tracks(*items)["momentum"] == 2

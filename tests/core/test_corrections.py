@@ -231,7 +231,7 @@ def test_the_misread_die_is_amended_and_the_session_audits_clean(db: Path) -> No
     )
     code, out, _ = encounter(db, "audit", "a")
     assert code == 0
-    assert out.splitlines()[-1] == "0 error(s), 0 warning(s), 1 note(s)."
+    assert out.splitlines()[-1] == "0 errors, 0 warnings, 1 note."
     assert "seq 7 corrects seq 5 (roll.made: dice=[10, 7, 2]): misread a die" in out
     logged = [json.loads(line) for line in encounter(db, "log", "a", "--json")[1].splitlines()]
     assert (logged[4]["dice"], logged[4]["corrected_by"]) == ([10, 7, 1], [7])
@@ -258,10 +258,10 @@ def test_history_lists_every_event_that_touched_a_track_even_with_no_net_change(
         "seq 4: Ogre is hit for Harm 2: light armor converts it to 1 Harm + 1 Fatigue, the Harm "
         "clears the old Fatigue; Resilience 6 -> 5\n"
         "  Ogre fatigue: 1 -> 1 (cleared by the Harm, then 1 marked)\n"
-        "seq 5: Ogre marks 2 Fatigue: Fatigue overflows (capacity 3): 1 more Harm; Resilience "
+        "seq 5: Ogre marks 2 Fatigue: Fatigue overflows (capacity 3): -1 Resilience; Resilience "
         "5 -> 4, Fatigue 1 -> 0\n"
         "  Ogre fatigue: 1 -> 0 (2 marked, then filled the track (capacity 3) and cleared)\n"
-        "seq 6: Ogre marks 3 Fatigue: Fatigue overflows (capacity 3): 1 more Harm; Resilience "
+        "seq 6: Ogre marks 3 Fatigue: Fatigue overflows (capacity 3): -1 Resilience; Resilience "
         "4 -> 3\n"
         "  Ogre fatigue: 0 -> 0 (3 marked, then filled the track (capacity 3) and cleared)\n"
     )

@@ -10,8 +10,11 @@ from tests.streams import RULESETS, Fields, fold, stream
 
 
 def told(system: str, *items: Fields) -> list[str]:
-    """The words of every step of a stream, as replay tells them."""
-    return [step.text for step in steps.replay(RULESETS[system], stream(system, *items))]
+    """The words of every step of a stream, as `replay --as-played` tells them (each ruling a
+    step of its own)."""
+    records = stream(system, *items)
+    played = steps.as_played(RULESETS[system], records, lambda a, b: records[a:b])
+    return [step.text for step in played]
 
 
 JOIN_BANDIT: dict[str, Any] = {

@@ -297,7 +297,8 @@ def test_the_audit_reports_a_chain_broken_behind_the_triggers_first(
         "UPDATE events SET body = replace(body, '\"level\":1', '\"level\":2') WHERE seq = 4"
     )
     broken, *rest = ledger.audit("skirmish")
-    assert [f.rule for f in rest] == ["slot-placement"]  # the edited harm, judged as stored
+    # The edited harm, judged as stored: it defeats the Guard, whose manner is then owed.
+    assert [f.rule for f in rest] == ["slot-placement", "obligation-open"]
     assert (broken.rule, broken.severity, broken.seq) == ("chain-broken", "error", (4,))
     assert "do not verify at seq 4 (hash does not match the event's contents)" in broken.message
 

@@ -124,6 +124,10 @@ def test_its_verb_records_its_event_and_the_fold_puts_out_the_candles(
         "  Wisp lit: i -> dark\n"
         "warning [snuffed-in-the-dark] seq 5: seq 5 snuffs 3 candles of 'Wisp', who has 1 lit: "
         "2 snuffed in the dark\n"
+        # The reminder every system gets, with no line of its own (#24).
+        "info [obligation-open] seq 5: 'Wisp' is defeated by the rules at seq 5, and the manner "
+        "is not recorded yet: record combatant.left for 'Wisp' with the manner the fiction gives "
+        "(defeated, fled, surrendered...)\n"
     )
     tracks = json.loads(done(with_candlelight(site, vigil, "tracks", "vigil", "--json")))
     assert (tracks["system"], tracks["seq"]) == (KEY, 5)
@@ -149,6 +153,7 @@ def test_the_audit_judges_it_by_its_own_rule_and_the_common_ones(site: Path, vig
     found = [(f["rule"], f["severity"], f["seq"]) for f in json.loads(audit.stdout)["findings"]]
     assert found == [
         ("snuffed-in-the-dark", "warning", [5]),
+        ("obligation-open", "info", [5]),
         ("event-after-defeat", "error", [6]),
         ("snuffed-in-the-dark", "warning", [6]),
     ]
@@ -157,7 +162,7 @@ def test_the_audit_judges_it_by_its_own_rule_and_the_common_ones(site: Path, vig
     audit = with_candlelight(site, vigil, "audit", "vigil", "--json")
     assert audit.returncode == 0
     rules = [f["rule"] for f in json.loads(audit.stdout)["findings"]]
-    assert rules == ["snuffed-in-the-dark", "ruling-reversed"]
+    assert rules == ["snuffed-in-the-dark", "obligation-open", "ruling-reversed"]
 
 
 def test_its_encounter_replays_exports_imports_and_reports(
@@ -219,7 +224,7 @@ def test_its_own_reading_of_a_track_shows_in_tracks_history_and_report(
         "  Wisp lit: i -> dark",
     ]
     page = tmp_path / "vigil.html"
-    wrote = f"Wrote the report of 'vigil' to {page} (5 events, 2 charts, 0 findings).\n"
+    wrote = f"Wrote the report of 'vigil' to {page} (5 events, 2 charts, 1 finding).\n"
     done(with_candlelight(site, vigil, "report", "vigil", "--html", str(page)), wrote)
     html = page.read_text(encoding="utf-8")
     assert "<td>dark</td>" in html
@@ -384,7 +389,7 @@ def test_a_gm_override_is_validated_by_its_combatants_own_constraints_and_check(
             "value=-1",
             "track 'lit' of 'Ada' field 'lit': input should be greater than or equal to 0 (got -1)",
         ),
-        ("value=4", "track 'lit' of 'Ada': value error, 4 lit is more than the 3 candles held"),
+        ("value=4", "track 'lit' of 'Ada': 4 lit is more than the 3 candles held"),
     ]
     for value, message in cases:
         refused = with_candlelight(site, vigil, *override, "track=lit", value)

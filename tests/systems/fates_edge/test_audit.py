@@ -386,12 +386,10 @@ def test_poisoned_cut_bought_twice_for_one_hit_is_flagged() -> None:
 # defense-avoids-hit
 
 
-def test_harm_after_a_successful_defense_is_flagged_under_both_rules() -> None:
+def test_harm_after_a_successful_defense_is_one_finding_the_rule_that_says_more() -> None:
+    # One mistake, one finding (#24): `defense-avoids-hit` refines `hit-without-success`.
     items = [*BANK, spend(1, "attack"), defense("d"), roll("d", 10, 9), suffer("d", 2)]
-    assert found(*items) == [
-        ("defense-avoids-hit", (7, 8, 9)),
-        ("hit-without-success", (7, 8, 9)),
-    ]
+    assert found(*items) == [("defense-avoids-hit", (7, 8, 9))]
 
 
 def test_a_paid_move_that_expressly_bypasses_a_defense_is_kept() -> None:
@@ -552,3 +550,32 @@ def test_a_strict_reroll_is_refused_unless_the_first_roll_was_undone(ledger: Led
 def test_a_claimed_outcome_that_the_dice_do_not_give_is_flagged() -> None:
     assert found(lock("a", dv=3), roll("a", 6, 7, outcome="success")) == [("outcome-claim", (5,))]
     assert found(lock("a", dv=3), roll("a", 6, 7, outcome="partial")) == []
+
+
+# consequence-on-actor: harm from a failed response lands on who responded (#24).
+
+
+def test_harm_of_a_failed_defense_charged_to_another_player_is_flagged_with_its_seqs() -> None:
+    # seq 2 Ash, 3 the Silken Blade, 4 Brin; the bank at 5-6, the attack bought at 7.
+    brin = player("Brin")
+    items = [brin, *BANK, spend(1, "attack", stake="d"), defense("d"), roll("d", 2)]
+    assert rules_hit(fe(ASH, BLADE, *items, suffer("d", 2, target="Brin"))) == [
+        ("consequence-on-actor", (8, 9, 10))
+    ]
+    (finding,) = [
+        f for f in audit(fe(ASH, BLADE, *items, suffer("d", 2, "Brin"))) if f.severity == "error"
+    ]
+    assert finding.message.startswith(
+        "harm 2 on 'Brin' at seq 10 charges the consequence of stakes 'd' (seq 8), the response "
+        "of 'Ash', which failed at seq 9; harm from a failed response is the consequence of that "
+        "response and lands on 'Ash', who made it: by the rules 'Brin' takes nothing from it; "
+        "recorded as played: "
+    )
+
+
+def test_harm_of_a_failed_response_on_who_responded_or_whom_the_stakes_named_is_kept() -> None:
+    brin = player("Brin")
+    items = [brin, *BANK, spend(1, "attack", stake="d"), defense("d"), roll("d", 2)]
+    assert rules_hit(fe(ASH, BLADE, *items, suffer("d", 2))) == []
+    named = [brin, *BANK, spend(1, "attack", stake="d"), defense("d", target="Brin"), roll("d", 2)]
+    assert rules_hit(fe(ASH, BLADE, *named, suffer("d", 2, "Brin"))) == []

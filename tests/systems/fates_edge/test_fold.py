@@ -394,7 +394,7 @@ def test_a_gm_override_of_fatigue_to_capacity_or_above_is_refused_naming_both() 
     for value in (3, 7):
         message = refused(fe(player(), adversary(), override("fatigue", value)))
         assert message == (
-            "track 'fatigue' of 'Silken Blade': value error, fatigue "
+            "track 'fatigue' of 'Silken Blade': fatigue "
             f"{value} is not below fatigue_capacity 3 (Fatigue overflows at capacity)"
         )
 
@@ -402,7 +402,7 @@ def test_a_gm_override_of_fatigue_to_capacity_or_above_is_refused_naming_both() 
 def test_a_gm_override_of_capacity_down_to_the_fatigue_held_is_refused() -> None:
     message = refused(fe(player(), adversary(), tired(2), override("fatigue_capacity", 2)))
     assert message == (
-        "track 'fatigue_capacity' of 'Silken Blade': value error, fatigue 2 is not below "
+        "track 'fatigue_capacity' of 'Silken Blade': fatigue 2 is not below "
         "fatigue_capacity 2 (Fatigue overflows at capacity)"
     )
 
@@ -410,8 +410,7 @@ def test_a_gm_override_of_capacity_down_to_the_fatigue_held_is_refused() -> None
 def test_a_gm_override_of_a_players_fatigue_to_body_or_above_is_refused() -> None:
     message = refused(fe(player(), adversary(), override("fatigue", 3, "Ash")))
     assert message == (
-        "track 'fatigue' of 'Ash': value error, fatigue 3 is not below body 3 "
-        "(Fatigue overflows at Body)"
+        "track 'fatigue' of 'Ash': fatigue 3 is not below body 3 (Fatigue overflows at Body)"
     )
     assert track(fe(player(), adversary(), override("fatigue", 2, "Ash")), "Ash")["fatigue"] == 2
 
@@ -426,10 +425,7 @@ def test_an_adversary_cannot_join_already_at_zero_resilience() -> None:
 
 def test_a_gm_override_cannot_set_a_phase_past_the_last() -> None:
     message = refused(fe(player(), adversary(phases=[4]), override("phase", 3)))
-    assert (
-        message
-        == "track 'phase' of 'Silken Blade': value error, phase 3 is past its last phase (2)"
-    )
+    assert message == "track 'phase' of 'Silken Blade': phase 3 is past its last phase (2)"
     assert track(fe(player(), adversary(phases=[4]), override("phase", 2)))["phase"] == 2
 
 

@@ -177,7 +177,7 @@ def test_fatigue_overflows_once(tmp_path: Path) -> None:
     assert (code, out) == (
         0,
         "Recorded seq 4: fatigue.marked\n"
-        "  Silken Blade marks 4 Fatigue (poison): Fatigue overflows (capacity 3): 1 more Harm; "
+        "  Silken Blade marks 4 Fatigue (poison): Fatigue overflows (capacity 3): -1 Resilience; "
         "Resilience 8 -> 7\n"
         "  Silken Blade resilience: 8 -> 7\n",
     )

@@ -34,7 +34,9 @@ def load(name: str) -> list[events.Recorded]:
 def test_the_next_damage_before_a_due_critical_is_resolved_is_flagged() -> None:
     records = stream("l5r", joined(), damage(9), damage(2, deadliness=5), damage(2, deadliness=5))
     assert rules_hit(records) == [("defend-while-incapacitated", (4, 5))]
-    (finding,) = audit(records)
+    finding, reminder = audit(records)
+    # The critical strike of seq 5 is the one still due now (#24); seq 4's is the error's.
+    assert (reminder.rule, reminder.seq) == ("obligation-open", (5,))
     assert finding.severity == "error"
     assert "damage at seq 4: it hit 'Akodo' while Incapacitated" in finding.message
     assert finding.message.endswith("(record its critical.resolved with damage=4)")
@@ -145,7 +147,8 @@ def test_a_voluntary_critical_with_no_void_point_says_the_defence_the_rules_give
         damage(2),
         damage(7, deadliness=5, voluntary_critical=True),
     )
-    (finding,) = audit(records)
+    finding, reminder = audit(records)
+    assert (reminder.rule, reminder.seq) == ("obligation-open", (4,))
     assert finding.message.endswith(
         "by the rules they defend: fatigue 2 -> 9, and they are Incapacitated: fatigue 9 over "
         "endurance 8; recorded as played: a critical strike at severity 5"

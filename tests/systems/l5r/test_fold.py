@@ -75,9 +75,14 @@ def test_void_points_above_the_void_ring_are_bad_input() -> None:
     assert "void_points 4 is more than the Void ring 3" in message
 
 
-def test_stats_without_rings_are_bad_input_naming_the_field() -> None:
+def test_stats_without_rings_are_bad_input_naming_the_stat_and_every_stat_of_the_side() -> None:
     message = refusal({"type": "combatant.joined", "name": "Akodo", "side": "player"})
-    assert message == "stats of 'Akodo' is missing field 'rings'"
+    assert message == (
+        "stats of 'Akodo' is missing stat 'rings'; an l5r player's stats: rings (object {air, "
+        "earth, fire, water, void}; required), endurance (integer), void_points (integer), "
+        'resistance (object {physical, supernatural}; default {"physical": 0, "supernatural": '
+        "0})"
+    )
 
 
 def test_a_ring_of_zero_is_bad_input() -> None:
@@ -373,8 +378,7 @@ def test_a_gm_override_cannot_give_more_void_points_than_the_void_ring() -> None
     }
     [skipped] = fold(stream("l5r", joined(), adjusted)).skipped
     assert skipped.reason == (
-        "track 'void_points' of 'Akodo': value error, void_points 9 is more than the Void "
-        "ring 3 allows"
+        "track 'void_points' of 'Akodo': void_points 9 is more than the Void ring 3 allows"
     )
 
 

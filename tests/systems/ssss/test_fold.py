@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 
 from ledger import cli, events
 from projections import replay as steps
+from projections.findings import Finding
 from projections.ssss import events as ssss_events
 from tests import paths, streams
 from tests.streams import audit, fold, rules_hit, ruleset_of, stream, tracks
@@ -104,9 +105,9 @@ def test_the_gm_may_trim_the_layout_and_tiers_left_out_have_no_slots() -> None:
 @pytest.mark.parametrize(
     ("level", "slots", "message"),
     [
-        (0, {"1": 2}, "level 0 allows 1 slot(s) at tier 1, not 2"),
-        (2, {"3": 1}, "level 2 allows 0 slot(s) at tier 3, not 1"),
-        (1, {"2": 3}, "level 1 allows 0 slot(s) at tier 2, not 3"),
+        (0, {"1": 2}, "level 0 allows 1 slot at tier 1, not 2"),
+        (2, {"3": 1}, "level 2 allows 0 slots at tier 3, not 1"),
+        (1, {"2": 3}, "level 1 allows 0 slots at tier 2, not 3"),
     ],
 )
 def test_a_slot_count_above_the_level_maximum_is_bad_input(
@@ -124,7 +125,7 @@ def test_a_house_rule_maximum_below_three_bounds_a_trimmed_layout_too() -> None:
     assert capacity(stream("ssss", enemy(2), rules=rules)) == {"1": 2, "2": 2}
     message = refusal(enemy(2, slots={"1": 3}), rules=rules)
     assert message == (
-        "stats of 'Foe': level 2 allows 2 slot(s) at tier 1 under the house rules, not 3"
+        "stats of 'Foe': level 2 allows 2 slots at tier 1 under the house rules, not 3"
     )
 
 
@@ -135,7 +136,10 @@ def test_an_enemy_level_outside_0_to_5_is_bad_input(level: int) -> None:
 
 def test_an_enemy_without_a_level_is_bad_input() -> None:
     bare = {"type": "combatant.joined", "name": "Foe", "side": "adversary"}
-    assert refusal(bare) == "stats of 'Foe' is missing field 'level'"
+    assert refusal(bare).startswith(
+        "stats of 'Foe' is missing stat 'level'; an ssss adversary's stats: level (integer "
+        "0..5; required), slots (object), tags (list of text), stones (integer -10..10), "
+    )
 
 
 # Worked examples (NOTES.md 3.3).
@@ -213,7 +217,7 @@ def test_reading_b_says_the_exhausted_tier_4_and_the_house_rule_defeat_not_a_ful
     boss = enemy(4, "Boss", slots={"1": 1, "4": 1})
     records = stream("ssss", boss, harm(4, "Boss"), harm(1, "Boss"), rules=READING_B)
     assert (status(records, "Boss"), filled(records, "Boss")) == ("defeated", {"1": 0, "4": 1})
-    found = [(f.rule, f.severity, f.seq, f.message) for f in audit(records)]
+    found = [(f.rule, f.severity, f.seq, f.message) for f in placements(records)]
     assert found == [
         (
             "slot-placement",
@@ -229,7 +233,7 @@ def test_reading_b_says_the_exhausted_tier_4_and_the_house_rule_defeat_not_a_ful
 def test_reading_b_notes_harm_that_finds_no_slot_anyway_as_the_text_does() -> None:
     boss = enemy(4, "Boss", slots={"1": 1, "4": 1})
     records = stream("ssss", boss, harm(4, "Boss"), harm(4, "Boss"), rules=READING_B)
-    assert [(f.seq, f.message) for f in audit(records)] == [
+    assert [(f.seq, f.message) for f in placements(records)] == [
         ((4,), "harm 4 on 'Boss' finds no free slot at tier 4 or above: defeated")
     ]
 
@@ -310,15 +314,15 @@ def test_a_gm_override_of_the_slots_recounts_the_penalties() -> None:
         (
             "slots",
             {"1": {"filled": 0, "capacity": 3}, "5": {"filled": 0, "capacity": 9}},
-            "track 'slots' of 'Foe': level 2 allows 0 slot(s) at tier 5, not 9",
+            "track 'slots' of 'Foe': level 2 allows 0 slots at tier 5, not 9",
         ),
         (
             "slots",
             {"1": {"filled": 3, "capacity": 2}},
-            "track 'slots' of 'Foe' field 'slots.1': value error, 3 filled slots exceed the "
+            "track 'slots' of 'Foe' field 'slots.1': 3 filled slots exceed the "
             'tier\'s 2 (got {"filled": 3, "capacity": 2})',
         ),
-        ("level", 1, "track 'level' of 'Foe': level 1 allows 0 slot(s) at tier 2, not 3"),
+        ("level", 1, "track 'level' of 'Foe': level 1 allows 0 slots at tier 2, not 3"),
     ],
 )
 def test_a_gm_override_cannot_give_an_enemy_slots_its_level_does_not_allow(
@@ -431,7 +435,7 @@ def test_harm_matching_its_throw_keeps_slot_placement() -> None:
 
 def test_escalation_and_defeat_are_noted_as_information_not_errors() -> None:
     records = stream("ssss", enemy(1), harm(1), harm(1), harm(1), harm(1))
-    found = [(f.rule, f.severity, f.seq, f.message) for f in audit(records)]
+    found = [(f.rule, f.severity, f.seq, f.message) for f in placements(records)]
     assert found == [
         (
             "slot-placement",
@@ -543,8 +547,10 @@ def test_the_bandits_example_folds_to_the_expected_tracks() -> None:
 def test_the_bandits_example_breaks_no_rule_and_notes_the_escalations() -> None:
     records = load("ssss-bandits.jsonl")
     assert rules_hit(records) == []
+    # The Thug's defeat at seq 20 is not told by a combatant.left: a reminder (#24).
     assert [(f.rule, f.seq) for f in audit(records)] == [
         ("slot-placement", (20,)),
+        ("obligation-open", (20,)),
         ("slot-placement", (29,)),
     ]
 
@@ -601,3 +607,9 @@ def test_house_rules_outside_the_texts_bounds_are_bad_input() -> None:
     for rules in ({"max_per_tier": 0}, {"max_per_tier": 4}, {"pc_lethal_harm_level": -1}):
         with _pytest.raises(BadInput, match="ssss rules field"):
             fold(stream("ssss", rules=rules))
+
+
+def placements(records: list[Any]) -> list[Finding]:
+    """The audit less the reminders to record how a defeated enemy left (tested with the
+    other obligations, tests/core/test_obligations.py)."""
+    return [f for f in audit(records) if f.rule != "obligation-open"]
