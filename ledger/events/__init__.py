@@ -23,7 +23,7 @@ from pydantic_core import core_schema
 
 from ledger.errors import BadInput, BrokenChain, UnknownVersion, did_you_mean
 from ledger.events import versions
-from ledger.events.base import EventBase, Name, Side, SystemKey, code_of, describe
+from ledger.events.base import EventBase, Name, Side, Source, SystemKey, code_of, describe
 from ledger.events.common import (
     CombatantJoined,
     CombatantLeft,
@@ -193,6 +193,10 @@ def flat(model: type[BaseModel]) -> bool:
 def _scalar_type(kind: Any) -> bool:
     if kind in (str, int, bool, type(None)):
         return True
+    if kind is Source:
+        # Nested, but every field of it is required and scalar: `exclude_none` finds no null
+        # inside it to drop, so an event that may carry it still dumps by the fast path.
+        return True
     origin = get_origin(kind)
     if origin is Literal:
         return all(type(v) in (str, int, bool) for v in get_args(kind))
@@ -311,6 +315,7 @@ __all__ = [
     "RoundStarted",
     "SceneEnded",
     "Side",
+    "Source",
     "StakesLocked",
     "SystemKey",
     "TrackAdjusted",
