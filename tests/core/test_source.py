@@ -60,7 +60,7 @@ def test_an_l5r_damage_keeps_its_own_source_where_it_always_was() -> None:
         "reductions",
         "voluntary_critical",
     ]
-    assert event.source == "Toshiro's katana"
+    assert events.body_of(event)["source"] == "Toshiro's katana"
 
 
 def test_a_fates_edge_lock_keeps_its_own_source_after_its_partial() -> None:
