@@ -183,6 +183,13 @@ def body_of(event: EventBase) -> dict[str, Any]:
     return versions.stamped(kind, {k: v for k, v in dumped.items() if v is not None})
 
 
+def origin(event: EventBase) -> str | None:
+    """Where an imported event came from, `Session 3.md:41`, or None (an event of its own
+    `source`, such as an l5r damage's weapon, names no note)."""
+    source = getattr(event, "source", None)
+    return str(source) if isinstance(source, Source) else None
+
+
 @cache
 def flat(model: type[BaseModel]) -> bool:
     """Whether every field of this model holds text, a whole number, a boolean, null or one of
@@ -324,6 +331,7 @@ __all__ = [
     "body_of",
     "describe",
     "from_row",
+    "origin",
     "parse",
     "read_stored",
     "type_of",

@@ -19,7 +19,8 @@ from projections.ironsworn import events as vocab
 from projections.ironsworn import model as model
 from projections.played import as_played, delta
 
-PERMANENT = ("maimed", "corrupted")
+#: The banes (and Starforged's lasting effects): marked for good.
+PERMANENT = ("maimed", "corrupted", "permanently_harmed", "traumatized")
 
 
 def unchanged(c: model.Character) -> str:
