@@ -125,7 +125,12 @@ def import_journal(
     plan = _setup(session.encounter, plan, planner, {s.name: s for s in sheets}, system)
     matched = _check_stored(session, plan)
     folds = []
-    already = 0
+    # The opening and the joins of an earlier import, when they are the journal's own.
+    setup = [_id(session.encounter, "encounter.opened")] * (system is not None)
+    setup += [_id(session.encounter, "combatant.joined", who) for who in planner.first]
+    already = sum(
+        1 for i in setup if session.known_row(i) is not None and i not in {p.id for p in plan}
+    )
     for planned in plan:
         if planned.id in matched or session.known_row(planned.id) is not None:
             already += 1
