@@ -19,7 +19,7 @@ from typing import Any, Final
 from ledger import events, revise, systems
 from ledger.errors import BadInput
 from ledger.ironvault.mapping import DEBILITIES, METERS, STATS, Planned, Planner
-from ledger.ironvault.notes import EXTRA, Block, blocks, front_matter, notes
+from ledger.ironvault.notes import EXTRA, Block, blocks, front_matter, note_files
 from ledger.jsonl import read_text
 from ledger.write import Given, Session
 from projections import core
@@ -73,7 +73,7 @@ def read_journal(paths: Sequence[str | Path]) -> tuple[list[Block], int]:
     order, and how many notes were read."""
     if not paths:
         raise BadInput("name at least one note or folder of an Iron Vault journal")
-    found = notes(paths)
+    found = note_files(paths)
     read: list[Block] = []
     for name, file in found:
         read.extend(blocks(name, read_text(file)))

@@ -68,7 +68,7 @@ class Block:
     nodes: tuple[Node, ...]
 
 
-def notes(paths: Sequence[str | Path]) -> list[tuple[str, Path]]:
+def note_files(paths: Sequence[str | Path]) -> list[tuple[str, Path]]:
     """(the name an event's `source` gives it, the file) of every note to read: a file as
     given (its name), a folder's `*.md` recursively (relative to the folder), in natural
     order of that name ("Session 2" before "Session 10"), each once."""
