@@ -193,6 +193,7 @@ EXAMPLES: Final[dict[str, tuple[str, ...]]] = {
     "import": (
         "encounter import ford.jsonl",
         "encounter import ford.jsonl --into ford-copy --new-ids",
+        "encounter import --from iron-vault Journals --into saga --character Kira",
     ),
     "copy": (
         "encounter copy --from encounters.db --to postgresql://gm@db.example/encounters",

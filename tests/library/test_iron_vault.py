@@ -99,7 +99,12 @@ def test_without_a_sheet_the_journal_s_first_values_start_each_character(db: Pat
         "momentum": 2,
         "wits": 2,
     }
-    assert events.body_of(joins["Ash"].event)["stats"] == {"edge": 2, "health": 1, "iron": 1, "momentum": 3}
+    assert events.body_of(joins["Ash"].event)["stats"] == {
+        "edge": 2,
+        "health": 1,
+        "iron": 1,
+        "momentum": 3,
+    }
     assert events.origin(joins["Ash"].event) == "Session 10.md:8"
 
 
