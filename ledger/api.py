@@ -388,10 +388,11 @@ class Ledger(Reader):
         dry_run: bool = False,
         expect: int | None = None,
     ) -> ironvault.Journal:
-        """Import Iron Vault journal notes (files, or folders of `*.md`) into the `ironsworn`
-        encounter `into`, opened on the first import: all new events or none; the nodes
-        imported before are no-ops (docs/iron-vault.md). `character` names who a block with
-        no `actor` node is about; `sheet` (character notes) gives their starting values."""
+        """Import Iron Vault journal notes (files, or folders of `*.md`) into the encounter
+        `into` of the system that reads them, opened on the first import: all new events or
+        none; the nodes imported before are no-ops (docs/iron-vault.md). `character` names
+        who a block with no `actor` node is about; `sheet` (character notes) gives their
+        starting values."""
         check_name(into, "encounter")
         if isinstance(paths, str | Path):
             paths = [paths]

@@ -1,5 +1,5 @@
-"""`encounter import --from iron-vault`: an Iron Vault journal into an `ironsworn` encounter,
-and what the import (or its dry run, in words) shows."""
+"""`encounter import --from iron-vault`: an Iron Vault journal into an encounter of the system
+that reads it, and what the import (or its dry run, in words) shows."""
 
 from __future__ import annotations
 
@@ -39,7 +39,7 @@ def import_journal(
 ) -> None:
     """Import the notes `paths` name, then say what was (or, dry, would be) appended."""
     if into is None:
-        fail(BadInput("import --from iron-vault needs --into NAME (the ironsworn encounter)"))
+        fail(BadInput("import --from iron-vault needs --into NAME (the encounter to import into)"))
     name = into
     with opened(ctx) as ledger:
         result = guard(

@@ -394,8 +394,9 @@ def import_(
     expect: Expect = None,
     json_: Json = False,
 ) -> None:
-    """Import JSON Lines, or an Iron Vault journal's mechanics blocks into an ironsworn
-    encounter (--from iron-vault): all events or none; events already stored are skipped."""
+    """Import JSON Lines, or an Iron Vault journal's mechanics blocks (--from iron-vault; into
+    an encounter of the system that reads them): all events or none; events already stored
+    are skipped."""
     if from_ is journal.Format.iron_vault:
         if new_ids or unchained or strict:
             fail(BadInput("--new-ids, --unchained and --strict are for JSON Lines imports"))

@@ -185,7 +185,7 @@ def body_of(event: EventBase) -> dict[str, Any]:
 
 def origin(event: EventBase) -> str | None:
     """Where an imported event came from, `Session 3.md:41`, or None (an event of its own
-    `source`, such as an l5r damage's weapon, names no note)."""
+    `source`, such as a weapon a damage came from, names no note)."""
     source = getattr(event, "source", None)
     return str(source) if isinstance(source, Source) else None
 

@@ -1,10 +1,11 @@
-"""Importing an Iron Vault (Obsidian) journal into an `ironsworn` encounter, inside one write
-transaction: every node's events with the note and line they came from (`source`), ids derived
-from the encounter, the note, the node's place in it and its text, so that the same notes
-import to nothing new and a journal that grew appends only its new nodes.
+"""Importing an Iron Vault (Obsidian) journal into an encounter of the system that reads it,
+inside one write transaction: every node's events with the note and line they came from
+(`source`), ids derived from the encounter, the note, the node's place in it and its text, so
+that the same notes import to nothing new and a journal that grew appends only its new nodes.
 
-`notes` reads the journal (files, fences, KDL), `mapping` plans the events; this module checks
-them against what the encounter already holds and admits the new ones (docs/iron-vault.md).
+`notes` reads the journal (files, fences, KDL), the system's planner (`System.journals`, a
+pure function) plans the events; this module checks them against what the encounter already
+holds and admits the new ones (docs/iron-vault.md).
 """
 
 from __future__ import annotations
@@ -18,26 +19,20 @@ from typing import Any, Final
 
 from ledger import events, revise, systems
 from ledger.errors import BadInput
-from ledger.ironvault.mapping import DEBILITIES, METERS, STATS, Planned, Planner
-from ledger.ironvault.notes import EXTRA, Block, blocks, front_matter, note_files
+from ledger.ironvault.notes import EXTRA, blocks, front_matter, note_files
 from ledger.jsonl import read_text
 from ledger.write import Given, Session
 from projections import core
+from projections.journal import Block, Planned, Sheet
 
-__all__ = ["EXTRA", "Journal", "Sheet", "import_journal", "read_journal", "read_sheet"]
+#: The journal format this package reads.
+FORMAT: Final = "iron-vault"
+
+__all__ = ["EXTRA", "FORMAT", "Journal", "Sheet", "import_journal", "read_journal", "read_sheet"]
 
 #: The namespace of the ids of imported journal events (uuid5 of what identifies each).
 NAMESPACE: Final = uuid.UUID("5b0e7d2e-6f4e-5a53-9d8c-2a3c4e1f7b90")
 _SETUP: Final = frozenset({"encounter.opened", "combatant.joined"})
-
-
-@dataclass(frozen=True, slots=True)
-class Sheet:
-    """A character's starting stats and meters, read from their note's front matter."""
-
-    name: str
-    stats: Mapping[str, Any]
-    file: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,18 +81,12 @@ def read_journal(paths: Sequence[str | Path]) -> tuple[list[Block], int]:
 
 
 def read_sheet(path: str | Path, character: str | None) -> Sheet:
-    """The character note at `path`: its stats, meters and marked impacts (its front matter);
-    the character is `character`, else the note's `name`, else its file name."""
+    """The character note at `path` (its front matter); the character is `character`, else
+    the note's `name`, else its file name."""
     file = Path(path)
     data = front_matter(file)
     name = character or data.get("name") or file.stem
-    stats: dict[str, Any] = {
-        k: data[k] for k in (*STATS, *METERS) if k in data and data[k] is not None
-    }
-    marked = [k for k in sorted(DEBILITIES) if data.get(k) is True]
-    if marked:
-        stats["debilities"] = marked
-    return Sheet(str(name), stats, file.name)
+    return Sheet(str(name), data, file.name)
 
 
 def import_journal(
@@ -110,33 +99,36 @@ def import_journal(
     """Admit the events of a journal's blocks that the encounter does not hold yet, in order:
     (each appended event with the states around it, how many were stored already, the nodes
     kept as notes by name). A node changed where it was imported is bad input."""
+    reader, planner = systems.journal(FORMAT)
     session.ready()
     system = session.system()
-    if system is not None and system != "ironsworn":
+    if system is not None and system != reader.key:
         raise BadInput(
-            f"encounter {session.encounter!r} is a {system} encounter; an Iron Vault journal "
-            "imports into an ironsworn one (choose another --into)"
+            f"encounter {session.encounter!r} is {systems.get(system).article()} encounter; "
+            f"an Iron Vault journal imports into {reader.article()} one (choose another --into)"
         )
     state = session.state
     present = frozenset(state.combatants) if state is not None else frozenset()
-    planner = Planner(character, present)
-    plan = planner.read(read)
-    _name(session.encounter, plan)
-    plan = _setup(session.encounter, plan, planner, {s.name: s for s in sheets}, system)
-    matched = _check_stored(session, plan)
+    plan = planner(read, character, present, {s.name: s for s in sheets})
+    events_ = plan.events
+    _name(session.encounter, events_)
+    if system is None:
+        opened = Planned({"type": "encounter.opened", "system": reader.key}, events_[0].node)
+        opened.id = _id(session.encounter, "encounter.opened")
+        events_.insert(0, opened)
+    matched = _check_stored(session, events_)
     folds = []
     # The opening and the joins of an earlier import, when they are the journal's own.
     setup = [_id(session.encounter, "encounter.opened")] * (system is not None)
-    setup += [_id(session.encounter, "combatant.joined", who) for who in planner.first]
-    already = sum(
-        1 for i in setup if session.known_row(i) is not None and i not in {p.id for p in plan}
-    )
-    for planned in plan:
+    setup += [_id(session.encounter, "combatant.joined", who) for who in plan.characters]
+    planned_ids = {p.id for p in events_}
+    already = sum(1 for i in setup if i not in planned_ids and session.known_row(i) is not None)
+    for planned in events_:
         if planned.id in matched or session.known_row(planned.id) is not None:
             already += 1
             continue
         folds.append(_admit(session, planned))
-    return folds, already, planner.kept
+    return folds, already, plan.kept
 
 
 def _id(*parts: object) -> str:
@@ -145,56 +137,23 @@ def _id(*parts: object) -> str:
 
 def _name(encounter: str, plan: Sequence[Planned]) -> None:
     """Each event's id: the encounter, the note, the node's place and text, and the event's
-    index among the node's events."""
+    index among the node's events (a join's: the encounter and the character)."""
     counts: Counter[tuple[str, int]] = Counter()
     for planned in plan:
+        if planned.fields["type"] == "combatant.joined":
+            planned.id = _id(encounter, "combatant.joined", planned.fields["name"])
+            continue
         node = planned.node
-        assert node is not None
         k = counts[(node.file, node.ordinal)]
         counts[(node.file, node.ordinal)] += 1
         planned.id = _id(encounter, node.file, node.ordinal, node.text, k)
-
-
-def _setup(
-    encounter: str,
-    plan: list[Planned],
-    planner: Planner,
-    sheets: Mapping[str, Sheet],
-    system: str | None,
-) -> list[Planned]:
-    """The plan with the encounter's opening (on the first import) and a join before each
-    character's first event (their sheet's values, else the journal's first `from` of each
-    meter and the first roll of each stat)."""
-    made: list[Planned] = []
-    if system is None:
-        opened = Planned({"type": "encounter.opened", "system": "ironsworn"}, None)
-        opened.id = _id(encounter, "encounter.opened")
-        made.append(opened)
-    joined = set(planner.present)
-    for planned in plan:
-        who = planned.character
-        if who is not None and who not in joined:
-            joined.add(who)
-            sheet = sheets.get(who)
-            if sheet is not None:
-                stats, source = dict(sheet.stats), {"file": sheet.file, "line": 1}
-            else:
-                first = planner.first.get(who, (None, {}))[1]
-                stats = {k: v for k, v in first.items() if k in (*STATS, *METERS)}
-                source = dict(planned.fields["source"])
-            fields = {"type": "combatant.joined", "name": who, "side": "player", "stats": stats}
-            join = Planned({**fields, "source": source}, planned.node, character=who)
-            join.id = _id(encounter, "combatant.joined", who)
-            made.append(join)
-        made.append(planned)
-    return made
 
 
 def _check_stored(session: Session, plan: Sequence[Planned]) -> set[str]:
     """The ids of planned events that are stored already, as an amendment (a stored event
     whose correction made it what the journal now says); bad input when the journal changed
     where it was imported, or grew before a note already imported."""
-    files = list(dict.fromkeys(p.node.file for p in plan if p.node is not None))
+    files = list(dict.fromkeys(p.node.file for p in plan))
     stored: dict[str, list[events.Recorded]] = {f: [] for f in files}
     for record in session.records():
         where = record.event.source if events.origin(record.event) else None
@@ -207,7 +166,7 @@ def _check_stored(session: Session, plan: Sequence[Planned]) -> set[str]:
             stored[where.file].append(record)
     planned: dict[str, list[Planned]] = {f: [] for f in files}
     for p in plan:
-        if p.node is not None and p.fields["type"] not in _SETUP:
+        if p.fields["type"] not in _SETUP:
             planned[p.node.file].append(p)
     matched: set[str] = set()
     for file in files:
@@ -225,7 +184,6 @@ def _check_stored(session: Session, plan: Sequence[Planned]) -> set[str]:
             if _same(session, record, now):
                 matched.add(now.id)
                 continue
-            assert now.node is not None
             raise BadInput(
                 f"{now.node.where}: the journal changed where it was imported: "
                 f"`{now.node.text}` contradicts seq {record.seq} ({record.type}, imported from "
@@ -243,7 +201,7 @@ def _same(session: Session, record: events.Recorded, now: Planned) -> bool:
     fields = _fields(session, now)
     wanted = {k: v for k, v in fields.items() if k not in ("type", "source")}
     try:
-        parsed = events.body_of(systems.parse({"type": fields["type"], **wanted}, "ironsworn"))
+        parsed = events.body_of(systems.parse({"type": fields["type"], **wanted}, session.system()))
     except BadInput:
         return False
     return read.type == fields["type"] and body == parsed
@@ -262,7 +220,6 @@ def _grew_in_order(
         later = [f for f in files[index + 1 :] if stored[f]]
         if later:
             node = new[0].node
-            assert node is not None
             first = stored[later[0]][0]
             raise BadInput(
                 f"{node.where} is new, but {later[0]}, after it, was imported already (seq "
@@ -272,13 +229,14 @@ def _grew_in_order(
 
 
 def _fields(session: Session, planned: Planned) -> dict[str, Any]:
-    """The planned event's fields, a burn's roll as the seq it was stored at."""
+    """The planned event's fields, the planned event it names (a burn's roll) as its seq."""
     fields = dict(planned.fields)
-    if planned.roll is not None:
-        row = session.known_row(planned.roll.id)
+    if planned.names is not None:
+        key, named = planned.names
+        row = session.known_row(named.id)
         if row is None:
-            raise BadInput(f"the roll a burn names was not imported ({planned.roll.id})")
-        fields["roll"] = row.seq
+            raise BadInput(f"{planned.node.where}: the event it names was not imported")
+        fields[key] = row.seq
     return fields
 
 
@@ -286,7 +244,7 @@ def _admit(
     session: Session, planned: Planned
 ) -> tuple[core.State | None, events.Recorded, core.State]:
     """Append one planned event; bad input names the note and line it came from."""
-    where = planned.node.where if planned.node is not None else session.encounter
+    where = planned.node.where
     try:
         event = systems.parse(_fields(session, planned), session.system())
         before = session.state

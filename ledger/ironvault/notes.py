@@ -9,63 +9,20 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Final
 
 from ledger.errors import BadInput, UnknownName
 from ledger.jsonl import read_text
+from projections.journal import Block, Node
 
 #: The fences Iron Vault writes its mechanics in (the plain `mechanics` of older notes too).
 FENCES: Final = ("iron-vault-mechanics", "mechanics")
 EXTRA: Final = "pip install 'encounter-ledger[ironvault]'"
 _FENCE: Final = re.compile(r"^(?P<indent>[ \t]*)(?P<ticks>`{3,}|~{3,})[ \t]*(?P<info>[^\s`]*)")
 _NATURAL: Final = re.compile(r"(\d+)")
-
-
-@dataclass(frozen=True, slots=True)
-class Node:
-    """One KDL node of a mechanics block, where it is in its note, and its text."""
-
-    name: str
-    args: tuple[Any, ...]
-    props: Mapping[str, Any]
-    children: tuple[Node, ...]
-    #: The note, as a path relative to the folder (or file) the import was given.
-    file: str
-    line: int
-    #: Its place among the nodes of its note, in document order (children after their parent).
-    ordinal: int
-    #: The node as one line of KDL, its children left out (its identity, and a note's text).
-    text: str
-
-    @property
-    def where(self) -> str:
-        """`Session 3.md:41`."""
-        return f"{self.file}:{self.line}"
-
-    def arg(self, key: str, position: int) -> Any:
-        """A value given as a property or by position (Iron Vault accepts either)."""
-        if key in self.props:
-            return self.props[key]
-        return self.args[position] if position < len(self.args) else None
-
-    def whole(self) -> str:
-        """The node with its children, as KDL on one line (`oracle-group "x" { oracle ... }`)."""
-        if not self.children:
-            return self.text
-        return self.text + " { " + "; ".join(c.whole() for c in self.children) + " }"
-
-
-@dataclass(frozen=True, slots=True)
-class Block:
-    """One mechanics block: its nodes, and the line of its opening fence."""
-
-    file: str
-    line: int
-    nodes: tuple[Node, ...]
 
 
 def note_files(paths: Sequence[str | Path]) -> list[tuple[str, Path]]:

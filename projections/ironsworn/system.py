@@ -11,6 +11,7 @@ SYSTEM = System(
     ruleset="projections.ironsworn.fold:RULESET",
     verbs="projections.ironsworn.verbs:VERBS",
     verb_names=("endure-harm", "action-roll", "oracle"),
+    journals={"iron-vault": "projections.ironsworn.ironvault:plan"},
     fields={
         "stat": "The stat or meter added to the action die.",
         "action_die": "The action die (d6).",

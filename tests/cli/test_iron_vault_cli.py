@@ -100,7 +100,7 @@ def test_a_dry_run_tells_each_event_in_words_with_its_line_and_appends_nothing(
     [
         (
             ["import", "--from", "iron-vault", str(JOURNALS), "--character", "Kira"],
-            "import --from iron-vault needs --into NAME (the ironsworn encounter)",
+            "import --from iron-vault needs --into NAME (the encounter to import into)",
         ),
         (
             ["import", "--from", "iron-vault", str(JOURNALS), "--into", "saga"],

@@ -276,7 +276,10 @@ def test_a_broken_node_is_one_line_of_bad_input_and_nothing_is_appended(
 def test_an_encounter_of_another_system_is_refused(db: Path) -> None:
     with Ledger(db) as ledger:
         ledger.open("saga", "ssss")
-        with pytest.raises(BadInput, match="is a ssss encounter; an Iron Vault journal"):
+        with pytest.raises(
+            BadInput,
+            match="is an ssss encounter; an Iron Vault journal imports into an ironsworn one",
+        ):
             ledger.import_iron_vault([JOURNALS], into="saga", character="Kira")
 
 

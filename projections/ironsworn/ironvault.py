@@ -1,6 +1,7 @@
-"""What each node of an Iron Vault journal becomes: the events of an `ironsworn` encounter, in
-the order the fold must see them, each with the node it came from (docs/iron-vault.md has the
-table).
+"""Iron Vault journals (Ironsworn and Starforged players' Obsidian notes): what each node of
+their mechanics blocks becomes in an Ironsworn encounter, in the order the fold must see them,
+each with the node it came from (docs/iron-vault.md has the table). Pure: `ledger.ironvault`
+reads the notes and admits the plan.
 
 Every `from` the journal writes is a claim about the sheet: a `tracks.noted` placed right before
 the event that applies the change (a miss's -1 momentum and a burn are applied by the roll, so
@@ -11,13 +12,13 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, get_args
 
 from ledger.errors import BadInput
-from ledger.ironvault.notes import Block, Node
 from projections.ironsworn import events as vocab
+from projections.journal import Block, Node, Plan, Planned, Sheet
 
 METERS: Final = ("health", "spirit", "supply", "momentum")
 STATS: Final = ("edge", "heart", "iron", "shadow", "wits")
@@ -25,19 +26,6 @@ DEBILITIES: Final = frozenset(get_args(vocab.Debility))
 OUTCOMES: Final = {"strong_hit": "strong_hit", "weak_hit": "weak_hit", "miss": "miss"}
 _LINK: Final = re.compile(r"\[(?P<label>[^\]]*)\]\((?P<target>[^)]*)\)")
 _WIKI: Final = re.compile(r"\[\[(?P<path>[^|\]]+)(?:\|(?P<label>[^\]]*))?\]\]")
-
-
-@dataclass(slots=True)
-class Planned:
-    """One event to import: its fields, the node it comes from (None: the encounter's opening,
-    or a character joining), and for a burn the planned roll it names."""
-
-    fields: dict[str, Any]
-    node: Node | None
-    roll: Planned | None = None
-    id: str = ""
-    #: The character it concerns (a join is planned before their first event).
-    character: str | None = None
 
 
 def slug(text: str) -> str:
@@ -106,16 +94,54 @@ class _Move:
         return self.key == "endure_harm"
 
 
+def plan(
+    blocks: Sequence[Block],
+    character: str | None,
+    present: frozenset[str],
+    sheets: Mapping[str, Sheet],
+) -> Plan:
+    """The events of an Iron Vault journal's blocks (`projections.journal.Planner`): a join
+    before each character's first event unless they are `present`, with their sheet's values,
+    else the journal's first `from` of each meter and `stat=` of each stat."""
+    planner = Planner(character)
+    planned = planner.read(blocks)
+    made = Plan(kept=planner.kept, characters=tuple(planner.first))
+    joined = set(present)
+    for event in planned:
+        who = planner.whose.get(id(event))
+        if who is not None and who not in joined:
+            joined.add(who)
+            made.events.append(_join(who, event, planner.first.get(who, {}), sheets.get(who)))
+        made.events.append(event)
+    return made
+
+
+def _join(who: str, first: Planned, seen: Mapping[str, int], sheet: Sheet | None) -> Planned:
+    if sheet is not None:
+        data = sheet.data
+        stats: dict[str, Any] = {k: data[k] for k in (*STATS, *METERS) if data.get(k) is not None}
+        marked = [k for k in sorted(DEBILITIES) if data.get(k) is True]
+        if marked:
+            stats["debilities"] = marked
+        source = {"file": sheet.file, "line": 1}
+    else:
+        stats = {k: v for k, v in seen.items() if k in (*STATS, *METERS)}
+        source = dict(first.fields["source"])
+    fields = {"type": "combatant.joined", "name": who, "side": "player", "stats": stats}
+    return Planned({**fields, "source": source}, first.node)
+
+
 class Planner:
     """Walks the blocks of a journal and plans its events, in order."""
 
-    def __init__(self, character: str | None, present: frozenset[str]) -> None:
+    def __init__(self, character: str | None) -> None:
         self.default = character
-        self.present = set(present)
         self.plan: list[Planned] = []
         self.kept: Counter[str] = Counter()
-        #: Where each character first appears: the node, and their first values seen.
-        self.first: dict[str, tuple[Node, dict[str, int]]] = {}
+        #: Each character's first value of each meter and stat, as the journal gives them.
+        self.first: dict[str, dict[str, int]] = {}
+        #: The character each planned event concerns (by the event's identity).
+        self.whose: dict[int, str] = {}
 
     # Walking.
 
@@ -149,7 +175,7 @@ class Planner:
         """Record a character's first value of each meter and stat, as the journal gives it."""
         if who is None:
             return
-        seen = self.first.setdefault(who, (node, {}))[1]
+        seen = self.first.setdefault(who, {})
         if node.name == "meter":
             meter = str(node.arg("name", 0)).lower()
             value = node.arg("from", 1)
@@ -193,14 +219,16 @@ class Planner:
         who: str | None,
         fields: dict[str, Any],
         before: Planned | None = None,
-        roll: Planned | None = None,
+        names: tuple[str, Planned] | None = None,
     ) -> Planned:
         """Plan one event from `node` (before `before`, when given), its source the node's."""
-        made = Planned(
-            {**fields, "source": {"file": node.file, "line": node.line}}, node, roll, "", who
-        )
-        at = len(self.plan) if before is None else self.plan.index(before)
+        made = Planned({**fields, "source": {"file": node.file, "line": node.line}}, node, names)
+        at = len(self.plan)
+        if before is not None:
+            at = next(n for n, p in enumerate(self.plan) if p is before)
         self.plan.insert(at, made)
+        if who is not None:
+            self.whose[id(made)] = who
         return made
 
     def claim(
@@ -363,7 +391,7 @@ class Planner:
         # The momentum burned is the momentum held at the roll: the claim goes before it.
         self.claim(node, who, "momentum", start, before=move.roll)
         fields = {"type": "momentum.burned", "target": who}
-        burned = self.emit(node, who, fields, roll=move.roll)
+        burned = self.emit(node, who, fields, names=("roll", move.roll))
         self.claim(node, who, "momentum", end)
         move.outcome = outcome_of(move.score, move.challenge, start)
         move.applies_miss = burned
