@@ -23,7 +23,7 @@ from projections.journal import Block, Node, Plan, Planned, Sheet
 METERS: Final = ("health", "spirit", "supply", "momentum")
 STATS: Final = ("edge", "heart", "iron", "shadow", "wits")
 DEBILITIES: Final = frozenset(get_args(vocab.Debility))
-OUTCOMES: Final = {"strong_hit": "strong_hit", "weak_hit": "weak_hit", "miss": "miss"}
+OUTCOMES: Final = frozenset({"strong_hit", "weak_hit", "miss"})
 _LINK: Final = re.compile(r"\[(?P<label>[^\]]*)\]\((?P<target>[^)]*)\)")
 _WIKI: Final = re.compile(r"\[\[(?P<path>[^|\]]+)(?:\|(?P<label>[^\]]*))?\]\]")
 
@@ -449,7 +449,7 @@ def _endure_oracle(node: Node) -> bool:
 def _claimed(node: Node, value: Any) -> str | None:
     if value is None:
         return None
-    claimed = OUTCOMES.get(slug(str(value)))
-    if claimed is None:
+    claimed = slug(str(value))
+    if claimed not in OUTCOMES:
         raise BadInput(f"{node.where}: outcome {value!r} is a strong hit, a weak hit or a miss")
     return claimed
