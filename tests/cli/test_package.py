@@ -132,6 +132,6 @@ def test_the_sdist_carries_what_the_tests_and_the_readme_use(tmp_path: Path) -> 
         capture_output=True,
         text=True,
         check=True,
-    ).stdout.split()
+    ).stdout.splitlines()  # one a line: a name may hold spaces ("Session 1.md")
     missing = [name for name in tracked if name not in names]
     assert missing == []
