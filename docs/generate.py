@@ -19,7 +19,7 @@ from typing import Any, Final, get_args
 
 from typer.testing import CliRunner
 
-from ledger import cli, errors, reference, systems
+from ledger import cli, errors, events, reference, systems
 from projections.verbs import REQUIRED, Verb
 
 DOCS: Final = Path(__file__).resolve().parent
@@ -28,7 +28,7 @@ SYSTEM_PAGES: Final = DOCS / "systems"
 #: What `--help` is drawn for: a fixed width and no colour, so the text is the same everywhere.
 HELP_ENV: Final = {"COLUMNS": "100", "NO_COLOR": "1"}
 #: The fields every event may carry (game time and who recorded it): not listed per event.
-_COMMON_FIELDS: Final = frozenset({"type", "round", "scene", "by"})
+_COMMON_FIELDS: Final = frozenset({"type", "round", "scene", "by", "source"})
 _PART: Final = re.compile(
     r"(<!-- generated: (?P<part>[a-z]+) -->\n)(?P<body>.*?)(<!-- end generated -->)", re.S
 )
@@ -132,6 +132,10 @@ def _usage(verb: Verb) -> str:
     return " ".join(words)
 
 
+#: The types of the fields every event may carry, by name.
+_ENVELOPE_TYPES: Final = {n: f.annotation for n, f in events.EventBase.model_fields.items()}
+
+
 def _events(key: str) -> Iterator[str]:
     yield "| type | fields (`?`: optional) | what it records |\n|---|---|---|\n"
     models = get_args(systems.ruleset(key).own_events)
@@ -140,7 +144,9 @@ def _events(key: str) -> Iterator[str]:
         fields = ", ".join(
             f"`{name}`" + ("" if info.is_required() else "?")
             for name, info in model.model_fields.items()
+            # A field of the envelope's name that the event declares anew is its own.
             if name not in _COMMON_FIELDS
+            or (name in _ENVELOPE_TYPES and info.annotation != _ENVELOPE_TYPES[name])
         )
         summary = (model.__doc__ or "").strip().splitlines()[0]
         yield f"| `{kind}` | {fields} | {_cell(summary)} |\n"

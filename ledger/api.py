@@ -15,14 +15,14 @@ Writes are `ledger.write` (and `ledger.revise` for undo, redo and amend), reads
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from ledger import events, jsonl, revise, systems
+from ledger import events, ironvault, jsonl, revise, systems
 from ledger.errors import BadInput, BrokenChain, Conflict
 from ledger.read import Reader
 from ledger.store import DEFAULT_DB, SCRATCH, is_postgres, now_utc
@@ -386,6 +386,39 @@ class Ledger(Reader):
             appended=importer.appended,
             already_stored=importer.already,
             head=session.seq,
+        )
+
+    def import_iron_vault(
+        self,
+        paths: Sequence[str | Path],
+        *,
+        into: str,
+        character: str | None = None,
+        sheet: str | Path | Sequence[str | Path] = (),
+        dry_run: bool = False,
+        expect: int | None = None,
+    ) -> ironvault.Journal:
+        """Import Iron Vault journal notes (files, or folders of `*.md`) into the encounter
+        `into` of the system that reads them, opened on the first import: all new events or
+        none; the nodes imported before are no-ops (docs/iron-vault.md). `character` names
+        who a block with no `actor` node is about; `sheet` (character notes) gives their
+        starting values."""
+        check_name(into, "encounter")
+        if isinstance(paths, str | Path):
+            paths = [paths]
+        read, count = ironvault.read_journal(paths)
+        sheets = [sheet] if isinstance(sheet, str | Path) else list(sheet)
+        alone = character if len(sheets) == 1 else None
+        found = [ironvault.read_sheet(s, alone) for s in sheets]
+        with self._transaction(into, expect, opening=True, bulk=True) as session:
+            folds, already, kept = ironvault.import_journal(
+                session, read, character=character, sheets=found
+            )
+            head = session.seq
+            if dry_run:
+                session.txn.discard()
+        return ironvault.Journal(
+            into, count, len(folds), already, head, dict(kept), tuple(folds), dry_run
         )
 
     def rebuild_views(self) -> dict[str, int]:

@@ -28,6 +28,9 @@ FIELDS: Final[dict[str, str]] = {
     "round": "Game time: the combat round this happened in.",
     "scene": "Game time: the scene this happened in.",
     "by": "Who recorded it (a player, the GM, a bot).",
+    "source": "Where an imported event came from: a note and its line (an Iron Vault journal).",
+    "Source.file": "The note's path, relative to the folder or file the import was given.",
+    "Source.line": "The line of the note the event came from (1 is the first).",
     # Common events.
     "system": "The rule system's key.",
     "title": "A title for people.",

@@ -25,6 +25,7 @@ import projections
 from ledger import events
 from ledger.errors import BadInput, LedgerWarning, did_you_mean
 from projections.core import AnyRuleset
+from projections.journal import Planner
 from projections.ruleset import Ruleset
 from projections.shown import Readings
 from projections.system import System, article
@@ -186,6 +187,23 @@ def every() -> tuple[System, ...]:
 def report() -> None:
     """Warn once of each system that does not load."""
     found().report()
+
+
+def journal(format: str) -> tuple[System, Planner]:
+    """The system that reads a journal format (the first listed), and its planner."""
+    for system in every():
+        reference = system.journals.get(format)
+        if reference is not None:
+            try:
+                planner: Planner = _load(reference)
+            except Exception as exc:
+                raise BadInput(
+                    f"the {format} reader of {system.key!r} ({reference}) does not load "
+                    f"({type(exc).__name__}: {exc})",
+                    code="unknown-system",
+                ) from exc
+            return system, planner
+    raise BadInput(f"no rule system reads {format} journals", code="unknown-system")
 
 
 @cache

@@ -147,14 +147,44 @@ def _sheet_differs(
     seq, event = record.seq, record.event
     assert isinstance(event, events.TracksNoted)
     view = before.combatants[event.target].view()
+    note = events.origin(event)
     for track, noted in event.values.items():
-        if view.get(track) != noted:
+        if view.get(track) == noted:
+            continue
+        if note is not None:
+            # An imported note's claim (an Iron Vault `from`): the finding names the file and
+            # line to open, in place of `tracks-diverged`.
+            yield warning(
+                "journal-disagrees",
+                (seq,),
+                f"{note} says {event.target!r} {track} is {_show(noted)} here; the ledger "
+                f"has {_show(view.get(track))} (seq {seq})",
+            )
+        else:
             yield warning(
                 "tracks-diverged",
                 (seq,),
                 f"the sheet at seq {seq} says {event.target!r} {track} is "
                 f"{_show(noted)}; the ledger has {_show(view.get(track))}",
             )
+
+
+def _joined_from(
+    before: State, record: events.Recorded, after: State, types: Mapping[int, str]
+) -> Iterator[Finding]:
+    seq, event = record.seq, record.event
+    assert isinstance(event, events.CombatantJoined)
+    note = events.origin(event)
+    if note is None:
+        return
+    stats = ", ".join(f"{k} {_show(v)}" for k, v in event.stats.items() if v not in ((), []))
+    yield info(
+        "journal-start",
+        (seq,),
+        f"{event.name!r} joins at seq {seq} with what {note} gives ({stats or 'no stats'}): "
+        "taken from the imported notes, not entered at the table; every later claim of "
+        "theirs is checked against it",
+    )
 
 
 def _adjusted(
@@ -220,6 +250,7 @@ def _checks(kind: type[events.EventBase], attrition: frozenset[str]) -> tuple[Ch
     if tag in attrition:
         found.append(_after_defeat)
     own = (
+        (events.CombatantJoined, _joined_from),
         (events.TracksNoted, _sheet_differs),
         (events.TrackAdjusted, _adjusted),
         (events.EventRetracted, _retracted),

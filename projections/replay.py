@@ -48,6 +48,11 @@ class Step:
         return own if own is not None else self.state.scene
 
     @property
+    def source(self) -> str | None:
+        """Where the event was imported from (`Session 3.md:41`), or None."""
+        return events.origin(self.record.event)
+
+    @property
     def skipped(self) -> str | None:
         """Why this step's event no longer applies (after an undo or with --without), or None."""
         last = self.state.skipped[-1] if self.state.skipped else None

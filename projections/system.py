@@ -44,6 +44,9 @@ class System:
     rules: Mapping[str, str] = field(default_factory=_empty)
     #: Help examples by command (its verbs, and the generic commands shown on its files).
     examples: Mapping[str, tuple[str, ...]] = field(default_factory=_empty)
+    #: The journal formats it reads (`encounter import --from FORMAT`), each the
+    #: `module:attribute` of its `projections.journal.Planner`.
+    journals: Mapping[str, str] = field(default_factory=_empty)
     #: Where lists of systems show it: lower first, then by key (the built-in four come first,
     #: in the order the design lists them).
     listed: int = 100

@@ -85,9 +85,12 @@ def common(before: State | None, seq: int, event: events.Event, after: State) ->
 def fallback(before: State | None, event: events.EventBase, after: State) -> str:
     """Plain words for any event: its type, its fields, and the tracks it changed."""
     body = events.body_of(event)
-    # Game time and who recorded it are told beside the event, not as its fields.
+    # Game time, who recorded it and where it came from are told beside the event, not as
+    # its fields.
     fields = ", ".join(
-        f"{plain(k)} {value(v)}" for k, v in body.items() if k not in ("round", "scene", "by")
+        f"{plain(k)} {value(v)}"
+        for k, v in body.items()
+        if k not in ("round", "scene", "by", "source")
     )
     return with_changes(
         plain(events.type_of(event)) + (f" ({fields})" if fields else ""), before, after

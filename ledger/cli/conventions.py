@@ -9,6 +9,7 @@ in the ledger file.
 # No `from __future__ import annotations`: typer reads the completion functions' annotations
 # (which parameter is the context) at run time.
 import os
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final, get_args
@@ -183,9 +184,15 @@ def notes(words: Sequence[str]) -> dict[str, str]:
                 sides = reference.stat_listing(system.key)
             except LedgerError:  # a system whose ruleset does not load: its verbs say so
                 continue
-            lines += [f"  {system.key} {side}: {listed}" for side, listed in sides]
+            lines += [f"  {system.key} {side}: {_spaced(listed)}" for side, listed in sides]
         found["add"] = "\n".join(lines)
     return found
+
+
+def _spaced(listed: str) -> str:
+    """A stat listing whose choices (`a|b|c`) have room to wrap between them: a long list of
+    debilities is one word to the help's wrapping, which would cut it mid-name."""
+    return re.sub(r"(?<=[\w-])\|(?=[\w-])", " | ", listed)
 
 
 # Shell completion: the names in the ledger file the command line names (or the default).
@@ -246,6 +253,7 @@ EXAMPLES: Final[dict[str, tuple[str, ...]]] = {
     "import": (
         "encounter import ford.jsonl",
         "encounter import ford.jsonl --into ford-copy --new-ids",
+        "encounter import --from iron-vault Journals --into saga --character Kira",
     ),
     "copy": (
         "encounter copy --from encounters.db --to postgresql://gm@db.example/encounters",

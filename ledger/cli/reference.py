@@ -164,21 +164,22 @@ def _checkout() -> Path:
 
 
 def copy_examples(where: Path, folder: Path) -> list[str]:
-    """Copy every file of the examples folder into `folder` (made when missing); a file of
-    the same name there that differs is bad input, and then nothing is copied."""
-    files = sorted(p for p in where.iterdir() if p.is_file())
+    """Copy every file of the examples folder, its subfolders included (the Iron Vault journal),
+    into `folder` (made when missing); a file of the same name there that differs is bad input,
+    and then nothing is copied."""
+    files = sorted(p.relative_to(where) for p in where.rglob("*") if p.is_file())
     if folder.exists() and not folder.is_dir():
         raise BadInput(f"{folder} is not a folder")
-    for path in files:
-        there = folder / path.name
-        if there.exists() and there.read_bytes() != path.read_bytes():
+    for name in files:
+        there = folder / name
+        if there.exists() and there.read_bytes() != (where / name).read_bytes():
             raise BadInput(
-                f"{there} exists and differs from the shipped {path.name}; choose another folder"
+                f"{there} exists and differs from the shipped {name}; choose another folder"
             )
-    folder.mkdir(parents=True, exist_ok=True)
-    for path in files:
-        shutil.copyfile(path, folder / path.name)
-    return [path.name for path in files]
+    for name in files:
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(where / name, folder / name)
+    return [name.as_posix() for name in files]
 
 
 def _example(path: Path) -> dict[str, Any]:

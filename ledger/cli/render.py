@@ -64,10 +64,13 @@ def value(v: Any, reading: Reading | None = None) -> str:
 
 
 def summary(event: events.EventBase) -> str:
-    """The fields of an event, compactly: `target=Ogre harm=2`."""
+    """The fields of an event, compactly: `target=Ogre harm=2` (where it was imported from is
+    a column of its own)."""
     body = events.body_of(event)
     parts = []
     for key, v in body.items():
+        if key == "source" and events.origin(event):
+            continue
         if key == "rules" and isinstance(v, Mapping):
             # The pinned house-rule table is long; `log --json` and `export` show it whole.
             parts.append(f"rules=({len(v)} house rules pinned)")
@@ -77,11 +80,16 @@ def summary(event: events.EventBase) -> str:
     return visible(" ".join(parts))
 
 
+def told(step: Step) -> str:
+    """`seq 9 (round 1, Session 3.md:41): the event in words`: its game time and where it was
+    imported from, when it has them."""
+    beside = ", ".join(p for p in (when(step.round, step.scene), step.source) if p)
+    return visible(f"seq {step.record.seq}" + (f" ({beside})" if beside else "") + f": {step.text}")
+
+
 def echo_step(step: Step) -> None:
     """`seq 9 (round 1): the event in words`, then the tracks it changed."""
-    time = when(step.round, step.scene)
-    told = f"seq {step.record.seq}" + (f" ({time})" if time else "") + f": {step.text}"
-    say([visible(told), *change_lines(step.changes, systems.readings(step.state.system))])
+    say([told(step), *change_lines(step.changes, systems.readings(step.state.system))])
 
 
 def say(lines: Sequence[str]) -> None:
@@ -137,7 +145,9 @@ def log_table(
     stamped = list(gametime.stamps(records, gone))
     rounds = any(at is not None for _, at, _ in stamped)
     scenes = any(where is not None for _, _, where in stamped)
+    sources = any(events.origin(r.event) for r in records)
     columns = ["seq", "recorded_at", *(["round"] * rounds), *(["scene"] * scenes), "type"]
+    columns += ["source"] * sources
     cells: list[list[str]] = []
     for r, at, where in stamped:
         details = summary(r.event)
@@ -147,7 +157,8 @@ def log_table(
         if fixes:
             details = f"(corrected by seq {', '.join(map(str, fixes))}) {details}"
         time = [value(at)] * rounds + [value(where)] * scenes
-        cells.append([str(r.seq), r.recorded_at, *time, r.type, details])
+        source = [events.origin(r.event) or "-"] * sources
+        cells.append([str(r.seq), r.recorded_at, *time, r.type, *source, details])
     return [*columns, "details"], cells
 
 
@@ -274,10 +285,7 @@ def history_entry(step: Step, combatant: str) -> list[str]:
     """One `history` entry: the event in words, then each track it touched, before -> after and what
     happened to it (a track that ends where it started says so); an event that named the
     combatant and changed none of its tracks says, in words, what it was."""
-    record = step.record
-    time = gametime.when(step.round, step.scene)
-    told = f"seq {record.seq}" + (f" ({time})" if time else "") + f": {step.text}"
-    lines = [visible(told)]
+    lines = [told(step)]
     notes = what_happened(step, combatant)
     read = systems.readings(step.state.system)
     for c in step.changes:

@@ -13,7 +13,7 @@ from typing import Annotated, Any, NoReturn
 import typer
 
 from ledger import api, jsonl, systems
-from ledger.cli import conventions, progress, render
+from ledger.cli import conventions, journal, progress, render
 from ledger.cli.errors import fail, guard
 from ledger.cli.options import (
     By,
@@ -434,7 +434,17 @@ def _show_revision(result: api.Written, verb: str, command: str) -> None:
 @commands.command("import")
 def import_(
     ctx: typer.Context,
-    file: Annotated[Path, typer.Argument(help="A JSON Lines file ('-' for stdin).")],
+    files: Annotated[
+        list[Path],
+        typer.Argument(
+            help="A JSON Lines file ('-' for stdin); with --from iron-vault, journal notes or "
+            "folders of them."
+        ),
+    ],
+    from_: Annotated[
+        journal.Format,
+        typer.Option("--from", help="What the files are: JSON Lines, or an Iron Vault journal."),
+    ] = journal.Format.jsonl,
     into: Annotated[
         str | None, typer.Option("--into", help="The encounter to import into.")
     ] = None,
@@ -448,11 +458,40 @@ def import_(
             help="Take lines whose hash chain is missing or broken, unverified (audit says so).",
         ),
     ] = False,
+    character: Annotated[
+        str | None,
+        typer.Option("--character", help="Iron Vault: whom a block with no actor node is about."),
+    ] = None,
+    sheet: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--sheet", help="Iron Vault: a character note whose front matter holds the sheet."
+        ),
+    ] = None,
+    dry_run: Annotated[
+        bool,
+        typer.Option("--dry-run", help="Iron Vault: print what would be appended, in words."),
+    ] = False,
     strict: Strict = False,
     expect: Expect = None,
     json_: Json = False,
 ) -> None:
-    """Import JSON Lines: all lines or none; events already stored are skipped."""
+    """Import JSON Lines, or an Iron Vault journal's mechanics blocks (--from iron-vault; into
+    an encounter of the system that reads them): all events or none; events already stored
+    are skipped."""
+    if from_ is journal.Format.iron_vault:
+        if new_ids or unchained or strict:
+            fail(BadInput("--new-ids, --unchained and --strict are for JSON Lines imports"))
+        journal.import_journal(
+            ctx, files, into=into, character=character, sheets=sheet or [], dry_run=dry_run,
+            expect=expect, json_=json_,
+        )  # fmt: skip
+        return
+    if character is not None or sheet or dry_run:
+        fail(BadInput("--character, --sheet and --dry-run are for --from iron-vault"))
+    if len(files) != 1:
+        fail(BadInput(f"import reads one JSON Lines file, not {len(files)}"))
+    file = files[0]
     stdin = str(file) == "-"
     lines = jsonl.stdin_lines() if stdin else guard(lambda: jsonl.lines(file))
     size = 0 if stdin else file.stat().st_size

@@ -23,7 +23,7 @@ from pydantic_core import core_schema
 
 from ledger.errors import BadInput, BrokenChain, UnknownVersion, did_you_mean
 from ledger.events import versions
-from ledger.events.base import EventBase, Name, Side, SystemKey, code_of, describe
+from ledger.events.base import EventBase, Name, Side, Source, SystemKey, code_of, describe
 from ledger.events.common import (
     CombatantJoined,
     CombatantLeft,
@@ -183,6 +183,13 @@ def body_of(event: EventBase) -> dict[str, Any]:
     return versions.stamped(kind, {k: v for k, v in dumped.items() if v is not None})
 
 
+def origin(event: EventBase) -> str | None:
+    """Where an imported event came from, `Session 3.md:41`, or None (an event of its own
+    `source`, such as a weapon a damage came from, names no note)."""
+    source = getattr(event, "source", None)
+    return str(source) if isinstance(source, Source) else None
+
+
 @cache
 def flat(model: type[BaseModel]) -> bool:
     """Whether every field of this model holds text, a whole number, a boolean, null or one of
@@ -192,6 +199,10 @@ def flat(model: type[BaseModel]) -> bool:
 
 def _scalar_type(kind: Any) -> bool:
     if kind in (str, int, bool, type(None)):
+        return True
+    if kind is Source:
+        # Nested, but every field of it is required and scalar: `exclude_none` finds no null
+        # inside it to drop, so an event that may carry it still dumps by the fast path.
         return True
     origin = get_origin(kind)
     if origin is Literal:
@@ -311,6 +322,7 @@ __all__ = [
     "RoundStarted",
     "SceneEnded",
     "Side",
+    "Source",
     "StakesLocked",
     "SystemKey",
     "TrackAdjusted",
@@ -319,6 +331,7 @@ __all__ = [
     "body_of",
     "describe",
     "from_row",
+    "origin",
     "parse",
     "read_stored",
     "type_of",

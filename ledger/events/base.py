@@ -8,7 +8,14 @@ from collections.abc import Iterable
 from functools import cache
 from typing import TYPE_CHECKING, Annotated, Any, Final, Literal
 
-from pydantic import AfterValidator, BaseModel, Field, TypeAdapter, ValidationError
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    Field,
+    SerializerFunctionWrapHandler,
+    TypeAdapter,
+    ValidationError,
+)
 
 from ledger.errors import BadInput, did_you_mean
 
@@ -120,12 +127,43 @@ def _path(location: Iterable[Any]) -> list[str]:
     return [p for p in map(str, location) if not ("[" in p or "-" in p or p in _MEMBER_TAGS)]
 
 
+class Model(BaseModel, frozen=True, extra="forbid", strict=True, defer_build=True):
+    """A frozen, closed value object nested inside events (stats, partial outcomes)."""
+
+
+class Source(Model, frozen=True):
+    """Where an imported event came from: a note (its path as the import was given it) and the
+    line in it (`Session 3.md:41`)."""
+
+    file: Annotated[str, Field(min_length=1, max_length=500), AfterValidator(_clean_name)]
+    line: Annotated[int, Field(ge=1, le=MAX_AMOUNT)]
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}"
+
+
+def own_source_in_place(
+    event: BaseModel, handler: SerializerFunctionWrapHandler, after: str
+) -> dict[str, Any]:
+    """The dump of an event whose own `source` field predates the envelope's (DESIGN 4), with
+    `source` where the event always had it (right after the field `after`), not where the
+    envelope's would put it: its stored bodies and exports keep their bytes."""
+    dumped: dict[str, Any] = handler(event)
+    if "source" not in dumped:
+        return dumped
+    names = [n for n in type(event).model_fields if n != "source"]
+    names.insert(names.index(after) + 1, "source")
+    return {n: dumped[n] for n in names if n in dumped}
+
+
 class EventBase(BaseModel, frozen=True, extra="forbid", strict=True, defer_build=True):
-    """Fields every event may carry: game time (`scene`, `round`) and who recorded it (`by`)."""
+    """Fields every event may carry: game time (`scene`, `round`), who recorded it (`by`) and
+    where it was imported from (`source`)."""
 
     scene: Annotated[int, Field(ge=0)] | Name | None = None
     round: Annotated[int, Field(ge=0, le=MAX_AMOUNT)] | None = None
     by: Name | None = None
+    source: Source | None = None
 
     if not TYPE_CHECKING:  # mypy keeps the pydantic plugin's typed signature of each event
 
@@ -141,7 +179,3 @@ class EventBase(BaseModel, frozen=True, extra="forbid", strict=True, defer_build
         # `__init__`, as it does for BaseModel's own (pydantic's RootModel marks its `__init__`
         # the same way): only a model built by hand goes through it.
         __init__.__pydantic_base_init__ = True
-
-
-class Model(BaseModel, frozen=True, extra="forbid", strict=True, defer_build=True):
-    """A frozen, closed value object nested inside events (stats, partial outcomes)."""

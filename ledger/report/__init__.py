@@ -29,6 +29,8 @@ class Line:
     text: str
     changes: tuple[Change, ...]
     skipped: str | None = None
+    #: Where it was imported from (`Session 3.md:41`), or None.
+    source: str | None = None
 
 
 @dataclass(frozen=True)
@@ -186,7 +188,14 @@ def _rounds(steps: Sequence[Step]) -> Iterable[Round]:
     seen: int | None = None
     for (number, scene), group in groups:
         lines = tuple(
-            Line(step.record.seq, step.record.type, step.text, step.changes, step.skipped)
+            Line(
+                step.record.seq,
+                step.record.type,
+                step.text,
+                step.changes,
+                step.skipped,
+                step.source,
+            )
             for step in group
         )
         title = _title(number, scene, seen, len(groups))

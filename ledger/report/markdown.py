@@ -58,7 +58,8 @@ def _header(report: Report) -> str:
 def _round(report: Report, group: Round) -> str:
     lines = [f"## {escape(group.title)}", ""]
     for line in group.lines:
-        text = f"- seq {line.seq}: {escape(line.text)}"
+        source = f" ({escape(line.source)})" if line.source is not None else ""
+        text = f"- seq {line.seq}{source}: {escape(line.text)}"
         if line.skipped is not None:
             text += f" (no longer applies: {escape(line.skipped)})"
         lines.append(text)

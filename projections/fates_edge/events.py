@@ -3,11 +3,26 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, Field, model_validator
+from pydantic import (
+    AfterValidator,
+    Field,
+    SerializerFunctionWrapHandler,
+    model_serializer,
+    model_validator,
+)
 
-from ledger.events.base import Amount, EventBase, Model, Name, Positive, SignedAmount, Text
+from ledger.events.base import (
+    Amount,
+    EventBase,
+    Model,
+    Name,
+    Positive,
+    SignedAmount,
+    Text,
+    own_source_in_place,
+)
 from ledger.events.common import StakesLocked
 from ledger.events.frozen import frozen_object
 
@@ -100,8 +115,14 @@ class FEStakesLocked(StakesLocked, frozen=True):
     #: The Harm the named consequence deals the actor if the response fails.
     consequence_harm: Amount | None = None
     partial: Partial | None = None
-    source: StakeSource = "player"
+    # This event's own `source` (older than the envelope's, DESIGN 4) keeps its meaning here:
+    # the event cannot carry where it was imported from.
+    source: StakeSource = "player"  # type: ignore[assignment]
     move: Name | None = None
+
+    @model_serializer(mode="wrap")
+    def _own_source_in_place(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        return own_source_in_place(self, handler, after="partial")
 
 
 class FERollMade(EventBase, frozen=True):

@@ -26,7 +26,7 @@ SYSTEM = System(
         "partial": "What a Partial gives: the lesser Harm and/or the lesser progress in words.",
         "Partial.harm": "The lesser Harm a Partial deals (or lets in, on a defense).",
         "Partial.text": "The lesser progress or protection, in words.",
-        "source": "What put the test on the table (and what it cost the GM).",
+        "stakes.locked.source": "What put the test on the table (and what it cost the GM).",
         "dice": "The d10 faces rolled: 6-9 one success, 10 two, each 1 an SB for the GM.",
         "ignore_armor": "Armor categories ignored (each one step lower), or `all`.",
         "fatigue.marked.amount": "Fatigue marked.",

@@ -20,7 +20,8 @@ from projections.ironsworn import model as model
 from projections.played import as_played, delta
 from projections.words import indefinite, plain
 
-PERMANENT = ("maimed", "corrupted")
+#: The banes (and Starforged's lasting effects): marked for good.
+PERMANENT = ("maimed", "corrupted", "permanently_harmed", "traumatized")
 
 
 def unchanged(c: model.Character) -> str:

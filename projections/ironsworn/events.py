@@ -12,8 +12,22 @@ from ledger.events.common import StakesLocked
 Rank = Literal["troublesome", "dangerous", "formidable", "extreme", "epic"]
 Stat = Literal["edge", "heart", "iron", "shadow", "wits", "health", "spirit", "supply"]
 Meter = Literal["health", "spirit", "supply", "momentum"]
+#: Classic Ironsworn's debilities, then the impacts only Starforged has (an imported Starforged
+#: journal marks them; each counts against max momentum and reset as a debility does).
 Debility = Literal[
-    "wounded", "shaken", "unprepared", "encumbered", "maimed", "corrupted", "cursed", "tormented"
+    "wounded",
+    "shaken",
+    "unprepared",
+    "encumbered",
+    "maimed",
+    "corrupted",
+    "cursed",
+    "tormented",
+    "permanently_harmed",
+    "traumatized",
+    "doomed",
+    "indebted",
+    "battered",
 ]
 #: The strong-hit choices of Endure Harm.
 Strong = Literal["shake_it_off", "embrace_the_pain"]

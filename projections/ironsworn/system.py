@@ -20,6 +20,7 @@ SYSTEM = System(
         "meter",
         "oracle",
     ),
+    journals={"iron-vault": "projections.ironsworn.ironvault:plan"},
     fields={
         "stat": "The stat or meter added to the action die.",
         "action_die": "The action die (d6).",

@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field
+from pydantic import Field, SerializerFunctionWrapHandler, model_serializer
 
-from ledger.events.base import Amount, EventBase, Model, Name, Positive, Seq, Text
+from ledger.events.base import (
+    Amount,
+    EventBase,
+    Model,
+    Name,
+    Positive,
+    Seq,
+    Text,
+    own_source_in_place,
+)
 from ledger.events.common import RollMade, StakesLocked
 
 Ring = Annotated[int, Field(ge=1, le=10)]
@@ -50,11 +59,17 @@ class DamageDealt(EventBase, frozen=True):
     target: Name
     amount: Amount
     damage_type: DamageType = "physical"
-    source: Text | None = None
+    # This event's own `source` (older than the envelope's, DESIGN 4) keeps its meaning here:
+    # the event cannot carry where it was imported from.
+    source: Text | None = None  # type: ignore[assignment]
     deadliness: Amount | None = None
     increases: tuple[Amount, ...] = ()
     reductions: tuple[Amount, ...] = ()
     voluntary_critical: bool = False
+
+    @model_serializer(mode="wrap")
+    def _own_source_in_place(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        return own_source_in_place(self, handler, after="damage_type")
 
 
 class CriticalResolved(EventBase, frozen=True):

@@ -113,7 +113,10 @@ def test_the_wheel_carries_py_typed_the_license_and_the_examples(wheel: Path) ->
     assert any(n.endswith("licenses/LICENSE") for n in names)
     shipped = {Path(n).name for n in names if "/share/encounter-ledger/examples/" in n}
     examples = ROOT / "examples"
-    assert shipped == {p.name for p in [*examples.glob("*.jsonl"), *examples.glob("*.json")]}
+    journal = [*examples.glob("iron-vault/*/*.md")]
+    assert shipped == {
+        p.name for p in [*examples.glob("*.jsonl"), *examples.glob("*.json"), *journal]
+    }
     assert any(n.endswith("share/encounter-ledger/docs/verify.js") for n in names)
 
 
@@ -134,7 +137,7 @@ def test_the_sdist_carries_what_the_tests_and_the_readme_use(tmp_path: Path) -> 
         capture_output=True,
         text=True,
         check=True,
-    ).stdout.split()
+    ).stdout.splitlines()  # one a line: a name may hold spaces ("Session 1.md")
     missing = [name for name in tracked if name not in names]
     assert missing == []
 
@@ -162,7 +165,8 @@ def test_the_installed_command_finds_and_copies_the_examples_the_wheel_shipped(
         check=True,
         env=env,
     ).stdout
-    assert copied.startswith(f"Copied {len(list(shared.iterdir()))} files from {shared} to mine.")
+    files = [p for p in shared.rglob("*") if p.is_file()]
+    assert copied.startswith(f"Copied {len(files)} files from {shared} to mine.")
     assert (tmp_path / "mine" / "ssss-bandits.jsonl").read_bytes() == (
         ROOT / "examples" / "ssss-bandits.jsonl"
     ).read_bytes()

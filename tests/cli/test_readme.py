@@ -8,6 +8,7 @@ the manual run in `test_docs.py`.)
 from __future__ import annotations
 
 import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -29,6 +30,8 @@ def test_the_readme_has_a_runnable_tour() -> None:
 def test_a_readme_block_runs_without_error(
     block: fences.Fence, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # As `.ci/tour.py` runs them: in a folder holding only the shipped examples.
+    shutil.copytree(paths.EXAMPLES, tmp_path / "examples")
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("ENCOUNTER_DB", raising=False)
     for args in fences.commands(block.text):

@@ -109,6 +109,60 @@ def test_a_sheet_that_agrees_keeps_the_divergence_rule() -> None:
     assert findings(records, "tracks-diverged") == []
 
 
+def test_an_imported_note_that_disagrees_is_flagged_with_its_file_and_line() -> None:
+    noted = {
+        "type": "tracks.noted",
+        "target": "Guard",
+        "values": {"penalties": 2},
+        "source": {"file": "Session 3.md", "line": 41},
+    }
+    records = stream("ssss", GUARD, ASH, harm(), noted)
+    assert rules_hit(records) == [("journal-disagrees", (5,))]
+    assert findings(records, "journal-disagrees") == [
+        (
+            "warning",
+            (5,),
+            "Session 3.md:41 says 'Guard' penalties is 2 here; the ledger has 1 (seq 5)",
+        )
+    ]
+
+
+def test_an_imported_note_that_agrees_keeps_the_journal_rule() -> None:
+    noted = {
+        "type": "tracks.noted",
+        "target": "Guard",
+        "values": {"penalties": 1},
+        "source": {"file": "Session 3.md", "line": 41},
+    }
+    records = stream("ssss", GUARD, ASH, harm(), noted)
+    assert rules_hit(records) == []
+
+
+def test_a_combatant_imported_from_a_note_says_where_its_stats_came_from() -> None:
+    kira = {
+        "type": "combatant.joined",
+        "name": "Kira",
+        "side": "player",
+        "stats": {"health": 3, "iron": 2},
+        "source": {"file": "Session 1.md", "line": 5},
+    }
+    records = stream("ironsworn", kira)
+    assert findings(records, "journal-start") == [
+        (
+            "info",
+            (2,),
+            "'Kira' joins at seq 2 with what Session 1.md:5 gives (health 3, iron 2): taken "
+            "from the imported notes, not entered at the table; every later claim of theirs is "
+            "checked against it",
+        )
+    ]
+
+
+def test_a_combatant_entered_at_the_table_keeps_the_journal_start_rule() -> None:
+    records = stream("ironsworn", {**ASH, "stats": {"health": 3}})
+    assert findings(records, "journal-start") == []
+
+
 def test_a_manual_adjustment_is_listed_with_the_value_the_rules_gave() -> None:
     adjusted = {
         "type": "track.adjusted",

@@ -1,0 +1,197 @@
+"""Reading an Iron Vault journal: its notes in natural order, their mechanics blocks (fenced
+KDL, version 1), each node with the line it is on, and a character note's front matter.
+
+The KDL is parsed by ckdl (`pip install 'encounter-ledger[ironvault]'`), loaded only here and
+only when a journal is read; YAML front matter by PyYAML, the same extra.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, Final
+
+from ledger.errors import BadInput, UnknownName
+from ledger.jsonl import read_text
+from projections.journal import Block, Node
+
+#: The fences Iron Vault writes its mechanics in (the plain `mechanics` of older notes too).
+FENCES: Final = ("iron-vault-mechanics", "mechanics")
+EXTRA: Final = "pip install 'encounter-ledger[ironvault]'"
+_FENCE: Final = re.compile(r"^(?P<indent>[ \t]*)(?P<ticks>`{3,}|~{3,})[ \t]*(?P<info>[^\s`]*)")
+_NATURAL: Final = re.compile(r"(\d+)")
+
+
+def note_files(paths: Sequence[str | Path]) -> list[tuple[str, Path]]:
+    """(the name an event's `source` gives it, the file) of every note to read: a file as
+    given (its name), a folder's `*.md` recursively (relative to the folder), in natural
+    order of that name ("Session 2" before "Session 10"), each once."""
+    found: dict[Path, str] = {}
+    for given in paths:
+        path = Path(given)
+        if path.is_dir():
+            inside = [p for p in path.rglob("*.md") if p.is_file()]
+            for file in sorted(inside, key=lambda p: natural(p.relative_to(path).as_posix())):
+                found.setdefault(file.resolve(), file.relative_to(path).as_posix())
+        elif path.is_file():
+            found.setdefault(path.resolve(), path.name)
+        else:
+            raise UnknownName(f"no such note or folder: {path}", code="no-file")
+    return [(name, file) for file, name in found.items()]
+
+
+def natural(name: str) -> tuple[tuple[int, int | str], ...]:
+    """A sort key in which the numbers in a name count as numbers."""
+    return tuple(
+        (0, int(part)) if part.isdigit() else (1, part.casefold())
+        for part in _NATURAL.split(name)
+        if part
+    )
+
+
+def blocks(name: str, text: str) -> Iterator[Block]:
+    """The mechanics blocks of one note, in order of appearance, each node with its line."""
+    lines = text.splitlines()
+    ordinal = 0
+    number = 0
+    while number < len(lines):
+        opened = _FENCE.match(lines[number])
+        number += 1
+        if opened is None:
+            continue
+        ticks, info = opened["ticks"], opened["info"]
+        start = number
+        while number < len(lines) and not _closes(lines[number], ticks):
+            number += 1
+        body = lines[start:number]
+        number += 1  # past the closing fence
+        if info not in FENCES:
+            continue
+        parsed = parse("\n".join(body), f"{name}:{start}")
+        located = list(_located(parsed, body, start + 1))
+        made: list[Node] = []
+        for raw in parsed:
+            node, ordinal = _node(raw, name, located, ordinal)
+            made.append(node)
+        yield Block(name, start, tuple(made))
+
+
+def _closes(line: str, ticks: str) -> bool:
+    stripped = line.strip()
+    return stripped.startswith(ticks[0] * len(ticks)) and not stripped.strip(ticks[0])
+
+
+def parse(text: str, where: str) -> list[Any]:
+    """The top nodes of a KDL (version 1) document, or bad input naming `where`."""
+    try:
+        import ckdl
+    except ImportError as exc:
+        raise BadInput(f"reading Iron Vault journals needs the KDL parser: {EXTRA}") from exc
+    try:
+        return list(ckdl.parse(text, version="1").nodes)
+    except ckdl.ParseError as exc:
+        raise BadInput(f"{where}: the mechanics block is not valid KDL ({exc})") from exc
+
+
+def _walk(raw: Iterable[Any]) -> Iterator[Any]:
+    for node in raw:
+        yield node
+        yield from _walk(node.children)
+
+
+def _located(parsed: Sequence[Any], body: Sequence[str], first: int) -> Iterator[int]:
+    """The line of each node in document order: the next line, from the previous node's,
+    where a node of its name starts (ckdl keeps no positions; a node shares the line of the
+    one before it when both are on one line)."""
+    text = "\n".join(body)
+    offsets = [0]
+    for line in body:
+        offsets.append(offsets[-1] + len(line) + 1)
+    cursor = 0
+    for node in _walk(parsed):
+        name = re.escape(node.name)
+        pattern = re.compile(rf"(?:^|[{{;])[ \t]*(?:{name}|\"{name}\")(?=[\s{{;]|$)", re.M)
+        found = None
+        for match in pattern.finditer(text, cursor):
+            start = text.rfind("\n", 0, match.start()) + 1
+            if "//" not in text[start : match.start()]:  # not inside a line comment
+                found = match
+                break
+        if found is None:
+            yield _line_of(offsets, cursor) + first
+            continue
+        cursor = found.end()
+        yield _line_of(offsets, found.end()) + first
+
+
+def _line_of(offsets: Sequence[int], position: int) -> int:
+    low, high = 0, len(offsets) - 1
+    while low < high - 1:
+        middle = (low + high) // 2
+        if offsets[middle] <= position:
+            low = middle
+        else:
+            high = middle
+    return low
+
+
+def _node(raw: Any, file: str, lines: list[int], ordinal: int) -> tuple[Node, int]:
+    """A parsed ckdl node as a `Node` (the lines come in document order, one a node)."""
+    line = lines.pop(0)
+    mine = ordinal
+    ordinal += 1
+    children = []
+    for child in raw.children:
+        made, ordinal = _node(child, file, lines, ordinal)
+        children.append(made)
+    args = tuple(_plain(a) for a in raw.args)
+    props = {str(k): _plain(v) for k, v in raw.properties.items()}
+    text = " ".join([raw.name, *map(_kdl, args), *(f"{k}={_kdl(v)}" for k, v in props.items())])
+    node = Node(raw.name, args, MappingProxyType(props), tuple(children), file, line, mine, text)
+    return node, ordinal
+
+
+def _plain(value: Any) -> Any:
+    """A KDL value as plain data: a whole number as an int, a tagged value as its value."""
+    value = getattr(value, "value", value)  # ckdl's Value (a type-annotated value)
+    if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
+        return int(value)
+    return value
+
+
+def _kdl(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    return str(value)
+
+
+def front_matter(file: Path) -> dict[str, Any]:
+    """A note's YAML front matter (Iron Vault keeps a character's sheet there), or bad input."""
+    text = read_text(file)
+    lines = text.splitlines()
+    if not lines or lines[0].strip() != "---":
+        raise BadInput(f"{file} has no front matter (a character note starts with ---)")
+    try:
+        end = next(n for n in range(1, len(lines)) if lines[n].strip() in ("---", "..."))
+    except StopIteration as exc:
+        raise BadInput(f"{file}: its front matter has no closing ---") from exc
+    try:
+        import yaml
+    except ImportError as exc:
+        raise BadInput(f"reading a character note needs PyYAML: {EXTRA}") from exc
+    try:
+        data = yaml.safe_load("\n".join(lines[1:end]))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = f":{mark.line + 2}" if mark is not None else ""
+        raise BadInput(f"{file}{line}: its front matter is not valid YAML") from exc
+    if not isinstance(data, dict):
+        raise BadInput(f"{file}: its front matter is not a mapping of keys to values")
+    return data

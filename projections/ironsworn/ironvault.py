@@ -1,0 +1,455 @@
+"""Iron Vault journals (Ironsworn and Starforged players' Obsidian notes): what each node of
+their mechanics blocks becomes in an Ironsworn encounter, in the order the fold must see them,
+each with the node it came from (docs/iron-vault.md has the table). Pure: `ledger.ironvault`
+reads the notes and admits the plan.
+
+Every `from` the journal writes is a claim about the sheet: a `tracks.noted` placed right before
+the event that applies the change (a miss's -1 momentum and a burn are applied by the roll, so
+their claims go before it), which the audit compares (`journal-disagrees`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final, get_args
+
+from ledger.errors import BadInput
+from projections.ironsworn import events as vocab
+from projections.journal import Block, Node, Plan, Planned, Sheet
+
+METERS: Final = ("health", "spirit", "supply", "momentum")
+STATS: Final = ("edge", "heart", "iron", "shadow", "wits")
+DEBILITIES: Final = frozenset(get_args(vocab.Debility))
+OUTCOMES: Final = frozenset({"strong_hit", "weak_hit", "miss"})
+_LINK: Final = re.compile(r"\[(?P<label>[^\]]*)\]\((?P<target>[^)]*)\)")
+_WIKI: Final = re.compile(r"\[\[(?P<path>[^|\]]+)(?:\|(?P<label>[^\]]*))?\]\]")
+
+
+def slug(text: str) -> str:
+    """`Endure Harm`, `EndureHarm`, `endure-harm` -> `endure_harm`."""
+    text = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", text)
+    return re.sub(r"[^a-z0-9]+", "_", text.lower()).strip("_")
+
+
+def label(text: str) -> str:
+    """A Markdown or wiki link's label (`[[Characters/Kira.md|Kira]]` -> `Kira`); text as is."""
+    wiki = _WIKI.fullmatch(text.strip())
+    if wiki is not None:
+        if wiki["label"]:
+            return wiki["label"].strip()
+        return wiki["path"].strip().rsplit("/", 1)[-1].removesuffix(".md")
+    link = _LINK.fullmatch(text.strip())
+    return link["label"].strip() if link is not None else text.strip()
+
+
+def move_key(node: Node) -> str:
+    """A move's key: its Datasworn id's last part (`classic/suffer/endure_harm`), else its name."""
+    ident = node.props.get("id")
+    name = node.arg("name", 0)
+    if ident is None and isinstance(name, str):
+        link = _LINK.fullmatch(name.strip())
+        if link is not None:
+            ident = link["target"]
+    if isinstance(ident, str) and ident.strip():
+        return slug(re.split(r"[/:\\]", ident.strip())[-1]) or "move"
+    return slug(label(name)) if isinstance(name, str) and slug(label(name)) else "move"
+
+
+def outcome_of(score: int, challenge: tuple[int, int], momentum: int | None = None) -> str:
+    """The outcome the journal shows: a strong hit beats both dice, a weak hit one (a burn
+    compares momentum instead of the score)."""
+    against = score if momentum is None else max(score, momentum)
+    beaten = sum(1 for d in challenge if d < against)
+    return ("miss", "weak_hit", "strong_hit")[beaten]
+
+
+def _int(node: Node, value: Any, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        shown = "nothing" if value is None else repr(value)
+        raise BadInput(f"{node.where}: {node.name} needs a whole number for {what}, not {shown}")
+    return value
+
+
+@dataclass(slots=True)
+class _Move:
+    """What a move block has seen so far."""
+
+    key: str
+    roll: Planned | None = None
+    score: int = 0
+    challenge: tuple[int, int] = (0, 0)
+    outcome: str | None = None
+    #: The event that applies a miss's -1 momentum (the roll, or a burn after it).
+    applies_miss: Planned | None = None
+    chosen: bool = False
+    missed: bool = False
+    harmed: bool = False
+    consumed: set[int] = field(default_factory=set)
+
+    @property
+    def endure(self) -> bool:
+        return self.key == "endure_harm"
+
+
+def plan(
+    blocks: Sequence[Block],
+    character: str | None,
+    present: frozenset[str],
+    sheets: Mapping[str, Sheet],
+) -> Plan:
+    """The events of an Iron Vault journal's blocks (`projections.journal.Planner`): a join
+    before each character's first event unless they are `present`, with their sheet's values,
+    else the journal's first `from` of each meter and `stat=` of each stat."""
+    planner = Planner(character)
+    planned = planner.read(blocks)
+    made = Plan(kept=planner.kept, characters=tuple(planner.first))
+    joined = set(present)
+    for event in planned:
+        who = planner.whose.get(id(event))
+        if who is not None and who not in joined:
+            joined.add(who)
+            made.events.append(_join(who, event, planner.first.get(who, {}), sheets.get(who)))
+        made.events.append(event)
+    return made
+
+
+def _join(who: str, first: Planned, seen: Mapping[str, int], sheet: Sheet | None) -> Planned:
+    if sheet is not None:
+        data = sheet.data
+        stats: dict[str, Any] = {k: data[k] for k in (*STATS, *METERS) if data.get(k) is not None}
+        marked = [k for k in sorted(DEBILITIES) if data.get(k) is True]
+        if marked:
+            stats["debilities"] = marked
+        source = {"file": sheet.file, "line": 1}
+    else:
+        stats = {k: v for k, v in seen.items() if k in (*STATS, *METERS)}
+        source = dict(first.fields["source"])
+    fields = {"type": "combatant.joined", "name": who, "side": "player", "stats": stats}
+    return Planned({**fields, "source": source}, first.node)
+
+
+class Planner:
+    """Walks the blocks of a journal and plans its events, in order."""
+
+    def __init__(self, character: str | None) -> None:
+        self.default = character
+        self.plan: list[Planned] = []
+        self.kept: Counter[str] = Counter()
+        #: Each character's first value of each meter and stat, as the journal gives them.
+        self.first: dict[str, dict[str, int]] = {}
+        #: The character each planned event concerns (by the event's identity).
+        self.whose: dict[int, str] = {}
+
+    # Walking.
+
+    def read(self, blocks: Sequence[Block]) -> list[Planned]:
+        """Plan every block's events (a prescan finds each character's first values)."""
+        for block in blocks:
+            for node, who in self._nodes(block, block.nodes, None):
+                self._notice(node, who)
+        for block in blocks:
+            for node in block.nodes:
+                self._top(block, node, None)
+        return self.plan
+
+    def _nodes(
+        self, block: Block, nodes: Sequence[Node], who: str | None
+    ) -> Iterator[tuple[Node, str | None]]:
+        for node in nodes:
+            if node.name == "actor":
+                yield from self._nodes(block, node.children, self._actor(node))
+            else:
+                yield node, who or self.default
+                yield from ((c, who or self.default) for c in node.children if node.name == "move")
+
+    def _actor(self, node: Node) -> str:
+        name = node.arg("name", 0)
+        if not isinstance(name, str) or not label(name):
+            raise BadInput(f"{node.where}: an actor node names its character (name=...)")
+        return label(name)
+
+    def _notice(self, node: Node, who: str | None) -> None:
+        """Record a character's first value of each meter and stat, as the journal gives it."""
+        if who is None:
+            return
+        seen = self.first.setdefault(who, {})
+        if node.name == "meter":
+            meter = str(node.arg("name", 0)).lower()
+            value = node.arg("from", 1)
+            if meter in METERS and isinstance(value, int) and not isinstance(value, bool):
+                seen.setdefault(meter, value)
+        elif node.name == "burn":
+            value = node.arg("from", 0)
+            if isinstance(value, int) and not isinstance(value, bool):
+                seen.setdefault("momentum", value)
+        elif node.name == "roll":
+            stat, value = node.arg("stat-name", 0), node.arg("stat", 2)
+            if isinstance(stat, str) and isinstance(value, int) and not isinstance(value, bool):
+                seen.setdefault(stat.lower(), value)
+
+    def _top(self, block: Block, node: Node, who: str | None) -> None:
+        if node.name == "actor":
+            name = self._actor(node)
+            for child in node.children:
+                self._top(block, child, name)
+            return
+        who = who or self.default
+        if node.name == "move":
+            self._move(block, node, who)
+        elif node.name in ("meter", "impact", "burn", "roll", "oracle", "outcome"):
+            self._loose(block, node, who)
+        else:
+            self.keep(node)
+
+    # Emitting.
+
+    def keep(self, node: Node) -> Planned:
+        """A node the ledger does not model: a note carrying its text (nothing dropped)."""
+        self.kept[node.name] += 1
+        text = node.whole()
+        text = text if len(text) <= 2000 else text[:1997] + "..."
+        return self.emit(node, None, {"type": "note", "text": text})
+
+    def emit(
+        self,
+        node: Node,
+        who: str | None,
+        fields: dict[str, Any],
+        before: Planned | None = None,
+        names: tuple[str, Planned] | None = None,
+    ) -> Planned:
+        """Plan one event from `node` (before `before`, when given), its source the node's."""
+        made = Planned({**fields, "source": {"file": node.file, "line": node.line}}, node, names)
+        at = len(self.plan)
+        if before is not None:
+            at = next(n for n, p in enumerate(self.plan) if p is before)
+        self.plan.insert(at, made)
+        if who is not None:
+            self.whose[id(made)] = who
+        return made
+
+    def claim(
+        self, node: Node, who: str, meter: str, value: int, before: Planned | None = None
+    ) -> Planned:
+        """The journal's word on a meter at this point (`tracks.noted`, checked, not applied)."""
+        fields = {"type": "tracks.noted", "target": who, "values": {meter: value}}
+        return self.emit(node, who, fields, before)
+
+    def _who(self, block: Block, who: str | None) -> str:
+        if who is None:
+            raise BadInput(
+                f"{block.file}:{block.line}: this mechanics block names no character (no actor "
+                "node): give --character NAME"
+            )
+        return who
+
+    # Nodes.
+
+    def _loose(self, block: Block, node: Node, who: str | None) -> None:
+        """A node outside any move: a meter, an impact or an Endure Harm oracle roll is its
+        event; a roll, burn or outcome with no move to belong to is kept as text."""
+        if node.name in ("roll", "burn", "outcome") or (
+            node.name == "oracle" and not _endure_oracle(node)
+        ):
+            self.keep(node)
+        else:
+            self._step(block, node, self._who(block, who), _Move("none"))
+
+    def _move(self, block: Block, node: Node, who: str | None) -> None:
+        move = _Move(move_key(node))
+        for child in node.children:
+            if child.ordinal in move.consumed:
+                continue
+            if child.name in ("roll", "meter", "burn", "impact", "oracle", "outcome"):
+                self._step(block, child, self._who(block, who), move, node.children)
+            else:
+                self.keep(child)
+
+    def _step(
+        self, block: Block, node: Node, who: str, move: _Move, siblings: Sequence[Node] = ()
+    ) -> None:
+        match node.name:
+            case "roll":
+                self._roll(node, who, move)
+            case "meter":
+                self._meter(node, who, move, siblings)
+            case "burn":
+                self._burn(node, who, move)
+            case "impact":
+                self._impact(node, who)
+            case "oracle":
+                if move.endure or _endure_oracle(node):
+                    roll = _int(node, node.arg("roll", 1), "roll")
+                    fields = {"type": "oracle.rolled", "target": who, "roll": roll}
+                    self.emit(node, who, {**fields, "table": "endure_harm"})
+                else:
+                    self.keep(node)
+            case "outcome":
+                self._outcome(node, move)
+
+    def _roll(self, node: Node, who: str, move: _Move) -> None:
+        stat = node.arg("stat-name", 0)
+        if not isinstance(stat, str) or stat.lower() not in (*STATS, *METERS[:3]):
+            self.keep(node)  # a roll against no stat of the character's (an asset's meter)
+            return
+        stat = stat.lower()
+        action_key = "action-die" if "action-die" in node.props else "action"
+        dice = {
+            "action": node.arg(action_key, 1),
+            "stat": node.arg("stat", 2),
+            "vs1": node.arg("vs1", 4),
+            "vs2": node.arg("vs2", 5),
+        }
+        missing = [k for k, v in dice.items() if v is None]
+        if missing:
+            raise BadInput(f"{node.where}: the roll is missing its {', '.join(missing)}")
+        action, value = _int(node, dice["action"], "action"), _int(node, dice["stat"], "stat")
+        challenge = (_int(node, dice["vs1"], "vs1"), _int(node, dice["vs2"], "vs2"))
+        adds = _int(node, node.arg("adds", 3) if node.arg("adds", 3) is not None else 0, "adds")
+        move.score = min(10, action + value + adds)
+        move.challenge = challenge
+        move.outcome = outcome_of(move.score, challenge)
+        if stat in METERS:
+            self.claim(node, who, stat, value)
+        fields = {
+            "type": "roll.made",
+            "actor": who,
+            "move": move.key,
+            "stat": stat,
+            "action_die": action,
+            "challenge": list(challenge),
+            "adds": adds,
+            "outcome": _claimed(node, node.props.get("outcome")) or move.outcome,
+        }
+        move.roll = move.applies_miss = self.emit(node, who, fields)
+
+    def _outcome(self, node: Node, move: _Move) -> None:
+        if move.roll is None:
+            raise BadInput(f"{node.where}: an outcome node follows a roll in its move")
+        move.roll.fields["outcome"] = _claimed(node, node.arg("outcome", 0))
+
+    def _meter(self, node: Node, who: str, move: _Move, siblings: Sequence[Node]) -> None:
+        meter, start, end = _meter_parts(node)
+        if meter not in METERS:
+            self.keep(node)  # a companion's or a vehicle's meter: not the character's
+            return
+        delta = end - start
+        if move.endure and move.roll is None and meter == "health" and delta < 0:
+            move.harmed = True
+            self.claim(node, who, meter, start)
+            self.emit(node, who, {"type": "harm.suffered", "target": who, "amount": -delta})
+            return
+        spill = move.endure and move.roll is None and (meter, delta < 0) == ("momentum", True)
+        if spill and not move.harmed:
+            # Harm at 0 health, which the journal writes as its spill into momentum alone:
+            # the journal says health is 0 here.
+            move.harmed = True
+            self.claim(node, who, "health", 0)
+            self.claim(node, who, meter, start)
+            self.emit(node, who, {"type": "harm.suffered", "target": who, "amount": -delta})
+            return
+        rolled = move.endure and move.roll is not None
+        shake = (meter, delta) == ("health", 1) or (
+            (meter, delta) == ("momentum", -1) and move.outcome != "miss"
+        )
+        if rolled and not move.chosen and shake:
+            self.claim(node, who, meter, start)
+            partner = _partner(node, siblings, move, meter)
+            if partner is not None:
+                move.consumed.add(partner.ordinal)
+                other, was, _ = _meter_parts(partner)
+                self.claim(partner, who, other, was)
+            move.chosen = True
+            fields = {"type": "choice.made", "target": who, "option": "shake_it_off"}
+            self.emit(node, who, fields)
+            return
+        if rolled and not move.chosen and (meter, delta) == ("momentum", 1):
+            self.claim(node, who, meter, start)
+            move.chosen = True
+            fields = {"type": "choice.made", "target": who, "option": "embrace_the_pain"}
+            self.emit(node, who, fields)
+            return
+        miss = rolled and move.outcome == "miss" and (meter, delta) == ("momentum", -1)
+        if miss and not move.missed:
+            # The miss's own -1, which the roll (or a burn that left it a miss) applies.
+            move.missed = True
+            self.claim(node, who, meter, start, before=move.applies_miss)
+            return
+        self.claim(node, who, meter, start)
+        changed = {"type": "meter.changed", "target": who, "meter": meter, "amount": delta}
+        self.emit(node, who, changed)
+
+    def _burn(self, node: Node, who: str, move: _Move) -> None:
+        if move.roll is None:
+            self.keep(node)  # a burn with no roll before it in its move
+            return
+        start = _int(node, node.arg("from", 0), "from")
+        end = _int(node, node.arg("to", 1), "to")
+        # The momentum burned is the momentum held at the roll: the claim goes before it.
+        self.claim(node, who, "momentum", start, before=move.roll)
+        fields = {"type": "momentum.burned", "target": who}
+        burned = self.emit(node, who, fields, names=("roll", move.roll))
+        self.claim(node, who, "momentum", end)
+        move.outcome = outcome_of(move.score, move.challenge, start)
+        move.applies_miss = burned
+
+    def _impact(self, node: Node, who: str) -> None:
+        name = node.arg("name", 0)
+        marked = node.arg("marked", 1)
+        if not isinstance(name, str):
+            raise BadInput(f"{node.where}: an impact node names its impact")
+        key = slug(label(name))
+        if key not in DEBILITIES:
+            self.keep(node)
+            return
+        if marked in (True, "marked"):
+            kind = "debility.marked"
+        elif marked in (False, "unmarked"):
+            kind = "debility.cleared"
+        else:
+            raise BadInput(
+                f"{node.where}: impact {name!r} is marked (true) or unmarked (false), "
+                f"not {marked!r}"
+            )
+        self.emit(node, who, {"type": kind, "target": who, "debility": key})
+
+
+def _meter_parts(node: Node) -> tuple[str, int, int]:
+    name = node.arg("name", 0)
+    if not isinstance(name, str):
+        raise BadInput(f"{node.where}: a meter node names its meter")
+    start, end = node.arg("from", 1), node.arg("to", 2)
+    if start is None or end is None:
+        raise BadInput(f"{node.where}: meter {name!r} needs from= and to=")
+    return label(name).lower(), _int(node, start, "from"), _int(node, end, "to")
+
+
+def _partner(node: Node, siblings: Sequence[Node], move: _Move, meter: str) -> Node | None:
+    """The other half of a shake-it-off written as two meter nodes (+1 health, -1 momentum)."""
+    wanted = ("momentum", -1) if meter == "health" else ("health", 1)
+    for other in siblings:
+        if other.ordinal == node.ordinal or other.name != "meter":
+            continue
+        if other.ordinal in move.consumed:
+            continue
+        name, start, end = _meter_parts(other)
+        if (name, end - start) == wanted:
+            return other
+    return None
+
+
+def _endure_oracle(node: Node) -> bool:
+    name = node.arg("name", 0)
+    return isinstance(name, str) and "endure_harm" in slug(name)
+
+
+def _claimed(node: Node, value: Any) -> str | None:
+    if value is None:
+        return None
+    claimed = slug(str(value))
+    if claimed not in OUTCOMES:
+        raise BadInput(f"{node.where}: outcome {value!r} is a strong hit, a weak hit or a miss")
+    return claimed

@@ -1,0 +1,325 @@
+"""Iron Vault journals (#25): the fixture journal (tests/fixtures/iron-vault: three notes, two
+characters, classic and Starforged) imports as the story its blocks tell, every event with its
+note and line, audits with the journal's disagreements, and re-imports to nothing new."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from ledger import Ledger, events
+from ledger.errors import BadInput
+from ledger.ironvault import notes
+from tests import paths
+
+FIXTURE = paths.FIXTURES / "iron-vault"
+JOURNALS = FIXTURE / "Journals"
+SHEET = FIXTURE / "Characters" / "Kira.md"
+
+
+@pytest.fixture
+def journal(tmp_path: Path) -> Path:
+    """A copy of the fixture journal, to grow and edit."""
+    copy = tmp_path / "Journals"
+    shutil.copytree(JOURNALS, copy)
+    return copy
+
+
+def imported(ledger: Ledger, *paths: Path, **options: object) -> list[events.Recorded]:
+    ledger.import_iron_vault(list(paths), into="saga", character="Kira", **options)  # type: ignore[arg-type]
+    return ledger.records("saga")
+
+
+def test_the_notes_are_read_in_natural_order_of_their_names() -> None:
+    found = [name for name, _ in notes.note_files([JOURNALS])]
+    assert found == ["Session 1.md", "Session 2.md", "Session 10.md"]
+
+
+def test_a_journal_imports_as_the_story_its_blocks_tell(db: Path) -> None:
+    with Ledger(db) as ledger:
+        records = imported(ledger, JOURNALS)
+        view = ledger.tracks("saga").view()
+    kinds = [r.type for r in records]
+    assert kinds[:4] == ["encounter.opened", "note", "combatant.joined", "roll.made"]
+    assert kinds.count("harm.suffered") == 6
+    assert kinds.count("momentum.burned") == 2
+    choices = [events.body_of(r.event)["option"] for r in records if r.type == "choice.made"]
+    assert choices == ["shake_it_off", "embrace_the_pain", "embrace_the_pain"]
+    kira, ash = view["combatants"]["Kira"], view["combatants"]["Ash"]
+    assert (kira["health"], kira["momentum"], kira["debilities"]) == (0, 3, [])
+    assert (ash["health"], ash["momentum"]) == (0, -1)
+    assert ash["debilities"] == ["wounded", "permanently_harmed"]
+    assert ash["conditions"] == ["reeling"]
+
+
+def test_every_imported_event_carries_its_note_and_line(db: Path) -> None:
+    with Ledger(db) as ledger:
+        records = imported(ledger, JOURNALS)
+    told = {r.seq: events.origin(r.event) for r in records}
+    assert told[1] is None  # the opening is the import's own
+    assert all(told[seq] for seq in told if seq > 1)
+    harm = next(r for r in records if r.type == "harm.suffered")
+    assert events.origin(harm.event) == "Session 1.md:20"
+    lines = (JOURNALS / "Session 1.md").read_text(encoding="utf-8").splitlines()
+    assert lines[20 - 1].strip() == 'meter "Health" from=5 to=3'
+
+
+def test_the_audit_shows_the_journal_s_disagreements_with_their_file_and_line(db: Path) -> None:
+    with Ledger(db) as ledger:
+        imported(ledger, JOURNALS)
+        found = ledger.audit("saga")
+    assert [(f.rule, f.seq) for f in found] == [
+        ("journal-start", (3,)),
+        ("endure-harm-stat", (25,)),
+        ("shake-it-off-allowed", (25, 27)),
+        ("journal-disagrees", (36,)),
+        ("journal-start", (43,)),
+        ("journal-disagrees", (49,)),
+        ("momentum-burn-allowed", (50, 52)),
+    ]
+    disagree = [f.message for f in found if f.rule == "journal-disagrees"]
+    assert disagree == [
+        "Session 2.md:22 says 'Kira' health is 3 here; the ledger has 1 (seq 36)",
+        "Session 10.md:21 says 'Ash' momentum is 5 here; the ledger has 2 (seq 49)",
+    ]
+    assert "weak hit" in next(f.message for f in found if f.rule == "shake-it-off-allowed")
+
+
+def test_without_a_sheet_the_journal_s_first_values_start_each_character(db: Path) -> None:
+    with Ledger(db) as ledger:
+        records = imported(ledger, JOURNALS)
+    joins = {r.event.name: r for r in records if isinstance(r.event, events.CombatantJoined)}
+    assert events.body_of(joins["Kira"].event)["stats"] == {
+        "edge": 2,
+        "health": 5,
+        "iron": 3,
+        "momentum": 2,
+        "wits": 2,
+    }
+    assert events.body_of(joins["Ash"].event)["stats"] == {
+        "edge": 2,
+        "health": 1,
+        "iron": 1,
+        "momentum": 3,
+    }
+    assert events.origin(joins["Ash"].event) == "Session 10.md:8"
+
+
+def test_a_sheet_gives_the_character_s_starting_values(db: Path) -> None:
+    with Ledger(db) as ledger:
+        records = imported(ledger, JOURNALS, sheet=SHEET)
+        found = ledger.audit("saga")
+    kira = next(r for r in records if getattr(r.event, "name", None) == "Kira")
+    assert events.body_of(kira.event)["stats"] == {
+        "edge": 2,
+        "heart": 1,
+        "iron": 3,
+        "shadow": 1,
+        "wits": 2,
+        "health": 5,
+        "spirit": 5,
+        "supply": 5,
+        "momentum": 2,
+    }
+    assert events.origin(kira.event) == "Kira.md:1"
+    assert "with what Kira.md:1 gives" in found[0].message
+
+
+def test_importing_the_same_notes_again_appends_nothing(db: Path) -> None:
+    with Ledger(db) as ledger:
+        first = ledger.import_iron_vault([JOURNALS], into="saga", character="Kira")
+        again = ledger.import_iron_vault([JOURNALS], into="saga", character="Kira")
+        head = ledger.store.require("saga").seq
+    assert (first.appended, first.already_stored) == (63, 0)
+    assert (again.appended, again.already_stored, again.head) == (0, 63, head)
+
+
+def test_a_journal_that_grew_appends_only_its_new_nodes(db: Path, journal: Path) -> None:
+    later = journal / "Session 10.md"
+    text = later.read_text(encoding="utf-8")
+    later.unlink()
+    with Ledger(db) as ledger:
+        before = ledger.import_iron_vault([journal], into="saga", character="Kira")
+        later.write_text(text, encoding="utf-8")
+        grown = ledger.import_iron_vault([journal], into="saga", character="Kira")
+        with (journal / "Session 10.md").open("a", encoding="utf-8") as note:
+            note.write("\n```iron-vault-mechanics\nxp from=4 to=6\n```\n")
+        more = ledger.import_iron_vault([journal], into="saga", character="Kira")
+        records = ledger.records("saga")
+    assert (before.appended, grown.appended, more.appended) == (42, 21, 1)
+    assert [r.type for r in records[42:44]] == ["combatant.joined", "tracks.noted"]
+    assert events.origin(records[-1].event) == f"Session 10.md:{len(text.splitlines()) + 3}"
+    assert records[-1].event == events.Note(text="xp from=4 to=6", source=records[-1].event.source)
+
+
+def test_a_node_changed_where_it_was_imported_is_refused_and_nothing_appended(
+    db: Path, journal: Path
+) -> None:
+    note = journal / "Session 1.md"
+    with Ledger(db) as ledger:
+        ledger.import_iron_vault([journal], into="saga", character="Kira")
+        note.write_text(
+            note.read_text(encoding="utf-8").replace("from=5 to=3", "from=5 to=2"),
+            encoding="utf-8",
+        )
+        with (journal / "Session 10.md").open("a", encoding="utf-8") as more:
+            more.write("\n```iron-vault-mechanics\nxp from=4 to=6\n```\n")
+        with pytest.raises(BadInput) as refused:
+            ledger.import_iron_vault([journal], into="saga", character="Kira")
+        head = ledger.store.require("saga").seq
+    assert str(refused.value) == (
+        'Session 1.md:20: the journal changed where it was imported: `meter "Health" from=5 '
+        "to=2` contradicts seq 8 (harm.suffered, imported from Session 1.md:20); nothing was "
+        "imported: amend seq 8 to match it, or import into a new encounter"
+    )
+    assert head == 63
+
+
+def test_an_amendment_to_what_the_journal_now_says_lets_it_import_again(
+    db: Path, journal: Path
+) -> None:
+    note = journal / "Session 1.md"
+    with Ledger(db) as ledger:
+        ledger.import_iron_vault([journal], into="saga", character="Kira")
+        note.write_text(
+            note.read_text(encoding="utf-8").replace("from=4 to=6", "from=4 to=7"),
+            encoding="utf-8",
+        )
+        changed = next(
+            r
+            for r in ledger.records("saga")
+            if r.type == "meter.changed" and events.body_of(r.event)["amount"] == 2 and r.seq > 18
+        )
+        ledger.amend("saga", changed.seq, {"amount": 3}, reason="the journal says +3")
+        again = ledger.import_iron_vault([journal], into="saga", character="Kira")
+    assert again.appended == 0
+
+
+def test_a_note_that_grew_before_a_note_already_imported_is_refused(
+    db: Path, journal: Path
+) -> None:
+    with Ledger(db) as ledger:
+        ledger.import_iron_vault([journal], into="saga", character="Kira")
+        with (journal / "Session 2.md").open("a", encoding="utf-8") as note:
+            note.write("\n```iron-vault-mechanics\nxp from=4 to=6\n```\n")
+        with pytest.raises(BadInput, match=r"^Session 2\.md:\d+ is new, but Session 10\.md"):
+            ledger.import_iron_vault([journal], into="saga", character="Kira")
+
+
+def test_the_same_journal_imports_into_two_encounters(db: Path) -> None:
+    with Ledger(db) as ledger:
+        ledger.import_iron_vault([JOURNALS], into="saga", character="Kira")
+        other = ledger.import_iron_vault([JOURNALS], into="again", character="Kira")
+    assert other.appended == 63
+
+
+def test_a_dry_run_appends_nothing_and_says_what_it_would(db: Path) -> None:
+    with Ledger(db) as ledger:
+        dry = ledger.import_iron_vault([JOURNALS], into="saga", character="Kira", dry_run=True)
+        assert ledger.encounters() == []
+    assert (dry.appended, dry.dry_run) == (63, True)
+    assert dry.folds[7][1].type == "harm.suffered"
+
+
+def test_a_block_with_no_character_is_bad_input_naming_its_file_and_line(db: Path) -> None:
+    with Ledger(db) as ledger, pytest.raises(BadInput) as refused:
+        ledger.import_iron_vault([JOURNALS], into="saga")
+        assert ledger.encounters() == []
+    assert str(refused.value) == (
+        "Session 1.md:8: this mechanics block names no character (no actor node): give "
+        "--character NAME"
+    )
+
+
+@pytest.mark.parametrize(
+    ("block", "message"),
+    [
+        (
+            'move "Face Danger" {\n    roll "edge" action=3 stat=2\n}',
+            "Session 9.md:5: the roll is missing its vs1, vs2",
+        ),
+        (
+            'meter "Health" from=3',
+            "Session 9.md:4: meter 'Health' needs from= and to=",
+        ),
+        (
+            'move "Endure Harm" {\n    meter "Health" from=3 to=2\n',
+            "Session 9.md:3: the mechanics block is not valid KDL (",
+        ),
+        (
+            'impact "Wounded" "maybe"',
+            "Session 9.md:4: impact 'Wounded' is marked (true) or unmarked (false), not 'maybe'",
+        ),
+        (
+            'move "Endure Harm" {\n    roll "iron" action=9 stat=2 vs1=1 vs2=2\n}',
+            "Session 9.md:5: roll.made event field 'action_die'",
+        ),
+    ],
+    ids=["roll-without-dice", "meter-without-to", "not-kdl", "impact-status", "die-of-9"],
+)
+def test_a_broken_node_is_one_line_of_bad_input_and_nothing_is_appended(
+    db: Path, tmp_path: Path, block: str, message: str
+) -> None:
+    note = tmp_path / "Session 9.md"
+    note.write_text(f"# 9\n\n```iron-vault-mechanics\n{block}\n```\n", encoding="utf-8")
+    with Ledger(db) as ledger:
+        with pytest.raises(BadInput) as refused:
+            ledger.import_iron_vault([note], into="saga", character="Kira")
+        assert ledger.encounters() == []
+    assert str(refused.value).startswith(message)
+    assert "\n" not in str(refused.value)
+
+
+def test_an_encounter_of_another_system_is_refused(db: Path) -> None:
+    with Ledger(db) as ledger:
+        ledger.open("saga", "ssss")
+        with pytest.raises(
+            BadInput,
+            match="is an ssss encounter; an Iron Vault journal imports into an ironsworn one",
+        ):
+            ledger.import_iron_vault([JOURNALS], into="saga", character="Kira")
+
+
+def test_without_the_kdl_parser_the_error_names_the_extra(
+    db: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "ckdl", None)
+    with Ledger(db) as ledger, pytest.raises(BadInput) as refused:
+        ledger.import_iron_vault([JOURNALS], into="saga", character="Kira")
+    assert str(refused.value) == (
+        "reading Iron Vault journals needs the KDL parser: "
+        "pip install 'encounter-ledger[ironvault]'"
+    )
+
+
+def test_a_roll_s_outcome_node_is_the_claim_the_audit_checks(db: Path, tmp_path: Path) -> None:
+    note = tmp_path / "S.md"
+    note.write_text(
+        "```iron-vault-mechanics\n"
+        'move "Face Danger" {\n    roll "edge" action=3 stat=2 vs1=9 vs2=9\n'
+        '    outcome "strong hit"\n}\n```\n',
+        encoding="utf-8",
+    )
+    with Ledger(db) as ledger:
+        ledger.import_iron_vault([note], into="saga", character="Kira")
+        found = [(f.rule, f.seq) for f in ledger.audit("saga")]
+    assert ("outcome-claim", (3,)) in found
+
+
+@pytest.mark.parametrize("first", [1, 2])
+def test_a_journal_imported_note_by_note_is_the_journal_imported_at_once(
+    tmp_path: Path, first: int
+) -> None:
+    names = [name for name, _ in notes.note_files([JOURNALS])]
+    with Ledger(tmp_path / "once.db") as once, Ledger(tmp_path / "parts.db") as parts:
+        once.import_iron_vault([JOURNALS], into="saga", character="Kira")
+        parts.import_iron_vault(
+            [JOURNALS / n for n in names[:first]], into="saga", character="Kira"
+        )
+        parts.import_iron_vault([JOURNALS / n for n in names], into="saga", character="Kira")
+        whole = [(r.id, r.type, events.body_of(r.event)) for r in once.records("saga")]
+        pieced = [(r.id, r.type, events.body_of(r.event)) for r in parts.records("saga")]
+    assert pieced == whole
