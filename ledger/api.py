@@ -24,7 +24,7 @@ from typing import Any
 
 from ledger import events, jsonl, revise, systems
 from ledger.errors import BadInput, BrokenChain, Conflict
-from ledger.read import Reader
+from ledger.read import LOSS_NOTE, Reader
 from ledger.store import DEFAULT_DB, SCRATCH, is_postgres, now_utc
 from ledger.store import snapshots as sealed
 from ledger.store.sql import SqlStore
@@ -287,15 +287,39 @@ class Ledger(Reader):
 
         return self._write(encounter, correction, strict=strict, expect=expect, dry_run=dry_run)
 
+    def repair(self, encounter: str, *, reason: str, accept_loss: bool = False) -> Written:
+        """Accept the loss of events the ledger acknowledged and no longer holds (removed from
+        the end of the encounter, or replaced), so that writes go on: one note records what
+        was lost and why, and the audit reports it (`loss-accepted`) for good. Nothing else is
+        repaired: a chain broken in the middle is refused as before."""
+        if accept_loss is not True:
+            raise BadInput("repair accepts the loss of acknowledged events: say so (--accept-loss)")
+        if not isinstance(reason, str) or not reason.strip():
+            raise BadInput("repair needs a reason (the ledger keeps why events were given up)")
+        with self._transaction(encounter, None, repair=True) as session:
+            before = session.ready().state
+            text = f"{LOSS_NOTE}: {session.txn.lost}; reason: {reason}"
+            note = self._parse({"type": "note", "text": text}, session.system())
+            record, found = revise.admit(session, note, strict=False)
+            after = session.state
+            assert after is not None
+        return Written([(before, record, after)], found)
+
     @contextmanager
     def _transaction(
-        self, encounter: str, expect: int | None, *, opening: bool = False, bulk: bool = False
+        self,
+        encounter: str,
+        expect: int | None,
+        *,
+        opening: bool = False,
+        bulk: bool = False,
+        repair: bool = False,
     ) -> Iterator[Session]:
         """The one skeleton of every write: a store transaction (`SqlStore.begin`) and the
         encounter folded over it. A use case builds its events over the session inside the
         block; the snapshots the fold passed are stored with its rows (`Session.keep`), unless
         it was a dry run."""
-        with self.store.begin(encounter, expect, bulk=bulk) as txn:
+        with self.store.begin(encounter, expect, bulk=bulk, repair=repair) as txn:
             if txn.system is None and not opening:
                 self.store.require(encounter)
             session = Session(txn, sealed.key())

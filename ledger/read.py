@@ -25,6 +25,8 @@ from projections.revisions import Standing, standing
 
 #: The text that opens the note an `import --unchained` appends; the audit reports it.
 UNCHAINED_NOTE: Final = "imported unverified (import --unchained)"
+#: The text that opens the note `encounter repair --accept-loss` appends; the audit reports it.
+LOSS_NOTE: Final = "events lost (encounter repair --accept-loss)"
 
 
 class Reader:
@@ -94,6 +96,11 @@ class Reader:
         ruleset = systems.ruleset(head.system)
         snapshot = from_snapshot(ruleset, found, now, encounter)
         start, state = snapshot if snapshot is not None else (0, None)
+        if start:
+            # The rows behind the snapshot are not folded, but their chain is checked (a read
+            # warns of a row changed there): hashing costs a fraction of folding.
+            for _ in self.store.rows(encounter, 0, start):
+                pass
         state = fold_on(ruleset, self.iter_records(encounter, start, top), now, state)
         if state is None:
             raise BadInput("the stream has no encounter.opened")
@@ -267,6 +274,15 @@ def _noting_unverified(
                     (record.seq,),
                     f"{event.text}: these events are as the imported file had them, which no "
                     "hash chain vouches for",
+                )
+            )
+        elif isinstance(event, events.Note) and event.text.startswith(LOSS_NOTE):
+            found.append(
+                warning(
+                    "loss-accepted",
+                    (record.seq,),
+                    f"{event.text}: events the ledger acknowledged are gone, and the chain "
+                    "goes on without them",
                 )
             )
         yield record

@@ -49,6 +49,12 @@ class Backend(ABC):
         ...
 
     @abstractmethod
+    def tamper(self, *statements: str) -> None:
+        """Run `statements` with the append-only guard lifted, then put it back word for word
+        (as someone holding the database could: nothing of the guard shows the change)."""
+        ...
+
+    @abstractmethod
     def sibling(self, name: str) -> Backend:
         """Another fresh store of the same kind."""
         ...
@@ -85,6 +91,22 @@ class SqliteBackend(Backend):
     def unguard(self) -> None:
         self.execute("DROP TRIGGER events_no_update")
         self.execute("DROP TRIGGER events_no_delete")
+
+    def tamper(self, *statements: str) -> None:
+        raw = sqlite3.connect(self.path)
+        try:
+            triggers = raw.execute(
+                "SELECT name, sql FROM sqlite_master WHERE type = 'trigger'"
+            ).fetchall()
+            for name, _ in triggers:
+                raw.execute(f"DROP TRIGGER {name}")
+            for statement in statements:
+                raw.execute(statement)
+            for _, sql in triggers:
+                raw.execute(sql)
+            raw.commit()
+        finally:
+            raw.close()
 
     def sibling(self, name: str) -> Backend:
         return SqliteBackend(self.path.with_name(f"{name}.db"))
@@ -124,6 +146,23 @@ class PgBackend(Backend):
     def unguard(self) -> None:
         for trigger in ("events_no_update", "events_no_delete", "events_no_truncate"):
             self.execute(f"DROP TRIGGER IF EXISTS {trigger} ON events")
+
+    def tamper(self, *statements: str) -> None:
+        import psycopg
+
+        with psycopg.connect(self.location, autocommit=True) as conn, conn.transaction():
+            triggers = conn.execute(
+                "SELECT tgname, pg_get_triggerdef(oid), tgenabled FROM pg_trigger "
+                "WHERE tgrelid = 'events'::regclass AND NOT tgisinternal"
+            ).fetchall()
+            for name, _, _ in triggers:
+                conn.execute(f"DROP TRIGGER {name} ON events")
+            for statement in statements:
+                conn.execute(statement)
+            enabling = {"O": "ENABLE", "D": "DISABLE", "R": "ENABLE REPLICA", "A": "ENABLE ALWAYS"}
+            for name, definition, enabled in triggers:
+                conn.execute(definition)
+                conn.execute(f"ALTER TABLE events {enabling[enabled]} TRIGGER {name}")
 
     def sibling(self, name: str) -> Backend:
         other = PgBackend(self.server)

@@ -1,5 +1,5 @@
 """`encounter verify`: the hash chains of a ledger file or of an exported file recomputed, and
-checked against a published digest.
+checked against a published digest; `encounter repair`, which accepts a loss verify found.
 
 `ledger.cli` adds it (`commands`) to the app after the read commands (`ledger.reads`).
 """
@@ -12,9 +12,9 @@ from typing import Annotated, NoReturn
 import typer
 
 from ledger import api, jsonl
-from ledger.cli import progress
+from ledger.cli import progress, render
 from ledger.cli.errors import fail, guard, outcome
-from ledger.cli.options import Json, emit_json, names_a_file, opened
+from ledger.cli.options import Encounter, Json, emit_json, names_a_file, opened
 from ledger.errors import BadInput
 from ledger.store import Head, chain
 from ledger.store.chain import ChainReport
@@ -126,6 +126,38 @@ def _verify_document(
         }
     )
     raise typer.Exit(0 if ok and matched is not False else 1)
+
+
+@commands.command()
+def repair(
+    ctx: typer.Context,
+    name: Encounter,
+    accept_loss: Annotated[
+        bool,
+        typer.Option(
+            "--accept-loss",
+            help="Accept that events the ledger acknowledged are gone (required).",
+        ),
+    ] = False,
+    reason: Annotated[
+        str, typer.Option("--reason", help="Why the loss is accepted (kept in the ledger).")
+    ] = "",
+    json_: Json = False,
+) -> None:
+    """Let writes go on after events were removed from the end of an encounter: one note
+    records what was lost and why, and `audit` reports it for good."""
+    if not accept_loss:
+        fail(BadInput("repair gives up acknowledged events for good: say so with --accept-loss"))
+    if not reason.strip():
+        fail(BadInput("repair needs --reason TEXT (the ledger keeps why events were given up)"))
+    with opened(ctx) as ledger:
+        result = guard(lambda: ledger.repair(name, reason=reason, accept_loss=True))
+    if json_:
+        emit_json(result.document())
+        raise typer.Exit(0)
+    record = result.records[-1]
+    typer.echo(f"Recorded seq {record.seq}: {record.type}")
+    typer.echo(render.visible(f"  {result.words[-1]}"))
 
 
 def _verified(ledger: api.Ledger, head: Head, step: Callable[[int], None]) -> list[ChainReport]:

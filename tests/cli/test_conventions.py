@@ -374,7 +374,7 @@ def test_every_command_is_a_module_level_function_not_a_closure() -> None:
     assert nested == []
 
 
-def test_the_generic_commands_are_listed_writes_reads_verify_report_then_reference() -> None:
+def test_the_generic_commands_are_listed_writes_reads_verify_repair_report_then_reference() -> None:
     names = [
         info.name or info.callback.__name__.lower().replace("_", "-")
         for info in cli.app.registered_commands
@@ -383,5 +383,5 @@ def test_the_generic_commands_are_listed_writes_reads_verify_report_then_referen
     assert names == [
         "new", "add", "record", "round", "undo", "redo", "amend", "import", "copy",
         "log", "tracks", "replay", "history", "audit", "list", "export",
-        "verify", "report", "schema", "rules", "views",
+        "verify", "repair", "report", "schema", "rules", "views",
     ]  # fmt: skip
