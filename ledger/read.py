@@ -11,7 +11,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Final
 
 from ledger import events, systems
-from ledger.errors import BadInput, BrokenChain, UnknownName, did_you_mean
+from ledger.errors import BadInput, BrokenChain, UnknownName, UnknownVersion, did_you_mean
 from ledger.store import Head
 from ledger.store import snapshots as sealed
 from ledger.store.chain import ChainReport
@@ -243,13 +243,37 @@ class Reader:
             yield json.dumps(record.exchange(), ensure_ascii=False)
 
     def verify(self, encounter: str | None = None) -> list[ChainReport]:
-        """Recompute the hash chain of one encounter, or of every encounter in the file."""
+        """Recompute the hash chain of one encounter, or of every encounter in the file, and
+        name the first effective event of each that the ledger never accepted."""
         with self.store.reading():
             if encounter is not None:
                 if encounter not in self.store.names():
                     self.store.require(encounter)
-                return [self.store.verify(encounter)]
-            return [self.store.verify(name) for name in self.store.names()]
+                return [self._verified(encounter)]
+            return [self._verified(name) for name in self.store.names()]
+
+    def _verified(self, encounter: str) -> ChainReport:
+        """One encounter's chain report, with the first effective event its system refuses."""
+        report = self.store.verify(encounter)
+        if not report.ok or not report.events:
+            return report
+        head = self.store.head(encounter)
+        if head is None or head.system not in systems.known():
+            return report
+        vocabulary = systems.vocabulary(head.system)
+        gone = standing(self.revisions(head)).gone
+        for row in self.store.raw_rows(encounter):
+            if row.seq > head.seq:
+                break
+            if row.seq in gone:
+                continue
+            try:
+                events.read_stored(row.type, row.body, vocabulary)
+            except UnknownVersion:
+                continue
+            except BadInput as exc:
+                return report.but(invalid=f"seq {row.seq} ({row.type}): {exc}")
+        return report
 
     def problems(self) -> list[str]:
         """What is wrong with the file as a whole: append-only triggers missing or altered."""

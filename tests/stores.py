@@ -3,17 +3,19 @@ SQL on its database (to tamper behind the triggers, as an attacker with the file
 
 from __future__ import annotations
 
+import re
 import shutil
 import sqlite3
 import uuid
 from abc import ABC, abstractmethod
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit, urlunsplit
 
 import pytest
 
 from ledger import Ledger
+from tests import paths
 
 #: The stores every contract test runs on (PostgreSQL skips where no server can run).
 KINDS = ("sqlite", "postgresql")
@@ -192,3 +194,63 @@ class PgBackend(Backend):
         with psycopg.connect(self.server, autocommit=True) as conn:
             for backend in [self, *self._siblings]:
                 conn.execute(f"DROP SCHEMA IF EXISTS {backend.schema} CASCADE")
+
+
+HOSTING = paths.ROOT / "docs" / "hosting.md"
+
+
+def hosting_sql() -> list[list[str]]:
+    """The statements of each SQL block of the docs' hosting page."""
+    section = HOSTING.read_text(encoding="utf-8")
+    blocks = re.findall(r"^```sql\n(.*?)^```$", section, re.S | re.M)
+    return [[s.strip() for s in block.split(";") if s.strip()] for block in blocks]
+
+
+def as_user(server: str, user: str | None, database: str) -> str:
+    """The server's URL for another user (None: the same) and database."""
+    parts = urlsplit(server)
+    netloc = parts.netloc if user is None else f"{user}@{parts.netloc.rpartition('@')[2]}"
+    return urlunsplit(parts._replace(netloc=netloc, path=f"/{database}"))
+
+
+class Hosted:
+    """A database set up as the docs' hosting page says: its owner, whose first write made the
+    tables, and the app role with the page's grants (names made unique for the test)."""
+
+    def __init__(self, server: str) -> None:
+        import psycopg
+
+        self.server = server
+        tag = uuid.uuid4().hex[:8]
+        self.names = {n: f"{n}_{tag}" for n in ("encounter_owner", "encounter_app", "encounters")}
+        rename = re.compile(r"\b(encounter_owner|encounter_app|encounters)\b")
+        create, grant = hosting_sql()
+        database = self.names["encounters"]
+        self.owner = as_user(server, self.names["encounter_owner"], database)
+        self.app = as_user(server, self.names["encounter_app"], database)
+        #: The superuser, on the hosted database.
+        self.admin = as_user(server, None, database)
+        with psycopg.connect(server, autocommit=True) as conn:
+            for statement in create:
+                conn.execute(rename.sub(lambda m: self.names[m[1]], statement))
+        with Ledger(self.owner) as ledger:  # the owner's first write makes the tables
+            ledger.open("setup", "ssss")
+        with psycopg.connect(self.admin, autocommit=True) as conn:
+            for statement in grant:
+                conn.execute(rename.sub(lambda m: self.names[m[1]], statement))
+
+    def execute(self, url: str, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+        """Run one statement as the user of `url` (`?` placeholders), committed."""
+        import psycopg
+
+        with psycopg.connect(url, autocommit=True) as conn:
+            cursor = conn.execute(sql.replace("?", "%s"), params)
+            return cursor.fetchall() if cursor.description else []
+
+    def close(self) -> None:
+        import psycopg
+
+        with psycopg.connect(self.server, autocommit=True) as conn:
+            conn.execute(f"DROP DATABASE IF EXISTS {self.names['encounters']} WITH (FORCE)")
+            for role in ("encounter_app", "encounter_owner"):
+                conn.execute(f"DROP ROLE IF EXISTS {self.names[role]}")

@@ -73,7 +73,7 @@ def verify(
     matched = None if head is None else ends_at is not None and chain.matches(ends_at, head)
     if json_:
         _verify_document(reports, problems, digest if whole else None, matched)
-    broken = bool(problems) or any(not r.ok or r.cache is not None for r in reports)
+    broken = bool(problems) or any(not r.ok or r.cache or r.invalid for r in reports)
     outcome(1 if broken or matched is False else 0)
     for problem in problems:
         typer.echo(f"{ctx.obj}: BROKEN: {problem}")
@@ -86,6 +86,12 @@ def verify(
             typer.echo(f"{r.encounter}: CACHE DISAGREES: {r.cache} (the next write repairs it)")
         if r.unread is not None:
             typer.echo(f"{r.encounter}: NOT READABLE BY THIS BUILD: {r.unread}")
+        if r.invalid is not None:
+            seq = r.invalid.split()[1]
+            typer.echo(
+                f"{r.encounter}: NEVER ACCEPTED: {r.invalid} (another hand stored it; retract "
+                f"it: encounter undo {r.encounter} {seq} --reason TEXT)"
+            )
     if not reports:
         typer.echo(f"No encounters in {ctx.obj}.")
     elif whole and not broken:
@@ -110,11 +116,12 @@ def _verify_document(
     reports: list[ChainReport], problems: list[str], digest: str | None, matched: bool | None
 ) -> NoReturn:
     """`verify --json`: one document, `{"ok", "problems", "encounters": [{"encounter",
-    "events", "head", "ok", "bad_seq", "problem", "cache", "unread"}], "digest", "head_matches"}`
+    "events", "head", "ok", "bad_seq", "problem", "cache", "unread", "invalid"}], "digest",
+    "head_matches"}`
     (`digest` over every head for a whole file, else null; `head_matches` null without
     --head); exit 1 when anything is broken or the chain does not end at --head."""
     encounters = [r.document() for r in reports]
-    ok = not problems and all(r.ok and r.cache is None for r in reports)
+    ok = not problems and all(r.ok and r.cache is None and r.invalid is None for r in reports)
     outcome(0 if ok and matched is not False else 1)
     emit_json(
         {

@@ -86,6 +86,9 @@ class ChainReport:
     cache: str | None = None
     #: The first event this build cannot read (a newer version of its type); its hash verifies.
     unread: str | None = None
+    #: The first effective event its system refuses, which the ledger never accepted (another
+    #: hand inserted it); its hash verifies, and an undo retracts it.
+    invalid: str | None = None
 
     @property
     def ok(self) -> bool:
@@ -102,6 +105,7 @@ class ChainReport:
             "problem": self.problem,
             "cache": self.cache,
             "unread": self.unread,
+            "invalid": self.invalid,
             "ok": self.ok,
         }
 

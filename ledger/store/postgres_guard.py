@@ -5,7 +5,8 @@ not switch them off): three refuse UPDATE, DELETE and TRUNCATE; the fourth check
 inserted, by the ledger or by any role that may INSERT (the app role of the docs' hosting
 page): it must be the next link of its encounter's chain (seq, prev_hash), its hash the
 contract hash of its contents, its body a JSON object in the exact text the ledger writes
-(keys sorted, no white space, numbers and strings as Python's `json` spells them), its type a
+(keys sorted, no white space, strings escaped as Python's `json` escapes them, whole
+numbers only), its type a
 lowercase dotted name. What the database cannot check is whether the body is an event its
 system accepts: a row that is not is an unreadable event, which `verify` and `audit` report and
 an undo retracts.
@@ -33,56 +34,9 @@ FUNCTIONS: Final[dict[str, tuple[str, str, str]]] = {
     END """,
         "",
     ),
-    # A finite float in the text Python's repr gives it (shortest round trip; fixed notation
-    # for decimal exponents -4 to 15, with at least one digit after the point).
-    "events_python_float": (
-        "(value float8) RETURNS text",
-        """
-    DECLARE
-        s text := value::text;
-        sign text := '';
-        mantissa text;
-        exponent int := 0;
-        digits text;
-        point int;
-        decpt int;
-    BEGIN
-        IF s IN ('NaN', 'Infinity', '-Infinity') THEN
-            RETURN NULL;
-        END IF;
-        IF left(s, 1) = '-' THEN
-            sign := '-';
-            s := substr(s, 2);
-        END IF;
-        mantissa := split_part(s, 'e', 1);
-        IF position('e' IN s) > 0 THEN
-            exponent := split_part(s, 'e', 2)::int;
-        END IF;
-        point := position('.' IN mantissa);
-        digits := replace(mantissa, '.', '');
-        decpt := CASE WHEN point = 0 THEN length(mantissa) ELSE point - 1 END + exponent;
-        decpt := decpt - (length(digits) - length(ltrim(digits, '0')));
-        digits := rtrim(ltrim(digits, '0'), '0');
-        IF digits = '' THEN
-            RETURN sign || '0.0';
-        END IF;
-        IF decpt - 1 >= -4 AND decpt - 1 < 16 THEN
-            IF decpt <= 0 THEN
-                RETURN sign || '0.' || repeat('0', -decpt) || digits;
-            ELSIF decpt >= length(digits) THEN
-                RETURN sign || digits || repeat('0', decpt - length(digits)) || '.0';
-            END IF;
-            RETURN sign || left(digits, decpt) || '.' || substr(digits, decpt + 1);
-        END IF;
-        RETURN sign || left(digits, 1)
-            || CASE WHEN length(digits) > 1 THEN '.' || substr(digits, 2) ELSE '' END
-            || 'e' || CASE WHEN decpt - 1 < 0 THEN '-' ELSE '+' END
-            || lpad(abs(decpt - 1)::text, 2, '0');
-    END """,
-        "IMMUTABLE STRICT SET extra_float_digits = 1",
-    ),
     # The text of a JSON value as the ledger writes it, or NULL when `value` is not that text
-    # (keys out of order or given twice, a number spelled otherwise).
+    # (keys out of order or given twice, a number that is not a whole number spelled plainly:
+    # events hold whole numbers only).
     "events_canonical": (
         "(value json) RETURNS text",
         """
@@ -121,10 +75,7 @@ FUNCTIONS: Final[dict[str, tuple[str, str, str]]] = {
             RETURN to_json(value #>> '{}')::text;
         WHEN 'number' THEN
             token := value::text;
-            IF token ~ '^(0|-?[1-9][0-9]*)$' THEN
-                RETURN token;
-            END IF;
-            IF token IS DISTINCT FROM events_python_float(token::float8) THEN
+            IF token !~ '^(0|-?[1-9][0-9]*)$' THEN
                 RETURN NULL;
             END IF;
             RETURN token;
@@ -247,16 +198,14 @@ def altered(conn: psycopg.Connection[Any]) -> list[str]:
             wrong.append(f"{name} (calls {proname}, not {function})")
         elif _replaced(function, source) or (
             function == "events_check_append"
-            and any(
-                _replaced(f, sources.get(f)) for f in ("events_canonical", "events_python_float")
-            )
+            and any(_replaced(f, sources.get(f)) for f in _HELPERS)
         ):
             wrong.append(f"{name} (its function was replaced)")
     return wrong
 
 
 #: The functions the row check calls.
-_HELPERS: Final = ("events_canonical", "events_python_float")
+_HELPERS: Final = ("events_canonical",)
 
 
 def _replaced(function: str, found: tuple[str, str, bool] | None) -> bool:

@@ -8,18 +8,22 @@ nothing of the guard itself shows it: only the rows do."""
 from __future__ import annotations
 
 import json
+import multiprocessing
+import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 from typer.testing import CliRunner
 
-from ledger import BrokenChain, StoreError
+from ledger import BrokenChain, Ledger, StoreError
 from ledger.cli import app
-from ledger.store import snapshots
+from ledger.store import chain, snapshots
 from tests.stores import Backend
 
 runner = CliRunner()
+CONTEXT = multiprocessing.get_context("fork")
 
 JOIN = {"type": "combatant.joined", "name": "Bandit", "side": "adversary", "stats": {"level": 1}}
 
@@ -243,3 +247,67 @@ def test_a_snapshot_forged_and_resealed_without_the_key_decides_nothing(
     with long.ledger() as ledger:
         assert ledger.tracks("long") == ledger.refold("long")
         assert not [f for f in ledger.audit("long") if f.rule == "event-after-defeat"]
+
+
+def test_an_event_stored_behind_the_ledger_s_back_is_reported_read_and_retracted(
+    long: Backend, tmp_path: Path
+) -> None:
+    last_seq, last_hash = rows(long)[-1]
+    body = '{"level":"nine","target":"Bandit"}'
+    row = ("long", last_seq + 1, "by-hand", "harm.inflicted", "2026-12-01T20:00:00.000000Z")
+    digest = chain.hash_text(*row, body, last_hash)
+    long.execute(
+        "INSERT INTO events (encounter, seq, id, type, recorded_at, body, prev_hash, hash) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        (*row, body, last_hash, digest),
+    )
+    code, out, _ = cli(long, "verify", "long")
+    assert code == 1 and "long: NEVER ACCEPTED: seq 604 (harm.inflicted): " in out
+    report = tmp_path / "long.html"
+    for args in (
+        ["tracks", "long"],
+        ["log", "long"],
+        ["replay", "long", "--from", "600"],
+        ["history", "long", "Bandit"],
+        ["export", "long", "--format", "md"],
+        ["report", "long", "--html", str(report)],
+    ):
+        code, out, err = cli(long, *args)
+        assert code == 0, (args, out, err)
+    code, out, _ = cli(long, "replay", "long", "--from", "604")
+    assert "harm inflicted: never accepted by the ledger, counts for nothing" in out
+    assert cli(long, "record", "long", "note", "text=x")[0] == 1
+    assert cli(long, "undo", "long", "604", "--reason", "not ours")[0] == 0
+    assert cli(long, "verify", "long")[0] == 0
+    assert cli(long, "record", "long", "note", "text=x")[0] == 0
+
+
+def _appender(url: str, count: int) -> None:
+    with Ledger(url) as ledger:
+        for n in range(count):
+            ledger.record("ford", {"type": "note", "text": f"storm {n}"})
+
+
+@pytest.mark.slow
+def test_verify_while_another_process_appends_never_cries_wolf(backend: Backend) -> None:
+    with backend.ledger() as ledger:
+        ledger.open("ford", "ssss")
+    writer = CONTEXT.Process(target=_appender, args=(backend.location, 400))
+    writer.start()
+    alarms: list[object] = []
+    runs = 0
+    try:
+        with backend.ledger(readonly=True) as ledger:
+            while writer.is_alive() or runs < 5:
+                for report in ledger.verify("ford"):
+                    runs += 1
+                    if not report.ok or report.cache is not None or report.invalid is not None:
+                        alarms.append(report)
+                code, out, _ = cli(backend, "verify", "ford")
+                if code != 0:
+                    alarms.append(out)
+                time.sleep(0.005)
+    finally:
+        writer.join(60)
+    assert writer.exitcode == 0
+    assert runs >= 5 and alarms == []

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 from multiprocessing.queues import Queue
 from multiprocessing.synchronize import Barrier
-from urllib.parse import quote, urlsplit, urlunsplit
+from urllib.parse import quote
 
 import pytest
 from typer.testing import CliRunner
@@ -22,8 +22,7 @@ from typer.testing import CliRunner
 from ledger import BadInput, BrokenChain, Ledger, StoreError, UnknownName
 from ledger.cli import app
 from ledger.errors import LedgerWarning
-from tests import paths
-from tests.stores import PgBackend
+from tests.stores import PgBackend, as_user, hosting_sql
 
 CONTEXT = multiprocessing.get_context("fork")
 
@@ -140,23 +139,6 @@ def test_eight_processes_on_four_encounters_store_every_event_once_and_run_in_pa
     serial = WRITERS * APPENDS * HOLD_S
     wall = max(end for _, end in finished) - min(began for began, _ in finished)
     assert wall < serial / 2, f"{wall:.2f} s for {serial:.2f} s of serial lock holds"
-
-
-HOSTING = paths.ROOT / "docs" / "hosting.md"
-
-
-def hosting_sql() -> list[list[str]]:
-    """The statements of each SQL block of the docs' hosting page."""
-    section = HOSTING.read_text(encoding="utf-8")
-    blocks = re.findall(r"^```sql\n(.*?)^```$", section, re.S | re.M)
-    return [[s.strip() for s in block.split(";") if s.strip()] for block in blocks]
-
-
-def as_user(server: str, user: str | None, database: str) -> str:
-    """The server's URL for another user (None: the same) and database."""
-    parts = urlsplit(server)
-    netloc = parts.netloc if user is None else f"{user}@{parts.netloc.rpartition('@')[2]}"
-    return urlunsplit(parts._replace(netloc=netloc, path=f"/{database}"))
 
 
 def test_the_hosting_page_s_roles_append_and_never_rewrite(pg_server: str) -> None:

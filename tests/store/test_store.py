@@ -302,17 +302,21 @@ def test_the_audit_reports_a_chain_broken_behind_the_triggers_first(
     assert "do not verify at seq 4 (hash does not match the event's contents)" in broken.message
 
 
-def test_the_audit_of_a_body_edited_into_broken_json_is_chain_broken_alone(
+def test_the_audit_of_a_body_edited_into_broken_json_is_chain_broken_and_that_event_unreadable(
     ledger: Ledger, backend: Backend
 ) -> None:
     skirmish(ledger)
     backend.unguard()
     backend.execute("UPDATE events SET body = '{not json' WHERE seq = 3")
-    [broken] = ledger.audit("skirmish")
+    broken, unreadable = ledger.audit("skirmish")
     assert (broken.rule, broken.seq) == ("chain-broken", (3,))
-    assert broken.message.endswith(
-        "; no rule was checked, because encounter 'skirmish' seq 3: stored event is invalid: "
-        "body is not JSON: Expecting property name enclosed in double quotes"
+    assert broken.message == (
+        "the stored events do not verify at seq 3 (body is not valid JSON): the file was "
+        "changed after they were written; see `encounter verify`"
+    )
+    assert (unreadable.rule, unreadable.seq) == ("event-unreadable", (3,))
+    assert "body is not JSON: Expecting property name enclosed in double quotes" in (
+        unreadable.message
     )
 
 
