@@ -158,10 +158,9 @@ def findings_table(findings: Sequence[Finding]) -> Grid:
 
 
 def heads_table(heads: Sequence[Head]) -> Grid:
-    """`list`: one row an encounter, with its head."""
+    """`list`: one row an encounter, with its whole head digest (what a GM publishes)."""
     rows = [
-        [h.encounter, h.system, h.title or "-", str(h.seq), h.hash[:12], h.updated_at]
-        for h in heads
+        [h.encounter, h.system, h.title or "-", str(h.seq), h.hash, h.updated_at] for h in heads
     ]
     return ["encounter", "system", "title", "events", "head", "updated"], rows
 

@@ -23,9 +23,22 @@ from ledger.store.chain import ChainReport
 commands = typer.Typer()
 
 
-def _digest_like(text: str) -> bool:
-    """A whole hex digest, or its first 12 digits or more."""
-    return 12 <= len(text) <= 64 and all(c in "0123456789abcdefABCDEF" for c in text)
+#: The fewest hex digits of a published digest `--head` takes: 64 bits, which a forger who
+#: controls an event's free text cannot match by trying (48 bits fall to GPU-hours).
+SHORTEST_HEAD = 16
+
+
+def _head_problem(text: str) -> str | None:
+    """What is wrong with a published digest given to --head (None: a whole hex digest, or its
+    first `SHORTEST_HEAD` digits or more)."""
+    if not text or len(text) > 64 or any(c not in "0123456789abcdefABCDEF" for c in text):
+        return f"--head {text!r} is not a digest (64 hex digits, or the first {SHORTEST_HEAD}+)"
+    if len(text) < SHORTEST_HEAD:
+        return (
+            f"--head {text!r} is {len(text)} hex digits: give at least the first "
+            f"{SHORTEST_HEAD} of the published digest (a shorter prefix can be forged)"
+        )
+    return None
 
 
 @commands.command()
@@ -39,15 +52,16 @@ def verify(
         str | None,
         typer.Option(
             "--head",
-            help="The published digest (its first 12+ hex digits will do): exit 1 unless "
+            help="The published digest (its first 16+ hex digits will do): exit 1 unless "
             "the chain ends there.",
         ),
     ] = None,
     json_: Json = False,
 ) -> None:
     """Recompute the hash chains; exit 1 when one is broken (or does not end at --head)."""
-    if head is not None and not _digest_like(head):
-        fail(BadInput(f"--head {head!r} is not a digest (64 hex digits, or the first 12+)"))
+    wrong = _head_problem(head) if head is not None else None
+    if wrong is not None:
+        fail(BadInput(wrong))
     show = progress.wanted(json_)
     if name is not None and names_a_file(name):
         file = name

@@ -63,8 +63,8 @@ def file_digest(heads: Mapping[str, str | None]) -> str:
 
 
 def matches(digest: str, published: str) -> bool:
-    """Whether a head (or file digest) is the published one, given whole or as its first 12+
-    hex digits (as `encounter list` shows a head)."""
+    """Whether a head (or file digest) is the published one, given whole or as its first
+    digits (the command line asks for 16 or more)."""
     return bool(published) and digest.lower().startswith(published.lower())
 
 
