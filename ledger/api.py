@@ -24,6 +24,7 @@ from typing import Any
 
 from ledger import events, jsonl, revise, systems
 from ledger.errors import BadInput, BrokenChain, Conflict
+from ledger.events.portable import normalized
 from ledger.read import LOSS_NOTE, Reader
 from ledger.store import DEFAULT_DB, SCRATCH, is_postgres, now_utc
 from ledger.store import snapshots as sealed
@@ -432,14 +433,16 @@ class Ledger(Reader):
     def _parse(
         self, event: Mapping[str, Any] | events.EventBase, system: str | None
     ) -> events.Event:
+        # Every text of a new event in composed form (NFC): names that look the same are equal.
         if isinstance(event, events.EventBase):
-            return systems.parse({"type": events.type_of(event), **events.body_of(event)}, system)
+            fields = {"type": events.type_of(event), **events.body_of(event)}
+            return systems.parse(normalized(fields), system)
         if not isinstance(event, Mapping):
             raise BadInput(
                 "an event is a mapping with a 'type' (or an event model), "
                 f"not {type(event).__name__}"
             )
-        return systems.parse(event, system)
+        return systems.parse(normalized(event), system)
 
 
 @dataclass(frozen=True, slots=True)

@@ -207,7 +207,7 @@ def track_grids(view: Mapping[str, Any], read: Readings) -> list[Grid]:
 def tracks_header(encounter: str, system: str, seq: int, round_: int | None, scene: Scene) -> str:
     """`duel (SYSTEM) at seq 9, round 2`: the first line of `tracks`."""
     time = when(round_, scene)
-    return f"{encounter} ({system}) at seq {seq}" + (f", {time}" if time else "")
+    return visible(f"{encounter} ({system}) at seq {seq}" + (f", {time}" if time else ""))
 
 
 # Plain words for what a change did: the downstream diff of an undo, redo or amend, and the

@@ -17,10 +17,15 @@ from projections import shown
 _SPECIAL = re.compile(r"([\\`*_\[\]<|~#])")
 
 
+#: The white space a line of the log folds into one space (every other control, format or
+#: separator code point is shown as an escape by `shown.visible`).
+_SPACES = re.compile(r"[ \t\n\r\f\v]+")
+
+
 def escape(text: str) -> str:
     """`text` on one line, its control characters shown as escapes (a terminal would act on
     them) and Markdown's (and raw HTML's) special characters backslash-escaped."""
-    return _SPECIAL.sub(r"\\\1", shown.visible(" ".join(str(text).split())))
+    return _SPECIAL.sub(r"\\\1", shown.visible(_SPACES.sub(" ", str(text)).strip()))
 
 
 def session_log(report: Report) -> str:

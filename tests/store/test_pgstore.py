@@ -312,7 +312,7 @@ def test_text_postgresql_cannot_hold_is_bad_input_and_appends_nothing(pg: PgBack
             ledger.tracks("ford\x00")
         line = '{"type": "note", "text": "x", "id": "nul\\u0000id"}'
         with pytest.raises(BadInput, match="'nul\\\\x00id' holds a NUL character, which"):
-            ledger.import_lines([line], into="ford")
+            ledger.import_lines([line], into="ford", unchained=True)
         assert ledger.store.require("ford").seq == 2
 
 
@@ -328,7 +328,7 @@ def test_an_id_another_writer_stored_first_is_refused_at_the_insert_and_appends_
         monkeypatch.setattr("ledger.store.statements.by_id", lambda *_: None)
         line = f'{{"type": "note", "text": "mine", "id": "{taken}"}}'
         with pytest.raises(BadInput, match="an event id in this batch is already stored"):
-            ledger.import_lines([line], into="ford")
+            ledger.import_lines([line], into="ford", unchained=True)
         assert ledger.store.require("ford").seq == 3
         assert ledger.record("ford", {"type": "note", "text": "next"}).seq == 4
         assert ledger.tracks("ford") == ledger.refold("ford")

@@ -174,11 +174,15 @@ def test_a_supplied_hash_must_match_the_recomputed_chain(ledger: Ledger) -> None
     assert ledger.store.require("skirmish").seq == 3
 
 
-def test_a_supplied_recorded_at_is_kept(ledger: Ledger) -> None:
+def test_a_supplied_recorded_at_is_kept_by_an_unchained_import_and_refused_by_another(
+    ledger: Ledger,
+) -> None:
     skirmish(ledger)
     line = json.dumps({"type": "note", "text": "x", "recorded_at": "2025-01-02T03:04:05Z"})
-    ledger.import_lines([line], into="skirmish")
-    assert ledger.records("skirmish")[-1].recorded_at == "2025-01-02T03:04:05Z"
+    with pytest.raises(BadInput, match="carries 'recorded_at' but no 'hash'"):
+        ledger.import_lines([line], into="skirmish")
+    ledger.import_lines([line], into="skirmish", unchained=True)
+    assert ledger.records("skirmish")[-2].recorded_at == "2025-01-02T03:04:05Z"
 
 
 def test_the_injected_clock_stamps_recorded_at(backend: Backend) -> None:
