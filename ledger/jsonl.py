@@ -163,33 +163,45 @@ def chain_of(items: Iterable[Mapping[str, Any]], source: str = "input") -> Chain
     """The hash chain of exported lines, recomputed as they are read (None: the lines carry no
     hashes, as a hand-written file does). A line without its envelope breaks the chain at its
     seq. The lines are not kept: a long file is checked in bounded memory."""
-    names: list[str] = []
-    hashed = False
+    reports = chains_of(((n, item) for n, item in enumerate(items, 1)), source, single=True)
+    return reports[0] if reports else None
 
-    def rows() -> Iterator[tuple[Any, ...]]:
-        nonlocal hashed
-        for number, item in enumerate(items, start=1):
-            hashed = hashed or "hash" in item
-            name = str(item.get("encounter", ""))
-            if not names:
-                names.append(name)
-            elif name != names[0]:
+
+def chains_of(
+    numbered: Iterable[tuple[int, Mapping[str, Any]]], source: str, *, single: bool = False
+) -> list[ChainReport] | None:
+    """The hash chain of each encounter of exported lines, each checked as its lines are read
+    (the lines are not kept), in the order the encounters first appear; None when no line
+    carries a hash. `single`: the lines must all be of one encounter."""
+    checks: dict[str, chain.ChainCheck] = {}
+    hashed = False
+    for number, item in numbered:
+        hashed = hashed or "hash" in item
+        name = str(item.get("encounter", ""))
+        check = checks.get(name)
+        if check is None:
+            if single and checks:
+                first = next(iter(checks))
                 raise BadInput(
-                    f"{source} holds several encounters ({names[0]}, {name}); read them one at "
+                    f"{source} holds several encounters ({first}, {name}); read them one at "
                     "a time"
                 )
-            body = {
-                k: v
-                for k, v in item.items()
-                if k != "type" and k not in events.ENVELOPE_KEYS and k not in events.ANNOTATION_KEYS
-            }
-            try:
-                text = chain.CANONICAL.encode(body)
-            except ValueError as exc:
-                raise BadInput(f"{source} line {number}: {exc}") from exc
-            yield (
+            check = checks[name] = chain.ChainCheck(name)
+        if check.broken is not None:
+            continue
+        body = {
+            k: v
+            for k, v in item.items()
+            if k != "type" and k not in events.ENVELOPE_KEYS and k not in events.ANNOTATION_KEYS
+        }
+        try:
+            text = chain.CANONICAL.encode(body)
+        except ValueError as exc:
+            raise BadInput(f"{source} line {number}: {exc}") from exc
+        check.feed(
+            (
                 item.get("encounter"),
-                item.get("seq", number),
+                item.get("seq", check.count + 1),
                 item.get("id"),
                 item.get("type"),
                 item.get("recorded_at"),
@@ -197,14 +209,10 @@ def chain_of(items: Iterable[Mapping[str, Any]], source: str = "input") -> Chain
                 item.get("prev_hash"),
                 item.get("hash"),
             )
-
-    stream = rows()
-    report = chain.verify_rows("", stream, None)
-    for _ in stream:  # past a break: whether any line carries a hash at all, and its name
-        pass
+        )
     if not hashed:
         return None
-    return report.but(encounter=names[0] if names else "")
+    return [c.report() for c in checks.values()]
 
 
 def _kind(value: Any) -> str:
@@ -553,13 +561,9 @@ def _mode(target: Path) -> int:
 
 def verify_file(path: str | Path) -> list[ChainReport]:
     """Recompute the hash chain of each encounter in an exported JSON Lines file (nothing is
-    written)."""
+    written), reading the file once, a line at a time: memory stays bounded at any size."""
     file = Path(path)
-    items = parse_lines(list(lines(file)), str(file))
-    by_encounter: dict[str, list[dict[str, Any]]] = {}
-    for item in items:
-        by_encounter.setdefault(str(item.get("encounter", "")), []).append(item)
-    reports = [chain_of(found, str(file)) for found in by_encounter.values()]
-    if not reports or any(r is None for r in reports):
+    reports = chains_of(iter_lines(lines(file), str(file)), str(file))
+    if not reports:
         raise BadInput(f"{file} carries no hashes to verify (export a ledger to get them)")
-    return [r for r in reports if r is not None]
+    return reports

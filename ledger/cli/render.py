@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import typer
@@ -134,12 +134,37 @@ def log_table(
 ) -> Grid:
     """The stream, retracted and corrected events marked; the round and scene of each event
     when it has any."""
-    stamped = list(gametime.stamps(records, gone))
-    rounds = any(at is not None for _, at, _ in stamped)
-    scenes = any(where is not None for _, _, where in stamped)
-    columns = ["seq", "recorded_at", *(["round"] * rounds), *(["scene"] * scenes), "type"]
-    cells: list[list[str]] = []
-    for r, at, where in stamped:
+    rounds, scenes = log_time(records, gone)
+    rows = list(log_rows(records, retracted, corrected, gone, rounds, scenes))
+    return log_columns(rounds, scenes), rows
+
+
+def log_time(records: Iterable[events.Recorded], gone: frozenset[int]) -> tuple[bool, bool]:
+    """Whether any event of the stream is in a round, and whether any is in a scene (the log
+    then has those columns)."""
+    rounds = scenes = False
+    for _, at, where in gametime.stamps(records, gone):
+        rounds, scenes = rounds or at is not None, scenes or where is not None
+        if rounds and scenes:
+            break
+    return rounds, scenes
+
+
+def log_columns(rounds: bool, scenes: bool) -> list[str]:
+    """The log's column names."""
+    return ["seq", "recorded_at", *(["round"] * rounds), *(["scene"] * scenes), "type", "details"]
+
+
+def log_rows(
+    records: Iterable[events.Recorded],
+    retracted: Mapping[int, int],
+    corrected: Mapping[int, Sequence[int]] | None,
+    gone: frozenset[int],
+    rounds: bool,
+    scenes: bool,
+) -> Iterator[list[str]]:
+    """The log's rows, one an event, as the stream is read (none of it is kept)."""
+    for r, at, where in gametime.stamps(records, gone):
         details = summary(r.event)
         if r.seq in retracted:
             details = f"(retracted by seq {retracted[r.seq]}) {details}"
@@ -147,8 +172,29 @@ def log_table(
         if fixes:
             details = f"(corrected by seq {', '.join(map(str, fixes))}) {details}"
         time = [value(at)] * rounds + [value(where)] * scenes
-        cells.append([str(r.seq), r.recorded_at, *time, r.type, details])
-    return [*columns, "details"], cells
+        yield [str(r.seq), r.recorded_at, *time, r.type, details]
+
+
+#: Rows drawn as one table on a terminal; a longer grid is drawn a table of them at a time.
+CHUNK = 1000
+
+
+def show_rows(names: list[str], rows: Iterable[list[str]]) -> None:
+    """A grid whose rows come as they are read: tab-separated lines as they come, or on a
+    terminal a table every `CHUNK` rows (memory stays bounded however long the grid)."""
+    if plain():
+        sys.stdout.write(tsv(names))
+        for row in rows:
+            sys.stdout.write(tsv(visible(cell) for cell in row))
+        return
+    chunk: list[list[str]] = []
+    for row in rows:
+        chunk.append(row)
+        if len(chunk) == CHUNK:
+            show((names, chunk))
+            chunk = []
+    if chunk:
+        show((names, chunk))
 
 
 def findings_table(findings: Sequence[Finding]) -> Grid:
