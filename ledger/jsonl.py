@@ -183,8 +183,7 @@ def chains_of(
             if single and checks:
                 first = next(iter(checks))
                 raise BadInput(
-                    f"{source} holds several encounters ({first}, {name}); read them one at "
-                    "a time"
+                    f"{source} holds several encounters ({first}, {name}); read them one at a time"
                 )
             check = checks[name] = chain.ChainCheck(name)
         if check.broken is not None:
