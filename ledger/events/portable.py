@@ -40,15 +40,18 @@ def plain(fields: Mapping[str, Any]) -> bool:
     return True
 
 
-def normalized(value: Any) -> Any:
+def normalized(value: Any, depth: int = 0) -> Any:
     """`value` with every text in it (keys too) in Unicode's composed form (NFC), so that
-    "Café" typed on one keyboard is the "Café" typed on another; nothing else changes."""
+    "Café" typed on one keyboard is the "Café" typed on another; nothing else changes. Bad
+    input when it nests more than `MAX_DEPTH` levels."""
     if isinstance(value, str):
         return value if value.isascii() else unicodedata.normalize("NFC", value)
+    if isinstance(value, Mapping | list | tuple) and depth > MAX_DEPTH:
+        raise BadInput(f"an event nests more than {MAX_DEPTH} levels deep")
     if isinstance(value, Mapping):
-        return {normalized(k): normalized(v) for k, v in value.items()}
+        return {normalized(k): normalized(v, depth + 1) for k, v in value.items()}
     if isinstance(value, list | tuple):
-        return [normalized(v) for v in value]
+        return [normalized(v, depth + 1) for v in value]
     return value
 
 

@@ -311,3 +311,29 @@ def test_verify_while_another_process_appends_never_cries_wolf(backend: Backend)
         writer.join(60)
     assert writer.exitcode == 0
     assert runs >= 5 and alarms == []
+
+
+def test_a_chain_rewritten_consistently_verifies_and_only_the_published_head_catches_it(
+    long: Backend,
+) -> None:
+    code, out, _ = cli(long, "verify", "long")
+    published = out.split("head ")[1].strip()
+    # Someone holding the database rewrites the last event's words and recomputes its hash,
+    # and the heads cache with it: every link holds.
+    seq, prev, kind, at, id_ = long.execute(
+        "SELECT seq, prev_hash, type, recorded_at, id FROM events WHERE encounter = 'long' "
+        "ORDER BY seq DESC LIMIT 1"
+    )[0]
+    body = chain.canonical({"text": "nothing happened here"})
+    digest = chain.hash_text("long", seq, id_, kind, at, body, prev)
+    long.tamper(
+        f"UPDATE events SET body = '{body}', hash = '{digest}' "
+        f"WHERE encounter = 'long' AND seq = {seq}",
+        f"UPDATE heads SET hash = '{digest}' WHERE encounter = 'long'",
+    )
+    assert cli(long, "verify", "long")[:2] == (0, f"long: 603 events, chain ok, head {digest}\n")
+    code, out, _ = cli(long, "verify", "long", "--head", published[:16])
+    assert code == 1
+    assert out.splitlines()[1].startswith(
+        f"head does NOT match the published digest {published[:16]}"
+    )
