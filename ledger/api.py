@@ -504,16 +504,22 @@ def copy_ledger(source: str | Path, target: str | Path) -> Copied:
 
 def load(path: str | Path) -> tuple[Ledger, str]:
     """A JSON Lines file read into a scratch ledger (nothing written where the file is), and its
-    encounter. The file is read twice, as a stream: once for its chain, once into the ledger,
-    whose rows SQLite keeps in a temporary file, so memory stays bounded."""
+    encounter. The file is read as a stream into the ledger, whose rows SQLite keeps in a
+    temporary file, so memory stays bounded; the import checks every hash it carries, and a
+    file it refuses is read once more to say where its chain breaks, if it does."""
     file = Path(path)
-    items = (item for _, item in jsonl.iter_lines(jsonl.lines(file), str(file)))
-    report = jsonl.chain_of(items, str(file))
-    if report is not None and not report.ok:
-        raise BrokenChain(f"{file}: the chain is broken at seq {report.bad_seq}: {report.problem}")
     ledger = Ledger(SCRATCH)
     try:
         result = ledger.import_lines(jsonl.lines(file), source=str(file))
+    except BadInput as refused:
+        ledger.close()
+        items = (item for _, item in jsonl.iter_lines(jsonl.lines(file), str(file)))
+        report = jsonl.chain_of(items, str(file))
+        if report is not None and not report.ok:
+            raise BrokenChain(
+                f"{file}: the chain is broken at seq {report.bad_seq}: {report.problem}"
+            ) from refused
+        raise
     except BaseException:
         ledger.close()
         raise

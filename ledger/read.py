@@ -12,6 +12,7 @@ from typing import Final
 
 from ledger import events, systems
 from ledger.errors import BadInput, BrokenChain, UnknownName, UnknownVersion, did_you_mean
+from ledger.events.portable import normalized
 from ledger.store import Head
 from ledger.store import snapshots as sealed
 from ledger.store.chain import ChainReport
@@ -185,6 +186,7 @@ class Reader:
         """The steps of the story as corrected that touched one combatant (or one of its
         tracks), each with only its changes, those that end where they started included (a
         track filled and cleared): "what happened to the ogre's Fatigue?"."""
+        combatant = normalized(combatant)  # as the events store it: composed (NFC)
         known = self.tracks(encounter).combatant(combatant)
         if track is not None and track not in known.view():
             tracks = ", ".join(k for k in known.view() if k != "side")

@@ -101,3 +101,9 @@ def test_every_text_of_a_new_event_is_stored_composed(ford: Path) -> None:
     with Ledger(ford, readonly=True) as ledger:
         text = ledger.records("ford")[-1].event.text  # type: ignore[attr-defined]
     assert text == f"un {COMPOSED} noir" == unicodedata.normalize("NFC", text)
+
+
+def test_history_finds_a_combatant_named_either_way(ford: Path) -> None:
+    run(ford, "record", "ford", "harm.inflicted", f"target={COMPOSED}", "level=1")
+    code, out, _ = run(ford, "history", "ford", DECOMPOSED)
+    assert code == 0 and f"{COMPOSED} takes level-1 harm" in out
