@@ -24,7 +24,8 @@ from typing import Any
 
 from ledger import events, ironvault, jsonl, revise, systems
 from ledger.errors import BadInput, BrokenChain, Conflict
-from ledger.read import Reader
+from ledger.events.portable import normalized
+from ledger.read import LOSS_NOTE, Reader
 from ledger.store import DEFAULT_DB, SCRATCH, is_postgres, now_utc
 from ledger.store import snapshots as sealed
 from ledger.store.sql import SqlStore
@@ -297,15 +298,39 @@ class Ledger(Reader):
 
         return self._write(encounter, correction, strict=strict, expect=expect, dry_run=dry_run)
 
+    def repair(self, encounter: str, *, reason: str, accept_loss: bool = False) -> Written:
+        """Accept the loss of events the ledger acknowledged and no longer holds (removed from
+        the end of the encounter, or replaced), so that writes go on: one note records what
+        was lost and why, and the audit reports it (`loss-accepted`) for good. Nothing else is
+        repaired: a chain broken in the middle is refused as before."""
+        if accept_loss is not True:
+            raise BadInput("repair accepts the loss of acknowledged events: say so (--accept-loss)")
+        if not isinstance(reason, str) or not reason.strip():
+            raise BadInput("repair needs a reason (the ledger keeps why events were given up)")
+        with self._transaction(encounter, None, repair=True) as session:
+            before = session.ready().state
+            text = f"{LOSS_NOTE}: {session.txn.lost}; reason: {reason}"
+            note = self._parse({"type": "note", "text": text}, session.system())
+            record, found = revise.admit(session, note, strict=False)
+            after = session.state
+            assert after is not None
+        return Written([(before, record, after)], found)
+
     @contextmanager
     def _transaction(
-        self, encounter: str, expect: int | None, *, opening: bool = False, bulk: bool = False
+        self,
+        encounter: str,
+        expect: int | None,
+        *,
+        opening: bool = False,
+        bulk: bool = False,
+        repair: bool = False,
     ) -> Iterator[Session]:
         """The one skeleton of every write: a store transaction (`SqlStore.begin`) and the
         encounter folded over it. A use case builds its events over the session inside the
         block; the snapshots the fold passed are stored with its rows (`Session.keep`), unless
         it was a dry run."""
-        with self.store.begin(encounter, expect, bulk=bulk) as txn:
+        with self.store.begin(encounter, expect, bulk=bulk, repair=repair) as txn:
             if txn.system is None and not opening:
                 self.store.require(encounter)
             session = Session(txn, sealed.key())
@@ -451,14 +476,16 @@ class Ledger(Reader):
     def _parse(
         self, event: Mapping[str, Any] | events.EventBase, system: str | None
     ) -> events.Event:
+        # Every text of a new event in composed form (NFC): names that look the same are equal.
         if isinstance(event, events.EventBase):
-            return systems.parse({"type": events.type_of(event), **events.body_of(event)}, system)
+            fields = {"type": events.type_of(event), **events.body_of(event)}
+            return systems.parse(normalized(fields), system)
         if not isinstance(event, Mapping):
             raise BadInput(
                 "an event is a mapping with a 'type' (or an event model), "
                 f"not {type(event).__name__}"
             )
-        return systems.parse(event, system)
+        return systems.parse(normalized(event), system)
 
 
 @dataclass(frozen=True, slots=True)
@@ -520,16 +547,22 @@ def copy_ledger(source: str | Path, target: str | Path) -> Copied:
 
 def load(path: str | Path) -> tuple[Ledger, str]:
     """A JSON Lines file read into a scratch ledger (nothing written where the file is), and its
-    encounter. The file is read twice, as a stream: once for its chain, once into the ledger,
-    whose rows SQLite keeps in a temporary file, so memory stays bounded."""
+    encounter. The file is read as a stream into the ledger, whose rows SQLite keeps in a
+    temporary file, so memory stays bounded; the import checks every hash it carries, and a
+    file it refuses is read once more to say where its chain breaks, if it does."""
     file = Path(path)
-    items = (item for _, item in jsonl.iter_lines(jsonl.lines(file), str(file)))
-    report = jsonl.chain_of(items, str(file))
-    if report is not None and not report.ok:
-        raise BrokenChain(f"{file}: the chain is broken at seq {report.bad_seq}: {report.problem}")
     ledger = Ledger(SCRATCH)
     try:
         result = ledger.import_lines(jsonl.lines(file), source=str(file))
+    except BadInput as refused:
+        ledger.close()
+        items = (item for _, item in jsonl.iter_lines(jsonl.lines(file), str(file)))
+        report = jsonl.chain_of(items, str(file))
+        if report is not None and not report.ok:
+            raise BrokenChain(
+                f"{file}: the chain is broken at seq {report.bad_seq}: {report.problem}"
+            ) from refused
+        raise
     except BaseException:
         ledger.close()
         raise

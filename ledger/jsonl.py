@@ -22,7 +22,8 @@ from typing import IO, Any, Final
 
 from ledger import events, revise, systems
 from ledger.errors import BadInput, UnknownName
-from ledger.events import versions
+from ledger.events import portable, versions
+from ledger.events.portable import normalized
 from ledger.read import UNCHAINED_NOTE
 from ledger.store import Row, chain
 from ledger.store.chain import ChainReport
@@ -49,11 +50,29 @@ def max_event_bytes() -> int:
     return cap
 
 
+class Refused(ValueError):
+    """JSON that parses but that the ledger refuses: a key given twice, nesting deeper than
+    `MAX_DEPTH`, a whole number longer than `MAX_DIGITS`."""
+
+
+#: How deeply a JSON value may nest (`ledger.events.portable`, which checks events alike).
+MAX_DEPTH: Final = portable.MAX_DEPTH
+#: The longest whole number a JSON value may hold, in digits (Python's own conversion limit).
+MAX_DIGITS: Final = 4300
+
+
 def _finite(text: str) -> float:
     value = float(text)
     if not math.isfinite(value):
         raise ValueError(f"number {text} is too large")
     return value
+
+
+def _whole(text: str) -> int:
+    digits = len(text.lstrip("-"))
+    if digits > MAX_DIGITS:
+        raise Refused(f"a whole number of {digits} digits (at most {MAX_DIGITS})")
+    return int(text)
 
 
 def _no_constant(text: str) -> Any:
@@ -67,20 +86,42 @@ def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
         seen: set[str] = set()
         for key, _ in pairs:
             if key in seen:
-                raise ValueError(f"key {key!r} is given twice")
+                raise Refused(f"key {key!r} is given twice")
             seen.add(key)
     return data
 
 
 #: JSON as the exchange format reads it: no NaN or infinity, no key given twice.
 STRICT: Final = json.JSONDecoder(
-    object_pairs_hook=_unique, parse_float=_finite, parse_constant=_no_constant
+    object_pairs_hook=_unique, parse_float=_finite, parse_int=_whole, parse_constant=_no_constant
 )
 
 
 def loads(text: str) -> Any:
-    """Strict JSON (see STRICT); ValueError says what is wrong."""
-    return STRICT.decode(text)
+    """Strict JSON (see STRICT), nested at most `MAX_DEPTH` deep; ValueError says what is
+    wrong (`Refused` for what parses but is refused; `json.JSONDecodeError` for what does not
+    parse)."""
+    try:
+        data = STRICT.decode(text)
+    except RecursionError as exc:
+        raise Refused(f"JSON nested too deeply (more than {MAX_DEPTH} levels)") from exc
+    check_depth(data)
+    return data
+
+
+def check_depth(data: Any, what: str = "JSON") -> None:
+    """`Refused` when `data` nests objects and arrays more than `MAX_DEPTH` deep (walked
+    without recursion, so any depth is measured)."""
+    stack: list[tuple[Any, int]] = [(data, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, dict | list | tuple):
+            if depth > MAX_DEPTH:
+                raise Refused(f"{what} nested too deeply (more than {MAX_DEPTH} levels)")
+            items = value.values() if isinstance(value, dict) else value
+            stack.extend(
+                (item, depth + 1) for item in items if isinstance(item, dict | list | tuple)
+            )
 
 
 def iter_lines(lines: Iterable[str], source: str = "input") -> Iterator[tuple[int, dict[str, Any]]]:
@@ -98,11 +139,9 @@ def iter_lines(lines: Iterable[str], source: str = "input") -> Iterator[tuple[in
                 f"{cap} bytes ({_CAP_SETTING})"
             )
         try:
-            data = STRICT.decode(line)
+            data = loads(line)
         except json.JSONDecodeError as exc:
             raise BadInput(f"{source} line {number}: malformed JSON: {exc.msg}") from exc
-        except RecursionError as exc:
-            raise BadInput(f"{source} line {number}: JSON nested too deeply") from exc
         except ValueError as exc:
             raise BadInput(f"{source} line {number}: {exc}") from exc
         if not isinstance(data, dict):
@@ -124,33 +163,44 @@ def chain_of(items: Iterable[Mapping[str, Any]], source: str = "input") -> Chain
     """The hash chain of exported lines, recomputed as they are read (None: the lines carry no
     hashes, as a hand-written file does). A line without its envelope breaks the chain at its
     seq. The lines are not kept: a long file is checked in bounded memory."""
-    names: list[str] = []
-    hashed = False
+    reports = chains_of(((n, item) for n, item in enumerate(items, 1)), source, single=True)
+    return reports[0] if reports else None
 
-    def rows() -> Iterator[tuple[Any, ...]]:
-        nonlocal hashed
-        for number, item in enumerate(items, start=1):
-            hashed = hashed or "hash" in item
-            name = str(item.get("encounter", ""))
-            if not names:
-                names.append(name)
-            elif name != names[0]:
+
+def chains_of(
+    numbered: Iterable[tuple[int, Mapping[str, Any]]], source: str, *, single: bool = False
+) -> list[ChainReport] | None:
+    """The hash chain of each encounter of exported lines, each checked as its lines are read
+    (the lines are not kept), in the order the encounters first appear; None when no line
+    carries a hash. `single`: the lines must all be of one encounter."""
+    checks: dict[str, chain.ChainCheck] = {}
+    hashed = False
+    for number, item in numbered:
+        hashed = hashed or "hash" in item
+        name = str(item.get("encounter", ""))
+        check = checks.get(name)
+        if check is None:
+            if single and checks:
+                first = next(iter(checks))
                 raise BadInput(
-                    f"{source} holds several encounters ({names[0]}, {name}); read them one at "
-                    "a time"
+                    f"{source} holds several encounters ({first}, {name}); read them one at a time"
                 )
-            body = {
-                k: v
-                for k, v in item.items()
-                if k != "type" and k not in events.ENVELOPE_KEYS and k not in events.ANNOTATION_KEYS
-            }
-            try:
-                text = chain.CANONICAL.encode(body)
-            except ValueError as exc:
-                raise BadInput(f"{source} line {number}: {exc}") from exc
-            yield (
+            check = checks[name] = chain.ChainCheck(name)
+        if check.broken is not None:
+            continue
+        body = {
+            k: v
+            for k, v in item.items()
+            if k != "type" and k not in events.ENVELOPE_KEYS and k not in events.ANNOTATION_KEYS
+        }
+        try:
+            text = chain.CANONICAL.encode(body)
+        except ValueError as exc:
+            raise BadInput(f"{source} line {number}: {exc}") from exc
+        check.feed(
+            (
                 item.get("encounter"),
-                item.get("seq", number),
+                item.get("seq", check.count + 1),
                 item.get("id"),
                 item.get("type"),
                 item.get("recorded_at"),
@@ -158,14 +208,10 @@ def chain_of(items: Iterable[Mapping[str, Any]], source: str = "input") -> Chain
                 item.get("prev_hash"),
                 item.get("hash"),
             )
-
-    stream = rows()
-    report = chain.verify_rows("", stream, None)
-    for _ in stream:  # past a break: whether any line carries a hash at all, and its name
-        pass
+        )
     if not hashed:
         return None
-    return report.but(encounter=names[0] if names else "")
+    return [c.report() for c in checks.values()]
 
 
 def _kind(value: Any) -> str:
@@ -212,6 +258,13 @@ class Importer:
         try:
             if self.unchained or self.chained_from is not None or "hash" in item:
                 self._check_chain(number, item)
+            elif not item.keys().isdisjoint(_STORED_KEYS):
+                given = ", ".join(repr(k) for k in _STORED_KEYS if k in item)
+                raise BadInput(
+                    f"the line carries {given} but no 'hash': a line copied from a ledger "
+                    "without its hash may have been edited (import --unchained takes the lines "
+                    "unverified, and the audit says so)"
+                )
             done = admit_line(self.session, item, self.new_ids, self.strict)
         except BadInput as exc:
             raise exc.reworded(f"{self.source} line {number}: {exc}") from exc
@@ -280,6 +333,9 @@ class Importer:
         self._prev = digest
 
 
+#: The envelope keys a line copied from a ledger carries: without its `hash` beside them, such
+#: a line may have been edited, and only `--unchained` takes it.
+_STORED_KEYS: Final = ("id", "recorded_at", "prev_hash")
 #: The keys of a line that are not its event's: its envelope and a reader's annotations.
 _LINE_KEYS: Final = frozenset(events.ENVELOPE_KEYS) | frozenset(events.ANNOTATION_KEYS)
 
@@ -295,6 +351,10 @@ def admit_line(session: Session, item: dict[str, Any], new_ids: bool, strict: bo
     if new_ids:
         for key in ("id", "seq", "hash", "prev_hash"):
             envelope.pop(key, None)
+    chained = "hash" in envelope
+    if not chained:
+        # A line no hash covers is a new event: its texts in composed form, as any write's.
+        item = normalized(item)
     kind = item.get("type")
     # A line an older version of its type wrote keeps its bytes when its hash covers them.
     older = (
@@ -325,7 +385,7 @@ def admit_line(session: Session, item: dict[str, Any], new_ids: bool, strict: bo
         check_time(recorded_at)
     as_stored = {k: v for k, v in item.items() if k != "type"} if older else None
     given = (
-        Given(id=id_, recorded_at=recorded_at, as_stored=as_stored)
+        Given(id=id_, recorded_at=recorded_at, as_stored=as_stored, chained=chained)
         if envelope or as_stored is not None
         else NOTHING_GIVEN  # a line of only its event: nothing of its own to keep
     )
@@ -500,13 +560,9 @@ def _mode(target: Path) -> int:
 
 def verify_file(path: str | Path) -> list[ChainReport]:
     """Recompute the hash chain of each encounter in an exported JSON Lines file (nothing is
-    written)."""
+    written), reading the file once, a line at a time: memory stays bounded at any size."""
     file = Path(path)
-    items = parse_lines(list(lines(file)), str(file))
-    by_encounter: dict[str, list[dict[str, Any]]] = {}
-    for item in items:
-        by_encounter.setdefault(str(item.get("encounter", "")), []).append(item)
-    reports = [chain_of(found, str(file)) for found in by_encounter.values()]
-    if not reports or any(r is None for r in reports):
+    reports = chains_of(iter_lines(lines(file), str(file)), str(file))
+    if not reports:
         raise BadInput(f"{file} carries no hashes to verify (export a ledger to get them)")
-    return [r for r in reports if r is not None]
+    return reports

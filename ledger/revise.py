@@ -13,7 +13,7 @@ import json
 from collections.abc import Sequence
 
 from ledger import events, systems
-from ledger.errors import BadInput, RuleRefused, UnknownName
+from ledger.errors import BadInput, BrokenChain, RuleRefused, UnknownName
 from ledger.store import snapshots
 from ledger.write import NOTHING_GIVEN, Given, Session, refusal
 from projections import audit as audit_rules
@@ -31,7 +31,22 @@ def admit(
     audit: bool = True,
     given: Given = NOTHING_GIVEN,
 ) -> tuple[events.Recorded, list[Finding]]:
-    """Admit any event: a retraction or correction here, every other one by the session."""
+    """Admit any event: a retraction or correction here, every other one by the session.
+
+    While the encounter holds an effective event the ledger never accepted (unreadable), the
+    only write it takes is the retraction of that event: nothing is judged on a stream that
+    holds what the fold cannot read."""
+    state = session.ready().state
+    unread = [s for s in state.skipped if s.unreadable] if state is not None else []
+    if unread and not (
+        isinstance(event, events.EventRetracted) and event.target in {s.seq for s in unread}
+    ):
+        first = unread[0]
+        raise BrokenChain(
+            f"encounter {session.encounter!r} holds at seq {first.seq} an event the ledger "
+            f"never accepted ({first.type}: {first.reason}): nothing was appended; retract it "
+            f"first: encounter undo {session.encounter} {first.seq} --reason TEXT"
+        )
     if isinstance(event, events.EventRetracted | events.EventCorrected):
         before = session.ready().state
         if before is None:

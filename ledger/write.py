@@ -17,6 +17,7 @@ from pydantic import ValidationError
 
 from ledger import events, systems
 from ledger.errors import BadInput, RuleRefused, UnknownName
+from ledger.events import lookalike
 from ledger.events.base import name_adapter
 from ledger.store import Row
 from ledger.store import chain as chains
@@ -41,6 +42,8 @@ class Given:
     id: str | None = None
     recorded_at: str | None = None
     as_stored: dict[str, Any] | None = None
+    #: The line carries its hash: it is a copy of an event stored before, not a new one.
+    chained: bool = False
 
 
 NOTHING_GIVEN: Final = Given()
@@ -249,6 +252,8 @@ class Session:
                 f"encounter {self.encounter!r} does not exist yet", code="unknown-encounter"
             )
         else:
+            if isinstance(event, events.CombatantJoined) and not given.chained:
+                check_lookalike(event.name, before)
             probe = events.Recorded(self.encounter, seq, given.id or "", "", "", "", event, None)
             after = core.replace(core.advance(self.ruleset, before, seq, event), seq=seq)
         found: list[Finding] = []
@@ -361,6 +366,18 @@ def refusal(found: Sequence[Finding]) -> str:
     """The `--strict` refusal for the first error among `found`."""
     first = next(f for f in found if f.severity == "error")
     return f"refused (--strict): [{first.rule}] {first.message}"
+
+
+def check_lookalike(name: str, state: core.State) -> None:
+    """Bad input for a new combatant whose name looks like one already in the encounter
+    (Unicode's confusables: a Cyrillic `і` for a Latin `i`), naming both."""
+    other = lookalike.lookalike(name, state.combatants)
+    if other is not None:
+        where = lookalike.difference(name, other)
+        raise BadInput(
+            f"combatant name {name!r} looks like {other!r}, already in encounter "
+            f"{state.encounter!r}{f' ({where})' if where else ''}: choose a name that does not"
+        )
 
 
 def check_name(name: str, what: str) -> None:

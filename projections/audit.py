@@ -271,6 +271,17 @@ def orphaned(seq: int, kind: str, reason: str) -> Finding:
     return error("event-orphaned", (seq,), f"seq {seq} ({kind}) no longer applies: {reason}")
 
 
+def unreadable(seq: int, kind: str, reason: str) -> Finding:
+    """`event-unreadable`: a stored event its system refuses, which the ledger never accepted
+    (another hand inserted it); it counts for nothing until an undo retracts it."""
+    return error(
+        "event-unreadable",
+        (seq,),
+        f"seq {seq} ({kind}) was never accepted by the ledger and counts for nothing: {reason} "
+        f"(retract it: encounter undo ENCOUNTER {seq} --reason TEXT)",
+    )
+
+
 def owed(ruleset: AnyRuleset, state: State) -> Iterator[Obligation]:
     """Every obligation open in `state`: the common ones, then its system's own."""
     for name, seq in state.unrecorded.items():
@@ -337,6 +348,8 @@ def raised_and_reminded(
     for folds that, like `audit_stream`, keep a reminder only while it is open at their end."""
     if len(after.skipped) > len(before.skipped):
         gone = after.skipped[-1]
+        if gone.unreadable:
+            return [unreadable(record.seq, gone.type, gone.reason)], {}
         return [orphaned(record.seq, gone.type, gone.reason)], {}
     found = common(ruleset, before, record, after, types)
     found += ruleset.audit(before, record.seq, record.event, after)

@@ -199,6 +199,11 @@ def _own(ruleset: AnyRuleset, state: State, seq: int, event: events.EventBase) -
     return _defeats(state, after, seq)
 
 
+def _unreadable(ruleset: AnyRuleset, state: State, seq: int, event: events.Unreadable) -> State:
+    # The fold sets it aside, as an event that no longer applies (`RunningFold._skip`).
+    raise BadInput(event.problem)
+
+
 Handler = Callable[[AnyRuleset, State, int, Any], State]
 
 #: The handler of each common event class (a subclass, as a system's `stakes.locked`, inherits it).
@@ -215,6 +220,7 @@ _COMMON: Final[Mapping[type, Handler]] = MappingProxyType(
         events.RoundStarted: _round,
         events.SceneEnded: _scene_ended,
         events.Note: _same,
+        events.Unreadable: _unreadable,
     }
 )
 
@@ -345,7 +351,8 @@ class RunningFold:
         self._seq = record.seq
 
     def _skip(self, state: State, record: events.Recorded, reason: str) -> None:
-        skipped = Skipped(seq=record.seq, type=record.type, reason=reason)
+        unreadable = isinstance(record.event, events.Unreadable)
+        skipped = Skipped(seq=record.seq, type=record.type, reason=reason, unreadable=unreadable)
         self._state = replace(state, skipped=(*state.skipped, skipped))
         self._seq = record.seq
 

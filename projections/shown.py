@@ -7,6 +7,7 @@ shape. `projections.played` and `projections.gametime` re-export them.
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -71,28 +72,32 @@ def when(round_: int | None, scene: Scene) -> str:
 
 
 _NAMED: Final = MappingProxyType({"\t": "\\t", "\n": "\\n", "\r": "\\r"})
-#: C0 and C1 controls, DEL, and the marks that reorder or break lines: a terminal would act on
-#: them (set its title, clear the screen, hide text), so people see them as escapes instead.
-_ESCAPES: Final = MappingProxyType(
-    {
-        code: _NAMED.get(chr(code), f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
-        for code in (
-            *range(0x20),
-            *range(0x7F, 0xA0),
-            0x200E,
-            0x200F,
-            0x2028,
-            0x2029,
-            *range(0x202A, 0x202F),
-            *range(0x2066, 0x206A),
-        )
-    }
-)
+#: The Unicode categories shown as escapes: controls (C0, DEL, C1), format characters (the
+#: bidirectional marks and overrides, zero-width characters, the soft hyphen) and the line and
+#: paragraph separators. A terminal or a Markdown renderer would act on them (set a title,
+#: clear the screen, reverse or break the text, hide a character), so people see them as
+#: escapes instead: the whole class, not a list.
+HIDDEN: Final = frozenset({"Cc", "Cf", "Zl", "Zp"})
+
+
+def escaped(c: str) -> str:
+    """One code point as people should see it: itself, or its escape when it is `HIDDEN`."""
+    if c.isprintable() or unicodedata.category(c) not in HIDDEN:
+        return c
+    code = ord(c)
+    if c in _NAMED:
+        return _NAMED[c]
+    if code < 0x100:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
 def visible(text: str) -> str:
-    """`text` with its control characters shown as escapes (`\\x1b`), for people to read."""
-    return text.translate(_ESCAPES)
+    """`text` with every control, format and line or paragraph separator code point shown as
+    an escape (`\\x1b`, `\\u202e`), for people to read."""
+    if text.isprintable():  # nearly every text: none of them is in it
+        return text
+    return "".join(map(escaped, text))
 
 
 def pools_text(pools: Mapping[str, int]) -> str | None:

@@ -160,6 +160,8 @@ class Skipped(Value):
     seq: int
     type: str
     reason: str
+    #: It cannot be read at all (`ledger.events.Unreadable`): only a retraction mends that.
+    unreadable: bool = False
 
 
 @value

@@ -36,6 +36,10 @@ def explain(
     """One effective event in words (its ruleset's, else the common ones): what happened and
     what it did to the tracks."""
     gone = after.skipped[-1] if after.skipped else None
+    if gone is not None and gone.seq == seq and gone.unreadable:
+        return (
+            f"{plain(gone.type)}: never accepted by the ledger, counts for nothing ({gone.reason})"
+        )
     if gone is not None and gone.seq == seq:
         return f"{plain(gone.type)}: no longer applies ({gone.reason})"
     told = ruleset.explain(before, seq, event, after)

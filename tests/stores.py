@@ -3,17 +3,19 @@ SQL on its database (to tamper behind the triggers, as an attacker with the file
 
 from __future__ import annotations
 
+import re
 import shutil
 import sqlite3
 import uuid
 from abc import ABC, abstractmethod
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit, urlunsplit
 
 import pytest
 
 from ledger import Ledger
+from tests import paths
 
 #: The stores every contract test runs on (PostgreSQL skips where no server can run).
 KINDS = ("sqlite", "postgresql")
@@ -46,6 +48,12 @@ class Backend(ABC):
     @abstractmethod
     def unguard(self) -> None:
         """Drop the append-only triggers, as someone holding the database could."""
+        ...
+
+    @abstractmethod
+    def tamper(self, *statements: str) -> None:
+        """Run `statements` with the append-only guard lifted, then put it back word for word
+        (as someone holding the database could: nothing of the guard shows the change)."""
         ...
 
     @abstractmethod
@@ -86,6 +94,22 @@ class SqliteBackend(Backend):
         self.execute("DROP TRIGGER events_no_update")
         self.execute("DROP TRIGGER events_no_delete")
 
+    def tamper(self, *statements: str) -> None:
+        raw = sqlite3.connect(self.path)
+        try:
+            triggers = raw.execute(
+                "SELECT name, sql FROM sqlite_master WHERE type = 'trigger'"
+            ).fetchall()
+            for name, _ in triggers:
+                raw.execute(f"DROP TRIGGER {name}")
+            for statement in statements:
+                raw.execute(statement)
+            for _, sql in triggers:
+                raw.execute(sql)
+            raw.commit()
+        finally:
+            raw.close()
+
     def sibling(self, name: str) -> Backend:
         return SqliteBackend(self.path.with_name(f"{name}.db"))
 
@@ -125,6 +149,23 @@ class PgBackend(Backend):
         for trigger in ("events_no_update", "events_no_delete", "events_no_truncate"):
             self.execute(f"DROP TRIGGER IF EXISTS {trigger} ON events")
 
+    def tamper(self, *statements: str) -> None:
+        import psycopg
+
+        with psycopg.connect(self.location, autocommit=True) as conn, conn.transaction():
+            triggers = conn.execute(
+                "SELECT tgname, pg_get_triggerdef(oid), tgenabled FROM pg_trigger "
+                "WHERE tgrelid = 'events'::regclass AND NOT tgisinternal"
+            ).fetchall()
+            for name, _, _ in triggers:
+                conn.execute(f"DROP TRIGGER {name} ON events")
+            for statement in statements:
+                conn.execute(statement)
+            enabling = {"O": "ENABLE", "D": "DISABLE", "R": "ENABLE REPLICA", "A": "ENABLE ALWAYS"}
+            for name, definition, enabled in triggers:
+                conn.execute(definition)
+                conn.execute(f"ALTER TABLE events {enabling[enabled]} TRIGGER {name}")
+
     def sibling(self, name: str) -> Backend:
         other = PgBackend(self.server)
         self._siblings.append(other)
@@ -153,3 +194,63 @@ class PgBackend(Backend):
         with psycopg.connect(self.server, autocommit=True) as conn:
             for backend in [self, *self._siblings]:
                 conn.execute(f"DROP SCHEMA IF EXISTS {backend.schema} CASCADE")
+
+
+HOSTING = paths.ROOT / "docs" / "hosting.md"
+
+
+def hosting_sql() -> list[list[str]]:
+    """The statements of each SQL block of the docs' hosting page."""
+    section = HOSTING.read_text(encoding="utf-8")
+    blocks = re.findall(r"^```sql\n(.*?)^```$", section, re.S | re.M)
+    return [[s.strip() for s in block.split(";") if s.strip()] for block in blocks]
+
+
+def as_user(server: str, user: str | None, database: str) -> str:
+    """The server's URL for another user (None: the same) and database."""
+    parts = urlsplit(server)
+    netloc = parts.netloc if user is None else f"{user}@{parts.netloc.rpartition('@')[2]}"
+    return urlunsplit(parts._replace(netloc=netloc, path=f"/{database}"))
+
+
+class Hosted:
+    """A database set up as the docs' hosting page says: its owner, whose first write made the
+    tables, and the app role with the page's grants (names made unique for the test)."""
+
+    def __init__(self, server: str) -> None:
+        import psycopg
+
+        self.server = server
+        tag = uuid.uuid4().hex[:8]
+        self.names = {n: f"{n}_{tag}" for n in ("encounter_owner", "encounter_app", "encounters")}
+        rename = re.compile(r"\b(encounter_owner|encounter_app|encounters)\b")
+        create, grant = hosting_sql()
+        database = self.names["encounters"]
+        self.owner = as_user(server, self.names["encounter_owner"], database)
+        self.app = as_user(server, self.names["encounter_app"], database)
+        #: The superuser, on the hosted database.
+        self.admin = as_user(server, None, database)
+        with psycopg.connect(server, autocommit=True) as conn:
+            for statement in create:
+                conn.execute(rename.sub(lambda m: self.names[m[1]], statement))
+        with Ledger(self.owner) as ledger:  # the owner's first write makes the tables
+            ledger.open("setup", "ssss")
+        with psycopg.connect(self.admin, autocommit=True) as conn:
+            for statement in grant:
+                conn.execute(rename.sub(lambda m: self.names[m[1]], statement))
+
+    def execute(self, url: str, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+        """Run one statement as the user of `url` (`?` placeholders), committed."""
+        import psycopg
+
+        with psycopg.connect(url, autocommit=True) as conn:
+            cursor = conn.execute(sql.replace("?", "%s"), params)
+            return cursor.fetchall() if cursor.description else []
+
+    def close(self) -> None:
+        import psycopg
+
+        with psycopg.connect(self.server, autocommit=True) as conn:
+            conn.execute(f"DROP DATABASE IF EXISTS {self.names['encounters']} WITH (FORCE)")
+            for role in ("encounter_app", "encounter_owner"):
+                conn.execute(f"DROP ROLE IF EXISTS {self.names[role]}")

@@ -36,6 +36,7 @@ COMMANDS: Final = {
     "list": "read",
     "export": "report",
     "verify": "verify",
+    "repair": "verify",
     "report": "report",
     **dict.fromkeys(("schema", "events", "rules", "examples", "views"), "reference"),
 }

@@ -290,8 +290,10 @@ EXAMPLES: Final[dict[str, tuple[str, ...]]] = {
     "report": ("encounter report ford --html ford.html",),
     "verify": (
         "encounter verify",
+        "encounter verify ford --head 3f2a9c41d07be5a1",
         "encounter verify ford.jsonl --json",
     ),
+    "repair": ('encounter repair ford --accept-loss --reason "restored from last week\'s backup"',),
     "schema": ("encounter schema",),
     "views": ("encounter views", "encounter views --drop"),
 }

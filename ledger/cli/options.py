@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from ledger import __version__, api, systems
+from ledger import __version__, api, jsonl, systems
 from ledger.cli import conventions, render
 from ledger.cli.errors import fail
 from ledger.errors import BadInput, LedgerError, UnknownName
@@ -164,12 +164,19 @@ def emit_json(document: Any) -> None:
     typer.echo(json.dumps(document, ensure_ascii=False))
 
 
-def parse_value(text: str) -> Any:
-    """A command-line value: JSON when it parses as JSON, else the text itself."""
+def parse_value(text: str, what: str = "value") -> Any:
+    """A command-line value: JSON when it parses as JSON, else the text itself; JSON the
+    ledger refuses (a key given twice, nested too deeply, a number too long) is bad input
+    naming `what`."""
     try:
-        return json.loads(text)
+        return jsonl.loads(text)
+    except jsonl.Refused as exc:
+        fail(BadInput(f"{what}: {exc}"))
     except json.JSONDecodeError:
         return text
+    except ValueError:
+        # NaN or infinity: read as the stdlib reads them, for the event to refuse by name.
+        return json.loads(text)
 
 
 def parse_pairs(pairs: list[str], what: str) -> dict[str, Any]:
@@ -181,6 +188,8 @@ def parse_pairs(pairs: list[str], what: str) -> dict[str, Any]:
             fail(BadInput(f"{what} {pair!r} is not KEY=VALUE"))
         node = out
         *parents, leaf = key.split(".")
+        if len(parents) >= jsonl.MAX_DEPTH:
+            fail(BadInput(f"{what} {key!r} nests more than {jsonl.MAX_DEPTH} levels"))
         for part in parents:
             child = node.setdefault(part, {})
             if not isinstance(child, dict):
@@ -188,18 +197,27 @@ def parse_pairs(pairs: list[str], what: str) -> dict[str, Any]:
             node = child
         if leaf in node:
             fail(BadInput(f"{what} {key!r} is given twice"))
-        node[leaf] = parse_value(raw)
+        node[leaf] = parse_value(raw, f"{what} {key!r}")
+    try:
+        jsonl.check_depth(out, f"{what}s")
+    except jsonl.Refused as exc:
+        fail(BadInput(str(exc)))
     return out
 
 
 def read_json_object(path: Path, what: str) -> dict[str, Any]:
-    """A JSON object from a file, or bad input naming the file."""
+    """A JSON object from a file (strict: a key given twice, deep nesting or an endless number
+    is refused), or bad input naming the file."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = jsonl.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         fail(UnknownName(f"{what}: no such file {path}", code="no-file"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+    except UnicodeDecodeError as exc:
+        fail(BadInput(f"{what}: {path} is not UTF-8 text (byte {exc.start})"))
+    except json.JSONDecodeError as exc:
         fail(BadInput(f"{what}: {path} is not valid JSON ({exc})"))
+    except ValueError as exc:
+        fail(BadInput(f"{what}: {path}: {exc}"))
     except OSError as exc:
         fail(BadInput(f"{what}: cannot read {path}: {exc.strerror}"))
     if not isinstance(data, dict):

@@ -6,6 +6,7 @@ memory. `ledger.cli` adds them (`commands`) to the app after the writing command
 
 # No `from __future__ import annotations`: typer reads these annotations each time the app runs.
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Annotated
 
@@ -18,6 +19,7 @@ from ledger.cli.options import Json, Source, Without, emit_json, opened, source
 from ledger.errors import BadInput, UnknownName
 from ledger.store import is_postgres
 from projections import gametime
+from projections.replay import Step
 from projections.revisions import standing
 
 
@@ -40,26 +42,40 @@ def log(ctx: typer.Context, name: Source, json_: Json = False) -> None:
     """Every event, retractions and corrections included; undone events marked with the seq
     that undid them, corrected ones with the seqs of the corrections in force."""
     with source(ctx, name) as (ledger, encounter):
-        records = guard(lambda: ledger.records(encounter))
-    now = standing(records)
-    by: dict[int, int] = {}
-    for r in records:
-        target = getattr(r.event, "target", None)
-        if r.type == "event.retracted" and r.seq not in now.gone and isinstance(target, int):
-            by[target] = r.seq
-    fixed = {seq: [r.seq for r in fixes] for seq, fixes in now.fixes.items()}
-    if json_:
-        # The export's lines, and on each event that does not count the seq that retracts
-        # it (on each corrected one, the corrections in force).
-        for record in records:
-            line = record.exchange()
-            if record.seq in by:
-                line["retracted_by"] = by[record.seq]
-            if record.seq in fixed:
-                line["corrected_by"] = fixed[record.seq]
-            emit_json(line)
-        return
-    render.show(render.log_table(records, by, fixed, now.gone))
+        # The stream is read as it is printed (twice for the table: its columns first), never
+        # held whole: memory stays bounded however long the encounter.
+        head = guard(lambda: ledger.store.require(encounter))
+        revisions = guard(lambda: ledger.revisions(head))  # few, however long the encounter
+        now = standing(revisions)
+        by: dict[int, int] = {}
+        for r in revisions:
+            target = getattr(r.event, "target", None)
+            if r.type == "event.retracted" and r.seq not in now.gone and isinstance(target, int):
+                by[target] = r.seq
+        fixed = {seq: [r.seq for r in fixes] for seq, fixes in now.fixes.items()}
+        if json_:
+            # The export's lines, and on each event that does not count the seq that retracts
+            # it (on each corrected one, the corrections in force).
+            guard(lambda: _log_lines(ledger.iter_records(encounter), by, fixed))
+            return
+        shape = guard(lambda: render.log_shape(ledger.iter_records(encounter), now.gone))
+        rows = render.log_rows(
+            guard(lambda: ledger.iter_records(encounter)), by, fixed, now.gone, shape
+        )
+        guard(lambda: render.show_rows(render.log_columns(shape), rows))
+
+
+def _log_lines(
+    records: Iterable[events.Recorded], by: dict[int, int], fixed: dict[int, list[int]]
+) -> None:
+    """`log --json`: each record as exported, marked as retracted or corrected."""
+    for record in records:
+        line = record.exchange()
+        if record.seq in by:
+            line["retracted_by"] = by[record.seq]
+        if record.seq in fixed:
+            line["corrected_by"] = fixed[record.seq]
+        emit_json(line)
 
 
 def what_if_line(without: list[int]) -> str:
@@ -190,27 +206,43 @@ def replay(
         fail(BadInput("--step waits for Enter between events; it does not combine with --json"))
     if step_ and not sys.stdin.isatty():
         fail(BadInput("replay --step reads Enter from a terminal; standard input is not one"))
-    with source(ctx, name) as (ledger, encounter):
-        steps = guard(lambda: list(ledger.replay(encounter, start, end, without or (), as_played)))
     wanted = gametime.scene_of(scene)
-    chosen = [
-        s
-        for s in steps
-        if (round_ is None or s.round == round_) and (scene is None or s.scene == wanted)
-    ]
-    if not chosen and (round_ is not None or scene is not None):
+    with source(ctx, name) as (ledger, encounter):
+        # Each step is printed as it is folded and then let go (memory stays bounded however
+        # long the encounter); only --step, which counts them, holds them.
+        steps = guard(lambda: ledger.replay(encounter, start, end, without or (), as_played))
+        chosen: Iterable[Step] = (
+            s
+            for s in steps
+            if (round_ is None or s.round == round_) and (scene is None or s.scene == wanted)
+        )
+        if step_:
+            chosen = guard(lambda: list(chosen))
+        if without and not json_:
+            typer.echo(what_if_line(without))
+        shown = guard(lambda: _steps(chosen, json_, step_, what_if(without)))
+    if not shown and (round_ is not None or scene is not None):
         time = gametime.when(round_, wanted)
         fail(UnknownName(f"no effective event of encounter {encounter!r} is in {time}"))
-    hypothetical = what_if(without)
-    if without and not json_:
-        typer.echo(what_if_line(without))
-    for number, step in enumerate(chosen, start=1):
+
+
+def _steps(
+    chosen: Iterable[Step], json_: bool, step_: bool, hypothetical: dict[str, dict[str, object]]
+) -> int:
+    """Print each step as it comes (with `step_`, `chosen` is a list: wait for Enter between
+    them; under `--json` each carries `hypothetical`, the what-if of `--without`); how many were
+    printed."""
+    total = len(chosen) if isinstance(chosen, list) else 0
+    shown = 0
+    for step in chosen:
+        shown += 1
         if json_:
             emit_json({**step.document(), **hypothetical})
             continue
         render.echo_step(step)
-        if step_ and number < len(chosen) and not _next(number, len(chosen)):
+        if step_ and shown < total and not _next(shown, total):
             break
+    return shown
 
 
 @commands.command()

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any, NamedTuple
 
 import typer
 
@@ -142,24 +142,75 @@ def log_table(
 ) -> Grid:
     """The stream, retracted and corrected events marked; the round and scene of each event
     when it has any."""
-    stamped = list(gametime.stamps(records, gone))
-    rounds = any(at is not None for _, at, _ in stamped)
-    scenes = any(where is not None for _, _, where in stamped)
-    sources = any(events.origin(r.event) for r in records)
-    columns = ["seq", "recorded_at", *(["round"] * rounds), *(["scene"] * scenes), "type"]
-    columns += ["source"] * sources
-    cells: list[list[str]] = []
-    for r, at, where in stamped:
+    shape = log_shape(records, gone)
+    rows = list(log_rows(records, retracted, corrected, gone, shape))
+    return log_columns(shape), rows
+
+
+class LogShape(NamedTuple):
+    """Which optional columns the log has: a round, a scene, where an event was imported from."""
+
+    rounds: bool = False
+    scenes: bool = False
+    sources: bool = False
+
+
+def log_shape(records: Iterable[events.Recorded], gone: frozenset[int]) -> LogShape:
+    """Whether any event of the stream is in a round, any in a scene, and any was imported from
+    a file (the log then has those columns), read as the stream comes."""
+    rounds = scenes = sources = False
+    for r, at, where in gametime.stamps(records, gone):
+        rounds, scenes = rounds or at is not None, scenes or where is not None
+        sources = sources or bool(events.origin(r.event))
+    return LogShape(rounds, scenes, sources)
+
+
+def log_columns(shape: LogShape) -> list[str]:
+    """The log's column names."""
+    time = ["round"] * shape.rounds + ["scene"] * shape.scenes
+    return ["seq", "recorded_at", *time, "type", *["source"] * shape.sources, "details"]
+
+
+def log_rows(
+    records: Iterable[events.Recorded],
+    retracted: Mapping[int, int],
+    corrected: Mapping[int, Sequence[int]] | None,
+    gone: frozenset[int],
+    shape: LogShape,
+) -> Iterator[list[str]]:
+    """The log's rows, one an event, as the stream is read (none of it is kept)."""
+    for r, at, where in gametime.stamps(records, gone):
         details = summary(r.event)
         if r.seq in retracted:
             details = f"(retracted by seq {retracted[r.seq]}) {details}"
         fixes = (corrected or {}).get(r.seq)
         if fixes:
             details = f"(corrected by seq {', '.join(map(str, fixes))}) {details}"
-        time = [value(at)] * rounds + [value(where)] * scenes
-        source = [events.origin(r.event) or "-"] * sources
-        cells.append([str(r.seq), r.recorded_at, *time, r.type, *source, details])
-    return [*columns, "details"], cells
+        time = [value(at)] * shape.rounds + [value(where)] * shape.scenes
+        source = [events.origin(r.event) or "-"] * shape.sources
+        yield [str(r.seq), r.recorded_at, *time, r.type, *source, details]
+
+
+#: Rows drawn as one table on a terminal; a longer grid is drawn a table of them at a time.
+CHUNK = 1000
+
+
+def show_rows(names: list[str], rows: Iterable[list[str]]) -> None:
+    """A grid whose rows come as they are read: tab-separated lines as they come, or on a
+    terminal a table every `CHUNK` rows (memory stays bounded however long the grid)."""
+    if plain():
+        sys.stdout.write(tsv(names))
+        for row in rows:
+            sys.stdout.write(tsv(visible(cell) for cell in row))
+        return
+    chunk: list[list[str]] = []
+    for row in rows:
+        chunk.append(row)
+        if len(chunk) == CHUNK:
+            show((names, chunk))
+            chunk = []
+    if chunk:
+        show((names, chunk))
 
 
 def findings_table(findings: Sequence[Finding]) -> Grid:
@@ -169,10 +220,9 @@ def findings_table(findings: Sequence[Finding]) -> Grid:
 
 
 def heads_table(heads: Sequence[Head]) -> Grid:
-    """`list`: one row an encounter, with its head."""
+    """`list`: one row an encounter, with its whole head digest (what a GM publishes)."""
     rows = [
-        [h.encounter, h.system, h.title or "-", str(h.seq), h.hash[:12], h.updated_at]
-        for h in heads
+        [h.encounter, h.system, h.title or "-", str(h.seq), h.hash, h.updated_at] for h in heads
     ]
     return ["encounter", "system", "title", "events", "head", "updated"], rows
 
@@ -219,7 +269,7 @@ def track_grids(view: Mapping[str, Any], read: Readings) -> list[Grid]:
 def tracks_header(encounter: str, system: str, seq: int, round_: int | None, scene: Scene) -> str:
     """`duel (SYSTEM) at seq 9, round 2`: the first line of `tracks`."""
     time = when(round_, scene)
-    return f"{encounter} ({system}) at seq {seq}" + (f", {time}" if time else "")
+    return visible(f"{encounter} ({system}) at seq {seq}" + (f", {time}" if time else ""))
 
 
 # Plain words for what a change did: the downstream diff of an undo, redo or amend, and the

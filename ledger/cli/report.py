@@ -6,7 +6,7 @@ NAME is an encounter of the ledger file or a `.jsonl` file read into memory, as 
 
 # No `from __future__ import annotations`: typer reads these annotations each time the app runs.
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
@@ -43,21 +43,28 @@ def load(ctx: typer.Context, name: str) -> Report:
     if names_a_file(name):
         # A hand-written file carries no chain: the hashes of the in-memory copy are made up
         # on reading it, so there is no head to publish.
-        lines = guard(lambda: jsonl.read_text(Path(name))).splitlines()
-        chain = guard(lambda: jsonl.chain_of(jsonl.parse_lines(lines, name), name))
+        items = (item for _, item in jsonl.iter_lines(jsonl.lines(Path(name)), name))
+        chain = guard(lambda: jsonl.chain_of(items, name))
         published = chain is not None
     with source(ctx, name) as (ledger, encounter):
         return guard(lambda: build(ledger, encounter, published=published))
 
 
 def write(
-    ctx: typer.Context, name: str, out: Path, text: str, what: str, *, force: bool = True
+    ctx: typer.Context,
+    name: str,
+    out: Path,
+    text: str | Iterable[str],
+    what: str,
+    *,
+    force: bool = True,
 ) -> None:
     """Write `text` to `out` whole (a temporary file renamed over it), or to stdout for '-';
     never over the file the report was read from, nor over the ledger file. Without `force`,
     as `export --out` writes: no link followed, no file replaced."""
+    chunks = [text] if isinstance(text, str) else text
     if str(out) == "-":
-        sys.stdout.write(text)
+        sys.stdout.writelines(chunks)
         return
     sources = [Path(ctx.obj)] + ([Path(name)] if names_a_file(name) else [])
     target = out.resolve()
@@ -67,7 +74,7 @@ def write(
         fail(BadInput(f"cannot write {out}: it is a directory"))
     # A report is for sharing: it replaces the file there (following a link, as a plain write
     # would), whole or not at all. An export keeps export's promise (`force` from --force).
-    guard(lambda: jsonl.write_whole(out, [text], force=force))
+    guard(lambda: jsonl.write_whole(out, chunks, force=force))
 
 
 def html(ctx: typer.Context, name: str, out: Path, report: Report) -> None:
@@ -90,8 +97,8 @@ def markdown(ctx: typer.Context, name: str, out: Path | None, *, force: bool = F
     """`export NAME --format md [--out FILE] [--force]`: the Markdown session log, written as
     every export is (no link followed, no file replaced, without --force)."""
     report = load(ctx, name)
-    text = markdown_report.session_log(report)
-    write(ctx, name, out or Path("-"), text, "the session log", force=force)
+    chunks = markdown_report.session_chunks(report)
+    write(ctx, name, out or Path("-"), chunks, "the session log", force=force)
     if out is not None and str(out) != "-":
         typer.echo(f"Exported the session log of {report.encounter!r} to {out}.", err=True)
 

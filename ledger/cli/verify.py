@@ -1,5 +1,5 @@
 """`encounter verify`: the hash chains of a ledger file or of an exported file recomputed, and
-checked against a published digest.
+checked against a published digest; `encounter repair`, which accepts a loss verify found.
 
 `ledger.cli` adds it (`commands`) to the app after the read commands (`ledger.reads`).
 """
@@ -12,9 +12,9 @@ from typing import Annotated, NoReturn
 import typer
 
 from ledger import api, jsonl
-from ledger.cli import progress
+from ledger.cli import progress, render
 from ledger.cli.errors import fail, guard, outcome
-from ledger.cli.options import Json, emit_json, names_a_file, opened
+from ledger.cli.options import Encounter, Json, emit_json, names_a_file, opened
 from ledger.errors import BadInput
 from ledger.store import Head, chain
 from ledger.store.chain import ChainReport
@@ -23,9 +23,22 @@ from ledger.store.chain import ChainReport
 commands = typer.Typer()
 
 
-def _digest_like(text: str) -> bool:
-    """A whole hex digest, or its first 12 digits or more."""
-    return 12 <= len(text) <= 64 and all(c in "0123456789abcdefABCDEF" for c in text)
+#: The fewest hex digits of a published digest `--head` takes: 64 bits, which a forger who
+#: controls an event's free text cannot match by trying (48 bits fall to GPU-hours).
+SHORTEST_HEAD = 16
+
+
+def _head_problem(text: str) -> str | None:
+    """What is wrong with a published digest given to --head (None: a whole hex digest, or its
+    first `SHORTEST_HEAD` digits or more)."""
+    if not text or len(text) > 64 or any(c not in "0123456789abcdefABCDEF" for c in text):
+        return f"--head {text!r} is not a digest (64 hex digits, or the first {SHORTEST_HEAD}+)"
+    if len(text) < SHORTEST_HEAD:
+        return (
+            f"--head {text!r} is {len(text)} hex digits: give at least the first "
+            f"{SHORTEST_HEAD} of the published digest (a shorter prefix can be forged)"
+        )
+    return None
 
 
 @commands.command()
@@ -39,15 +52,16 @@ def verify(
         str | None,
         typer.Option(
             "--head",
-            help="The published digest (its first 12+ hex digits will do): exit 1 unless "
+            help="The published digest (its first 16+ hex digits will do): exit 1 unless "
             "the chain ends there.",
         ),
     ] = None,
     json_: Json = False,
 ) -> None:
     """Recompute the hash chains; exit 1 when one is broken (or does not end at --head)."""
-    if head is not None and not _digest_like(head):
-        fail(BadInput(f"--head {head!r} is not a digest (64 hex digits, or the first 12+)"))
+    wrong = _head_problem(head) if head is not None else None
+    if wrong is not None:
+        fail(BadInput(wrong))
     show = progress.wanted(json_)
     if name is not None and names_a_file(name):
         file = name
@@ -73,7 +87,7 @@ def verify(
     matched = None if head is None else ends_at is not None and chain.matches(ends_at, head)
     if json_:
         _verify_document(reports, problems, digest if whole else None, matched)
-    broken = bool(problems) or any(not r.ok or r.cache is not None for r in reports)
+    broken = bool(problems) or any(not r.ok or r.cache or r.invalid for r in reports)
     outcome(1 if broken or matched is False else 0)
     for problem in problems:
         typer.echo(f"{ctx.obj}: BROKEN: {problem}")
@@ -86,6 +100,12 @@ def verify(
             typer.echo(f"{r.encounter}: CACHE DISAGREES: {r.cache} (the next write repairs it)")
         if r.unread is not None:
             typer.echo(f"{r.encounter}: NOT READABLE BY THIS BUILD: {r.unread}")
+        if r.invalid is not None:
+            seq = r.invalid.split()[1]
+            typer.echo(
+                f"{r.encounter}: NEVER ACCEPTED: {r.invalid} (another hand stored it; retract "
+                f"it: encounter undo {r.encounter} {seq} --reason TEXT)"
+            )
     if not reports:
         typer.echo(f"No encounters in {ctx.obj}.")
     elif whole and not broken:
@@ -110,11 +130,12 @@ def _verify_document(
     reports: list[ChainReport], problems: list[str], digest: str | None, matched: bool | None
 ) -> NoReturn:
     """`verify --json`: one document, `{"ok", "problems", "encounters": [{"encounter",
-    "events", "head", "ok", "bad_seq", "problem", "cache", "unread"}], "digest", "head_matches"}`
+    "events", "head", "ok", "bad_seq", "problem", "cache", "unread", "invalid"}], "digest",
+    "head_matches"}`
     (`digest` over every head for a whole file, else null; `head_matches` null without
     --head); exit 1 when anything is broken or the chain does not end at --head."""
     encounters = [r.document() for r in reports]
-    ok = not problems and all(r.ok and r.cache is None for r in reports)
+    ok = not problems and all(r.ok and r.cache is None and r.invalid is None for r in reports)
     outcome(0 if ok and matched is not False else 1)
     emit_json(
         {
@@ -126,6 +147,38 @@ def _verify_document(
         }
     )
     raise typer.Exit(0 if ok and matched is not False else 1)
+
+
+@commands.command()
+def repair(
+    ctx: typer.Context,
+    name: Encounter,
+    accept_loss: Annotated[
+        bool,
+        typer.Option(
+            "--accept-loss",
+            help="Accept that events the ledger acknowledged are gone (required).",
+        ),
+    ] = False,
+    reason: Annotated[
+        str, typer.Option("--reason", help="Why the loss is accepted (kept in the ledger).")
+    ] = "",
+    json_: Json = False,
+) -> None:
+    """Let writes go on after events were removed from the end of an encounter: one note
+    records what was lost and why, and `audit` reports it for good."""
+    if not accept_loss:
+        fail(BadInput("repair gives up acknowledged events for good: say so with --accept-loss"))
+    if not reason.strip():
+        fail(BadInput("repair needs --reason TEXT (the ledger keeps why events were given up)"))
+    with opened(ctx) as ledger:
+        result = guard(lambda: ledger.repair(name, reason=reason, accept_loss=True))
+    if json_:
+        emit_json(result.document())
+        raise typer.Exit(0)
+    record = result.records[-1]
+    typer.echo(f"Recorded seq {record.seq}: {record.type}")
+    typer.echo(render.visible(f"  {result.words[-1]}"))
 
 
 def _verified(ledger: api.Ledger, head: Head, step: Callable[[int], None]) -> list[ChainReport]:

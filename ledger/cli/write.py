@@ -415,9 +415,10 @@ def _show_revision(result: api.Written, verb: str, command: str) -> None:
     if changed:
         what += ": " + render.fields(changed)
     if result.dry_run:
-        typer.echo(f"Dry run: {command} would record seq {record.seq}: {record.type} ({what})")
+        said = f"Dry run: {command} would record seq {record.seq}: {record.type} ({what})"
     else:
-        typer.echo(f"Recorded seq {record.seq}: {record.type} ({what})")
+        said = f"Recorded seq {record.seq}: {record.type} ({what})"
+    typer.echo(render.visible(said))
     typer.echo(render.visible(f"  {result.words[-1]}"))
     read = systems.readings(result.system)
     if result.downstream is None:

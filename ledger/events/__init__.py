@@ -149,10 +149,33 @@ def read_stored(
     return event, data if versions.version_of(kind, data) < versions.current(kind) else None
 
 
+class Unreadable(EventBase, frozen=True):
+    """A stored event its system's models refuse: the ledger never accepted it (another hand
+    inserted the row, as a database role that may INSERT can). It is read as it is stored,
+    folds as nothing, and is reported by `verify` and `audit`; an undo retracts it like any
+    other event. Never parsed from input: no vocabulary holds it."""
+
+    #: The type stored with it.
+    type: str
+    #: The body as stored.
+    text: str
+    #: Why its system's models refuse it.
+    problem: str
+
+    def stored(self) -> dict[str, Any]:
+        """The body as stored, as an exchanged line carries it (empty when it is not a JSON
+        object, which the chain itself then refuses)."""
+        try:
+            data = json.loads(self.text)
+        except (ValueError, RecursionError):
+            return {}
+        return data if isinstance(data, dict) else {}
+
+
 def from_row(row: Sequence[Any], vocabulary: Vocabulary) -> Recorded:
     """A stored row (encounter, seq, id, type, recorded_at, body, prev_hash, hash) as the
-    record it holds; a body the models refuse is a broken chain (or, when a newer build wrote
-    it, an unknown version)."""
+    record it holds; a body the models refuse is an `Unreadable` event (or, when a newer build
+    wrote it, an unknown version)."""
     encounter, seq, id_, type_, recorded_at, body, prev_hash, hash_ = row
     if not isinstance(body, str) or not isinstance(type_, str):
         raise BrokenChain(f"encounter {encounter!r} seq {seq}: stored row is not text")
@@ -162,9 +185,7 @@ def from_row(row: Sequence[Any], vocabulary: Vocabulary) -> Recorded:
         # Not tampering: a newer build wrote it (the chain still verifies).
         raise UnknownVersion(f"encounter {encounter!r} seq {seq}: {exc}") from exc
     except BadInput as exc:
-        raise BrokenChain(
-            f"encounter {encounter!r} seq {seq}: stored event is invalid: {exc}"
-        ) from exc
+        event, as_stored = Unreadable(type=type_, text=body, problem=str(exc)), None
     return Recorded(encounter, seq, id_, recorded_at, prev_hash, hash_, event, as_stored)
 
 
@@ -286,6 +307,8 @@ class Recorded:
     def body(self) -> dict[str, Any]:
         """The stored body: the event's fields, or what an older version wrote (in the order
         of today's fields, as the exchange form has them)."""
+        if isinstance(self.event, Unreadable):
+            return self.event.stored()
         if self.as_stored is None:
             return body_of(self.event)
         ordered: dict[str, Any] = _ordered_like(self.as_stored, body_of(self.event))
@@ -327,6 +350,7 @@ __all__ = [
     "SystemKey",
     "TrackAdjusted",
     "TracksNoted",
+    "Unreadable",
     "Vocabulary",
     "body_of",
     "describe",

@@ -11,6 +11,7 @@ written before keep verifying.
 from __future__ import annotations
 
 import math
+import unicodedata
 from collections.abc import Mapping
 from typing import Any, Final
 
@@ -18,6 +19,9 @@ from ledger.errors import BadInput
 
 #: The largest integer every JSON reader holds exactly (JavaScript's Number.MAX_SAFE_INTEGER).
 SAFE_INTEGER: Final = 2**53 - 1
+#: How deeply a value may nest (objects and arrays inside each other): far beyond any event's,
+#: and far below where a reader's recursion would give out.
+MAX_DEPTH: Final = 64
 
 
 def plain(fields: Mapping[str, Any]) -> bool:
@@ -36,6 +40,21 @@ def plain(fields: Mapping[str, Any]) -> bool:
     return True
 
 
+def normalized(value: Any, depth: int = 0) -> Any:
+    """`value` with every text in it (keys too) in Unicode's composed form (NFC), so that
+    "Café" typed on one keyboard is the "Café" typed on another; nothing else changes. Bad
+    input when it nests more than `MAX_DEPTH` levels."""
+    if isinstance(value, str):
+        return value if value.isascii() else unicodedata.normalize("NFC", value)
+    if isinstance(value, Mapping | list | tuple) and depth > MAX_DEPTH:
+        raise BadInput(f"an event nests more than {MAX_DEPTH} levels deep")
+    if isinstance(value, Mapping):
+        return {normalized(k): normalized(v, depth + 1) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [normalized(v, depth + 1) for v in value]
+    return value
+
+
 def portable_fields(fields: Mapping[str, Any], what: str) -> dict[str, Any]:
     """An event's fields with whole floats made ints, or bad input naming the first field
     whose value would not hash alike in every language."""
@@ -47,7 +66,7 @@ def walked(fields: Mapping[str, Any], what: str) -> dict[str, Any]:
     return {key: _value(value, key, what) for key, value in fields.items()}
 
 
-def _value(value: Any, path: str, what: str) -> Any:
+def _value(value: Any, path: str, what: str, depth: int = 1) -> Any:
     # Exact types first: text and whole numbers are nearly every value of every event.
     kind = type(value)
     if kind is str:
@@ -56,10 +75,15 @@ def _value(value: Any, path: str, what: str) -> Any:
         if -SAFE_INTEGER <= value <= SAFE_INTEGER:
             return value
         raise _beyond(value, path, what)
+    if isinstance(value, Mapping | list | tuple) and depth > MAX_DEPTH:
+        raise BadInput(f"{what} field {path!r} nests more than {MAX_DEPTH} levels deep")
+    deeper = depth + 1
     if kind is dict:  # exact containers before the ABC checks below (a sheet's values)
-        return {_value(k, path, what): _value(v, f"{path}.{k}", what) for k, v in value.items()}
+        return {
+            _value(k, path, what): _value(v, f"{path}.{k}", what, deeper) for k, v in value.items()
+        }
     if kind is list:
-        return [_value(v, f"{path}[{i}]", what) for i, v in enumerate(value)]
+        return [_value(v, f"{path}[{i}]", what, deeper) for i, v in enumerate(value)]
     if isinstance(value, bool) or value is None:
         return value
     if isinstance(value, int):  # an int subclass (an IntEnum)
@@ -81,9 +105,11 @@ def _value(value: Any, path: str, what: str) -> Any:
     if isinstance(value, str):
         return _text(value, path, what)
     if isinstance(value, Mapping):
-        return {_value(k, path, what): _value(v, f"{path}.{k}", what) for k, v in value.items()}
+        return {
+            _value(k, path, what): _value(v, f"{path}.{k}", what, deeper) for k, v in value.items()
+        }
     if isinstance(value, list | tuple):
-        return [_value(v, f"{path}[{i}]", what) for i, v in enumerate(value)]
+        return [_value(v, f"{path}[{i}]", what, deeper) for i, v in enumerate(value)]
     return value
 
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ledger import events, systems
+from ledger.errors import LedgerError
 from ledger.read import Reader
 from projections import charts, core, words
 from projections.changes import Change
@@ -146,23 +147,114 @@ def build(book: Reader, encounter: str, published: bool = True) -> Report:
     broken = None if chain.ok else f"at seq {chain.bad_seq}: {chain.problem}"
     if broken is not None:
         head = None
-    records = book.records(encounter)
-    steps = list(book.replay(encounter))
-    state = steps[-1].state
+    # One pass over the replay: each step's words, changes and chart points are kept, its
+    # state let go (a state a step is what made a long encounter's report hold gigabytes).
+    rounds, charts_, state = _story(book.replay(encounter))
+    records = _reversed_and_rulings(book, encounter)
     return Report(
         encounter=encounter,
         system=state.system,
         title=state.title,
         house_rules=_house_rules(state),
-        rounds=tuple(_rounds(steps)),
+        rounds=rounds,
         rulings=tuple(_rulings(book, encounter, records)),
         findings=tuple(book.audit(encounter)),
-        charts=tuple(_charts(steps)),
-        events=len(records),
+        charts=charts_,
+        events=book.store.require(encounter).seq,
         head=head,
         broken=broken,
         state=state,
     )
+
+
+def _story(
+    steps: Iterable[Step],
+) -> tuple[tuple[Round, ...], tuple[Chart, ...], core.State]:
+    """The rounds and charts of a replay read once (no step is kept), and the state at its
+    end."""
+    grouped: list[tuple[tuple[int | None, str | None], list[Line], core.State]] = []
+    drawing: dict[str, _Drawing] = {}
+    state: core.State | None = None
+    ruleset: Any = None
+    read: Any = None
+    for step in steps:
+        state = step.state
+        if ruleset is None:
+            ruleset = systems.ruleset(state.system)
+            read = systems.readings(state.system)
+        time = (step.round, None if step.scene is None else str(step.scene))
+        line = Line(
+            step.record.seq, step.record.type, step.text, step.changes, step.skipped, step.source
+        )
+        if grouped and grouped[-1][0] == time:
+            grouped[-1][1].append(line)
+            grouped[-1] = (time, grouped[-1][1], state)
+        else:
+            grouped.append((time, [line], state))
+        for name in {c.combatant for c in step.changes}:
+            them = state.combatants.get(name)
+            if them is not None:
+                drawing.setdefault(name, _Drawing()).add(step, them, ruleset, read)
+    if state is None:
+        raise LedgerError("the encounter has no effective event to report")
+    rounds = []
+    seen: int | None = None
+    for (number, scene), lines, end in grouped:
+        title = _title(number, scene, seen, len(grouped))
+        rounds.append(Round(number, scene, title, tuple(lines), end))
+        seen = number if number is not None else seen
+    charts_ = tuple(
+        drawing.get(name, _Drawing()).chart(name, combatant)
+        for name, combatant in state.combatants.items()
+    )
+    return tuple(rounds), charts_, state
+
+
+class _Drawing:
+    """One combatant's chart as the replay goes: its labels and points."""
+
+    def __init__(self) -> None:
+        self.labels: list[str] = []
+        self.taken: list[tuple[int, int | None, dict[str, charts.Measure], str, str]] = []
+
+    def add(self, step: Step, them: core.Combatant, ruleset: Any, read: Any) -> None:
+        mine = [c for c in step.changes if c.combatant == them.name]
+        view = them.view()
+        found = {m.label: m for m in ruleset.charts(view)}
+        self.labels.extend(label for label in found if label not in self.labels)
+        note = words.tell(mine, read)
+        status = charts.standing(them.status, ruleset.condition(view))
+        self.taken.append((step.record.seq, step.round, found, status, note))
+
+    def chart(self, name: str, combatant: core.Combatant) -> Chart:
+        labels = self.labels
+        points = tuple(
+            Point(
+                seq=seq,
+                round=round_,
+                values=tuple(found[k].value if k in found else None for k in labels),
+                limits=tuple(found[k].limit if k in found else None for k in labels),
+                status=status,
+                note=note,
+            )
+            for seq, round_, found, status, note in self.taken
+        )
+        return Chart(name, combatant.side, combatant.status, tuple(labels), points)
+
+
+def _reversed_and_rulings(book: Reader, encounter: str) -> list[events.Recorded]:
+    """The retractions and corrections, and the events they reverse (few, however long the
+    encounter: the rulings need nothing else)."""
+    head = book.store.require(encounter)
+    revisions = book.revisions(head)
+    targets = sorted(
+        {t for r in revisions if isinstance(t := getattr(r.event, "target", None), int)}
+    )
+    found = {r.seq: r for r in revisions}
+    for target in sorted(t for t in targets if isinstance(t, int)):
+        if target not in found:
+            found.update((r.seq, r) for r in book.iter_records(encounter, target - 1, target))
+    return [found[seq] for seq in sorted(found)]
 
 
 def _house_rules(state: core.State) -> tuple[HouseRule, ...]:
@@ -174,33 +266,6 @@ def _house_rules(state: core.State) -> tuple[HouseRule, ...]:
         for key, value in pinned.items()
         if defaults.get(key) != value
     )
-
-
-def _rounds(steps: Sequence[Step]) -> Iterable[Round]:
-    """Consecutive events of the same round (and scene) grouped, in seq order."""
-    groups: list[tuple[tuple[int | None, str | None], list[Step]]] = []
-    for step in steps:
-        time = (step.round, None if step.scene is None else str(step.scene))
-        if groups and groups[-1][0] == time:
-            groups[-1][1].append(step)
-        else:
-            groups.append((time, [step]))
-    seen: int | None = None
-    for (number, scene), group in groups:
-        lines = tuple(
-            Line(
-                step.record.seq,
-                step.record.type,
-                step.text,
-                step.changes,
-                step.skipped,
-                step.source,
-            )
-            for step in group
-        )
-        title = _title(number, scene, seen, len(groups))
-        yield Round(number, scene, title, lines, group[-1].state)
-        seen = number if number is not None else seen
 
 
 def _title(number: int | None, scene: str | None, seen: int | None, groups: int) -> str:
@@ -261,35 +326,3 @@ def _fields(changed: object) -> str | None:
     if not isinstance(changed, Mapping) or not changed:
         return None
     return ", ".join(f"{words.plain(str(k))} {words.value(v)}" for k, v in changed.items())
-
-
-def _charts(steps: Sequence[Step]) -> Iterable[Chart]:
-    """A chart per combatant still in the encounter: a point per step that changed its tracks."""
-    state = steps[-1].state
-    ruleset = systems.ruleset(state.system)
-    measure = ruleset.charts
-    read = systems.readings(state.system)
-    for name, combatant in state.combatants.items():
-        labels: list[str] = []
-        taken: list[tuple[Step, core.Combatant, dict[str, charts.Measure], str]] = []
-        for step in steps:
-            mine = [c for c in step.changes if c.combatant == name]
-            them = step.state.combatants.get(name)
-            if not mine or them is None:
-                continue
-            found = {m.label: m for m in measure(them.view())}
-            labels.extend(label for label in found if label not in labels)
-            note = words.tell(mine, read)
-            taken.append((step, them, found, note))
-        points = tuple(
-            Point(
-                seq=step.record.seq,
-                round=step.round,
-                values=tuple(found[k].value if k in found else None for k in labels),
-                limits=tuple(found[k].limit if k in found else None for k in labels),
-                status=charts.standing(them.status, ruleset.condition(them.view())),
-                note=note,
-            )
-            for step, them, found, note in taken
-        )
-        yield Chart(name, combatant.side, combatant.status, tuple(labels), points)

@@ -17,21 +17,31 @@ from projections import shown
 _SPECIAL = re.compile(r"([\\`*_\[\]<|~#])")
 
 
+#: The white space a line of the log folds into one space (every other control, format or
+#: separator code point is shown as an escape by `shown.visible`).
+_SPACES = re.compile(r"[ \t\n\r\f\v]+")
+
+
 def escape(text: str) -> str:
     """`text` on one line, its control characters shown as escapes (a terminal would act on
     them) and Markdown's (and raw HTML's) special characters backslash-escaped."""
-    return _SPECIAL.sub(r"\\\1", shown.visible(" ".join(str(text).split())))
+    return _SPECIAL.sub(r"\\\1", shown.visible(_SPACES.sub(" ", str(text)).strip()))
 
 
 def session_log(report: Report) -> str:
     """The whole log, ending with one newline."""
-    parts = [_header(report)]
+    return "".join(session_chunks(report))
+
+
+def session_chunks(report: Report) -> Iterator[str]:
+    """The log a part at a time (its header, each round, the rulings, the findings, the head),
+    for a writer to write as they come rather than hold the whole text."""
+    yield _header(report)
     for group in report.rounds:
-        parts.append(_round(report, group))
-    parts.append(_rulings(report))
-    parts.append(_findings(report))
-    parts.append(_head(report))
-    return "\n\n".join(parts) + "\n"
+        yield "\n\n" + _round(report, group)
+    yield "\n\n" + _rulings(report)
+    yield "\n\n" + _findings(report)
+    yield "\n\n" + _head(report) + "\n"
 
 
 def _header(report: Report) -> str:

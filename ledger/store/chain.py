@@ -63,8 +63,8 @@ def file_digest(heads: Mapping[str, str | None]) -> str:
 
 
 def matches(digest: str, published: str) -> bool:
-    """Whether a head (or file digest) is the published one, given whole or as its first 12+
-    hex digits (as `encounter list` shows a head)."""
+    """Whether a head (or file digest) is the published one, given whole or as its first
+    digits (the command line asks for 16 or more)."""
     return bool(published) and digest.lower().startswith(published.lower())
 
 
@@ -86,6 +86,9 @@ class ChainReport:
     cache: str | None = None
     #: The first event this build cannot read (a newer version of its type); its hash verifies.
     unread: str | None = None
+    #: The first effective event its system refuses, which the ledger never accepted (another
+    #: hand inserted it); its hash verifies, and an undo retracts it.
+    invalid: str | None = None
 
     @property
     def ok(self) -> bool:
@@ -102,6 +105,7 @@ class ChainReport:
             "problem": self.problem,
             "cache": self.cache,
             "unread": self.unread,
+            "invalid": self.invalid,
             "ok": self.ok,
         }
 
@@ -111,6 +115,58 @@ class ChainReport:
 
 
 Row = tuple[Any, ...]
+
+
+class ChainCheck:
+    """One encounter's chain checked a row at a time (`verify_rows` over a stream whose rows
+    come interleaved with other encounters', as an exported file's may)."""
+
+    def __init__(self, encounter: str) -> None:
+        self.encounter = encounter
+        self.expected, self.prev, self.count = 1, GENESIS, 0
+        self.last: str | None = None
+        self.unread: str | None = None
+        #: The report of the first bad row (the rows after it are not looked at).
+        self.broken: ChainReport | None = None
+
+    def feed(self, row: Row) -> None:
+        """Check the next stored row of the encounter."""
+        if self.broken is not None:
+            return
+        self.count += 1
+        seq, row_hash = row[1], row[7]
+        problem = row_problem(self.expected, self.prev, *row)
+        if problem:
+            self.broken = ChainReport(
+                encounter=self.encounter,
+                events=self.count,
+                head=self.last,
+                bad_seq=self.expected,
+                problem=problem,
+                unread=self.unread,
+            )
+            return
+        if self.unread is None and versions.KEY in row[5]:
+            self.unread = _unread(seq, row[3], row[5])
+        self.expected, self.prev, self.last = seq + 1, row_hash, row_hash
+
+    def report(self, acknowledged: tuple[int, str] | None = None) -> ChainReport:
+        """What the rows fed so far show (`acknowledged`: the head the ledger last wrote)."""
+        if self.broken is not None:
+            return self.broken
+        if acknowledged is not None and acknowledged != (self.expected - 1, self.last):
+            return ChainReport(
+                encounter=self.encounter,
+                events=self.count,
+                head=self.last,
+                bad_seq=self.expected,
+                problem=f"the last stored seq is {self.expected - 1}, but seq "
+                f"{acknowledged[0]} was acknowledged: events were removed from the end",
+                unread=self.unread,
+            )
+        return ChainReport(
+            encounter=self.encounter, events=self.count, head=self.last, unread=self.unread
+        )
 
 
 def verify_rows(
@@ -123,34 +179,12 @@ def verify_rows(
     the exact text the ledger writes for its contents. `acknowledged` is the head the ledger
     last wrote (seq, hash): rows removed from the end show against it.
     """
-    expected_seq, prev, count, last, unread = 1, GENESIS, 0, None, None
+    check = ChainCheck(encounter)
     for row in rows:
-        count += 1
-        seq, row_hash = row[1], row[7]
-        problem = row_problem(expected_seq, prev, *row)
-        if problem:
-            return ChainReport(
-                encounter=encounter,
-                events=count,
-                head=last,
-                bad_seq=expected_seq,
-                problem=problem,
-                unread=unread,
-            )
-        if unread is None and versions.KEY in row[5]:
-            unread = _unread(seq, row[3], row[5])
-        expected_seq, prev, last = seq + 1, row_hash, row_hash
-    if acknowledged is not None and acknowledged != (expected_seq - 1, last):
-        return ChainReport(
-            encounter=encounter,
-            events=count,
-            head=last,
-            bad_seq=expected_seq,
-            problem=f"the last stored seq is {expected_seq - 1}, but seq {acknowledged[0]} "
-            "was acknowledged: events were removed from the end",
-            unread=unread,
-        )
-    return ChainReport(encounter=encounter, events=count, head=last, unread=unread)
+        check.feed(row)
+        if check.broken is not None:
+            return check.broken
+    return check.report(acknowledged)
 
 
 def _unread(seq: int, kind: str, body: str) -> str | None:

@@ -21,7 +21,7 @@ import psycopg.errors
 from psycopg_pool import ConnectionPool, PoolTimeout
 
 from ledger.errors import BadInput, Conflict, LedgerError, StoreError
-from ledger.store import Row, now_utc, postgres_schema, statements, views
+from ledger.store import Row, now_utc, postgres_guard, postgres_schema, statements, views
 from ledger.store.sql import SqlStore
 
 #: The library's default pool: at most this many connections per `Ledger` (one per thread that
@@ -182,17 +182,13 @@ class PostgresDatabase:
             raise _refused(exc) or _write_error(self.name, exc) from exc
 
     def problems(self) -> list[str]:
-        """What is wrong with the ledger as a whole (the append-only triggers)."""
+        """What is wrong with the ledger as a whole: its append-only guard altered, a trigger
+        or rule of another hand on its tables, a replication role that skips triggers."""
         try:
             with self.pool.connection() as conn:
-                missing = postgres_schema.missing_triggers(conn)
+                return postgres_guard.problems(conn)
         except psycopg.Error as exc:
             raise StoreError(f"cannot read the ledger at {self.name}: {one_line(exc)}") from exc
-        return [
-            f"the append-only trigger {name} is missing: rows can be changed without a trace in "
-            "the database (opening the ledger as its owner recreates it)"
-            for name in missing
-        ]
 
     def rebuild_views(self, encounters: Iterable[Iterable[Mapping[str, Any]]]) -> dict[str, int]:
         """(Re)create the views and fill `track_changes`, in one transaction on a connection of

@@ -1,5 +1,6 @@
 """The PostgreSQL schema: the same `events` table and heads cache as a ledger file, with
-append-only triggers, and the sealed snapshots (`ledger.store.snapshots`), created once by the
+its guard (`postgres_guard`: append-only triggers, and a check of every row inserted), and the
+sealed snapshots (`ledger.store.snapshots`), created once by the
 database's owner (the app role of the docs' hosting page can then only append and read).
 """
 
@@ -13,13 +14,12 @@ import psycopg
 import psycopg.errors
 
 from ledger.errors import UnknownName
-from ledger.store import statements
+from ledger.store import postgres_guard, statements
 
 #: The advisory-lock namespace of the ledger (two-key form: this, then hashtext(encounter)).
 LOCK_CLASS: Final = 0x4C45
 _SCHEMA_LOCK: Final = 0
 
-TRIGGERS: Final = ("events_no_update", "events_no_delete", "events_no_truncate")
 #: The projection cache of 0.2, replaced by `snapshots` (a cache: dropping it loses nothing).
 _OLD_CACHE: Final = ("cache_snapshots", "cache_views", "cache_rolls")
 
@@ -35,17 +35,6 @@ SCHEMA: Final = (
         hash TEXT NOT NULL,
         PRIMARY KEY (encounter, seq)
     )""",
-    """CREATE OR REPLACE FUNCTION events_refuse_change() RETURNS trigger LANGUAGE plpgsql AS $$
-    BEGIN
-        RAISE EXCEPTION 'events are append-only: % refused', TG_OP
-            USING ERRCODE = 'restrict_violation';
-    END $$""",
-    """CREATE OR REPLACE TRIGGER events_no_update BEFORE UPDATE ON events
-    FOR EACH ROW EXECUTE FUNCTION events_refuse_change()""",
-    """CREATE OR REPLACE TRIGGER events_no_delete BEFORE DELETE ON events
-    FOR EACH ROW EXECUTE FUNCTION events_refuse_change()""",
-    """CREATE OR REPLACE TRIGGER events_no_truncate BEFORE TRUNCATE ON events
-    FOR EACH STATEMENT EXECUTE FUNCTION events_refuse_change()""",
     """CREATE INDEX IF NOT EXISTS events_retractions ON events (encounter, seq)
     WHERE type = 'event.retracted'""",
     """CREATE INDEX IF NOT EXISTS events_corrections ON events (encounter, seq)
@@ -84,16 +73,14 @@ def ensure(conn: psycopg.Connection[Any], *, create: bool, readonly: bool, name:
     if events and heads:
         if readonly:
             return
-        if missing_triggers(conn) or not snapshots or old_cache:
-            # As a write recreates SQLite's: only a role that may (the owner) does.
+        if postgres_guard.altered(conn) or not snapshots or old_cache:
+            # As a write recreates SQLite's: only a role that may (the owner) does. (Rows may
+            # have changed meanwhile: every write checks its encounter's whole chain.)
             with suppress(psycopg.errors.InsufficientPrivilege), conn.transaction():
                 _lock_schema(conn)
-                if missing_triggers(conn):
-                    for statement in SCHEMA[1:5]:
+                if postgres_guard.altered(conn):
+                    for statement in postgres_guard.statements():
                         conn.execute(statement)
-                    # Rows may have changed meanwhile: the next write of each encounter checks
-                    # its whole chain, not only the tail after a mark set before.
-                    conn.execute("UPDATE heads SET verified = 0")
                 for old in _OLD_CACHE:
                     conn.execute(f"DROP TABLE IF EXISTS {old}")
                 conn.execute(SCHEMA[-1])
@@ -106,21 +93,14 @@ def ensure(conn: psycopg.Connection[Any], *, create: bool, readonly: bool, name:
         rebuild = conn.execute("SELECT to_regclass('heads') IS NULL").fetchone() == (True,)
         for statement in SCHEMA:
             conn.execute(statement)
+        for statement in postgres_guard.statements():
+            conn.execute(statement)
         if rebuild:
             _rebuild_heads(conn)
 
 
 def _lock_schema(conn: psycopg.Connection[Any]) -> None:
     conn.execute("SELECT pg_advisory_xact_lock(%s, %s)", (LOCK_CLASS, _SCHEMA_LOCK))
-
-
-def missing_triggers(conn: psycopg.Connection[Any]) -> list[str]:
-    """The append-only triggers that are not on `events`."""
-    rows = conn.execute(
-        "SELECT tgname FROM pg_trigger WHERE tgrelid = 'events'::regclass AND NOT tgisinternal"
-    ).fetchall()
-    present = {name for (name,) in rows}
-    return [name for name in TRIGGERS if name not in present]
 
 
 def _rebuild_heads(conn: psycopg.Connection[Any]) -> None:

@@ -15,7 +15,14 @@ from contextlib import AbstractContextManager, contextmanager
 from datetime import datetime
 from typing import Any, Protocol
 
-from ledger.errors import BadInput, Conflict, LedgerWarning, UnknownName, did_you_mean
+from ledger.errors import (
+    BadInput,
+    BrokenChain,
+    Conflict,
+    LedgerWarning,
+    UnknownName,
+    did_you_mean,
+)
 from ledger.store import Head, Row, snapshots, statements
 from ledger.store import chain as chains
 from ledger.store.chain import ChainReport
@@ -103,14 +110,27 @@ class SqlStore:
         return self.db.names()
 
     def head(self, encounter: str) -> Head | None:
-        """The encounter's head, or None when it does not exist; read from the rows (with a
-        warning) when the heads cache disagrees with them."""
+        """The encounter's head, or None when it does not exist: read from the rows (seq 1
+        names the system), with a warning when they do not hold the head the ledger last
+        acknowledged (events removed) or go on after it (the heads cache lags)."""
         with self.db.reading():
-            cached, _, last = statements.heads_row(self.db.fetch, encounter)
-            if statements.agree(cached, last):
-                return cached
+            acknowledged, last = statements.heads_row(self.db.fetch, encounter)
             derived = statements.derived_head(self.db.fetch, encounter, last)
-        self.tell(encounter, statements.disagreement(encounter, cached, last, "read from the rows"))
+            found = statements.witness(self.db.fetch, encounter, acknowledged, last)
+        if found is None:
+            return derived
+        kind, problem = found
+        if kind == statements.MISSING:
+            self.tell(
+                encounter,
+                f"encounter {encounter!r} does not hold the head the ledger acknowledged "
+                f"({problem}): what is shown may not be all that was recorded; see "
+                "`encounter verify`",
+            )
+        elif last is not None:
+            self.tell(
+                encounter, statements.lagging(encounter, acknowledged, last, "read from the rows")
+            )
         return derived
 
     def heads(self) -> list[Head]:
@@ -186,55 +206,92 @@ class SqlStore:
     # Verification.
 
     def verify(self, encounter: str) -> ChainReport:
-        """Recompute one encounter's chain; name the first seq that does not verify, and say
-        when the heads cache disagrees with the rows."""
+        """Recompute one encounter's chain; name the first seq that does not verify, or where
+        the rows do not hold the head the ledger acknowledged; say when the heads cache lags.
+        The rows read are those of one moment, up to the last one read first."""
         with self.db.reading():
-            cached, _, _ = statements.heads_row(self.db.fetch, encounter)
-            report = chains.verify_rows(encounter, self.raw_rows(encounter), None)
+            acknowledged, last = statements.heads_row(self.db.fetch, encounter)
+            top = last.seq if last is not None else 0
+            rows = statements.pages(self.db.fetch, encounter, 0, top) if top else iter(())
+            report = chains.verify_rows(encounter, rows, None)
+            found = statements.witness(self.db.fetch, encounter, acknowledged, last)
         self.told(encounter)
-        return statements.against_heads(report, cached)
+        return statements.against_heads(report, found, acknowledged)
 
     # Writes.
 
     @contextmanager
     def begin(
-        self, encounter: str, expect: int | None = None, *, bulk: bool = False
+        self, encounter: str, expect: int | None = None, *, bulk: bool = False, repair: bool = False
     ) -> Iterator[Transaction]:
-        """One write transaction: the encounter's lock is taken, its head read and checked
-        against the last stored row, the chain after the verified mark checked, `expect`
-        checked; everything appended commits together when the block ends, or nothing does
-        (`bulk`: an import of many events, which the dialect may tune for)."""
+        """One write transaction: the encounter's lock is taken, its head read from the rows,
+        its whole chain checked, the rows checked to hold the head the ledger acknowledged
+        last, `expect` checked; everything appended commits together when the block ends, or
+        nothing does (`bulk`: an import of many events, which the dialect may tune for).
+
+        A broken chain, or rows that no longer hold the acknowledged head (events removed
+        from the end, or replaced), is never extended: `BrokenChain`. With `repair` the loss
+        of an acknowledged head is accepted (`Transaction.lost` says what was lost) and the
+        write records it; nothing else is."""
         if expect is not None and (not isinstance(expect, int) or isinstance(expect, bool)):
             raise BadInput(f"expect must be a seq (a whole number), not {expect!r}")
         if not isinstance(encounter, str):
             raise BadInput(f"an encounter is named by text, not {encounter!r}")
         with self.db.writing(encounter, bulk) as conn:
-            head, verified, repaired = self._checked_head(conn, encounter)
+            acknowledged, last = statements.heads_row(conn.fetch, encounter)
+            head = statements.derived_head(conn.fetch, encounter, last)
             seq = head.seq if head else 0
+            txn = Transaction(conn, encounter, head, self.clock, snapshots=self.db.snapshots)
+            # Every row, every write: at the sizes users have it costs about a millisecond a
+            # few hundred events, and no mark another hand could set says it need not.
+            txn.check_chain()
+            found = statements.witness(conn.fetch, encounter, acknowledged, last)
+            if repair and (found is None or found[0] != statements.MISSING):
+                raise BadInput(
+                    f"encounter {encounter!r} holds the head the ledger acknowledged last: "
+                    "nothing was lost, so there is nothing to repair"
+                )
+            if found is not None:
+                self._acknowledge(txn, found, acknowledged, last, repair)
             check_expect(encounter, seq, expect)
-            txn = Transaction(
-                conn, encounter, head, self.clock, verified=verified, snapshots=self.db.snapshots
-            )
-            txn.repaired = repaired
-            if head is not None and verified < seq:
-                txn.check_tail()
             yield txn
             if txn.discarded:
                 conn.discard()
             else:
                 txn.finish()
 
-    def _checked_head(self, conn: Connection, encounter: str) -> tuple[Head | None, int, bool]:
-        """The head to extend, the seq the chain is verified through, and whether the heads
-        cache had to be repaired: the rows win when they disagree with it."""
-        cached, verified, last = statements.heads_row(conn.fetch, encounter, marked=True)
-        if statements.agree(cached, last):
-            return cached, verified, False
+    def _acknowledge(
+        self,
+        txn: Transaction,
+        found: tuple[str, str],
+        acknowledged: statements.Acknowledged | None,
+        last: statements.Last | None,
+        repair: bool,
+    ) -> None:
+        """A write over rows that disagree with the acknowledged head: a cache that lags is
+        rewritten (the rows hold what it acknowledged); a head the rows no longer hold is a
+        loss, refused unless `repair` accepts it."""
+        kind, problem = found
+        encounter = txn.encounter
+        txn.repaired = True
+        if kind == statements.MISSING:
+            if not repair:
+                raise BrokenChain(
+                    f"encounter {encounter!r} does not hold the head the ledger acknowledged "
+                    f"({problem}): nothing was appended; `encounter repair {encounter} "
+                    "--accept-loss --reason TEXT` records the loss and lets writes go on"
+                )
+            if last is None:
+                raise BrokenChain(
+                    f"encounter {encounter!r} holds no event at all ({problem}): there is "
+                    "nothing to go on from; restore it from an export or a backup"
+                )
+            txn.lost = problem
+            return
+        assert last is not None
         self.tell(
-            encounter, statements.disagreement(encounter, cached, last, "repaired from the rows")
+            encounter, statements.lagging(encounter, acknowledged, last, "repaired from the rows")
         )
-        # The mark came with the cache: the whole chain is checked again.
-        return statements.derived_head(conn.fetch, encounter, last), 0, True
 
 
 def check_expect(encounter: str, seq: int, expect: int | None) -> None:

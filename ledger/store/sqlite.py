@@ -143,15 +143,22 @@ class SqliteDatabase:
             self.conn.execute("ROLLBACK")
 
     def problems(self) -> list[str]:
-        """What is wrong with the file as a whole (the append-only triggers)."""
+        """What is wrong with the file as a whole: the append-only triggers missing or altered,
+        and any trigger of another hand."""
         if "events" not in self._tables:
             return []
         with self.lock:
             missing = sqlite_schema.missing_triggers(self.conn)
-        return [
+            foreign = sqlite_schema.foreign_triggers(self.conn)
+        said = [
             f"the append-only trigger {name} is missing or not the ledger's own: rows can be "
             "changed without a trace in the database (a write recreates it)"
             for name in missing
+        ]
+        return said + [
+            f"the trigger {name} on {table} is not the ledger's own: it can swallow or change "
+            "what is written"
+            for name, table in foreign
         ]
 
     def rebuild_views(self, encounters: Iterable[Iterable[Mapping[str, Any]]]) -> dict[str, int]:

@@ -65,8 +65,9 @@ INDEX: Final = """CREATE INDEX IF NOT EXISTS events_retractions ON events (encou
 #: Corrections are read before every fold, as retractions are.
 CORRECTIONS_INDEX: Final = """CREATE INDEX IF NOT EXISTS events_corrections ON events
     (encounter, seq) WHERE type = 'event.corrected'"""
-#: The cache of each encounter's head; `verified` is the seq through which a write checked
-#: the chain (so the next one checks only the tail after it).
+#: The head the ledger last acknowledged for each encounter (its rows must still hold it), and
+#: a cache of its system and title; `verified`, a mark earlier versions trusted, is no longer
+#: read: every write checks the encounter's whole chain.
 HEADS: Final = """CREATE TABLE IF NOT EXISTS heads (
         encounter TEXT PRIMARY KEY,
         system TEXT NOT NULL,
@@ -271,9 +272,8 @@ def _apply(conn: sqlite3.Connection, path: Path) -> None:
         conn.execute(f"DROP TRIGGER IF EXISTS {name}")
         conn.execute(TRIGGERS[name])
     if missing and had_events:
-        # Without them rows may have been changed: no write trusts a verified mark from before,
-        # so the next write of each encounter checks its whole chain before it appends.
-        conn.execute("UPDATE heads SET verified = 0")
+        # Without them rows may have been changed: every write checks its encounter's whole
+        # chain before it appends, and verify names a changed row.
         names = ", ".join(missing)
         warnings.warn(
             f"{path}: the append-only trigger{'s' * (len(missing) > 1)} {names} "
@@ -307,6 +307,14 @@ def missing_triggers(conn: sqlite3.Connection) -> list[str]:
         conn.execute("SELECT name, sql FROM sqlite_master WHERE type = 'trigger'").fetchall()
     )
     return [name for name, sql in TRIGGERS.items() if _words(found.get(name)) != _words(sql)]
+
+
+def foreign_triggers(conn: sqlite3.Connection) -> list[tuple[str, str]]:
+    """(name, table) of every trigger in the file that is not one of the ledger's own."""
+    found = conn.execute(
+        "SELECT name, tbl_name FROM sqlite_master WHERE type = 'trigger' ORDER BY tbl_name, name"
+    ).fetchall()
+    return [(str(name), str(table)) for name, table in found if name not in TRIGGERS]
 
 
 def remove(path: Path) -> None:

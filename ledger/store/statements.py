@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import suppress
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 from ledger.store import Head, Row
 from ledger.store import chain as chains
@@ -30,9 +30,10 @@ PUT_HEAD: Final = (
     "updated_at = excluded.updated_at, verified = excluded.verified"
 )
 _CACHED_HEAD: Final = f"SELECT {HEAD_COLUMNS} FROM heads WHERE encounter = ?"
-#: A write's: with the mark through which a write checked the chain (a file of format 1 has
-#: none; a write migrates it first).
-_MARKED_HEAD: Final = f"SELECT {HEAD_COLUMNS}, verified FROM heads WHERE encounter = ?"
+#: The rows of one seq range (a write reads back what it inserted).
+ROWS_BETWEEN: Final = (
+    f"SELECT {COLUMNS} FROM events WHERE encounter = ? AND seq >= ? AND seq <= ? ORDER BY seq"
+)
 _LAST: Final = (
     "SELECT seq, hash, recorded_at FROM events WHERE encounter = ? ORDER BY seq DESC LIMIT 1"
 )
@@ -98,33 +99,34 @@ def hash_at(fetch: Fetch, encounter: str, seq: int) -> str:
     return str(found[0][0]) if found else ""
 
 
-def heads_row(
-    fetch: Fetch, encounter: str, marked: bool = False
-) -> tuple[Head | None, int, tuple[int, str, str] | None]:
-    """The heads cache's row, its verified mark (`marked`: a write's read; else 0), and the
-    last stored row."""
-    row = fetch(_MARKED_HEAD if marked else _CACHED_HEAD, (encounter,))
+def heads_row(fetch: Fetch, encounter: str) -> tuple[Acknowledged | None, Last | None]:
+    """The head the heads cache acknowledges (seq, hash), and the last stored row."""
+    row = fetch(_CACHED_HEAD, (encounter,))
     last = fetch(_LAST, (encounter,))
-    cached = head_of(row[0][:7]) if row else None
-    verified = int(row[0][7] or 0) if row and marked else 0
-    return cached, verified, (int(last[0][0]), str(last[0][1]), str(last[0][2])) if last else None
+    acknowledged = None
+    if row and isinstance(row[0][3], int) and isinstance(row[0][4], str):
+        acknowledged = Acknowledged(int(row[0][3]), str(row[0][4]))
+    return acknowledged, Last(int(last[0][0]), str(last[0][1]), str(last[0][2])) if last else None
 
 
-def head_of(row: Sequence[Any]) -> Head:
-    encounter, system, title, seq, digest, opened_at, updated_at = row
-    return Head(
-        str(encounter),
-        str(system),
-        None if title is None else str(title),
-        int(seq),
-        str(digest),
-        str(opened_at),
-        str(updated_at),
-    )
+class Acknowledged(NamedTuple):
+    """The head the ledger last wrote for an encounter (its heads row): the rows must hold it."""
+
+    seq: int
+    hash: str
 
 
-def derived_head(fetch: Fetch, encounter: str, last: tuple[int, str, str] | None) -> Head | None:
-    """The head as the rows have it (seq 1 names the system and title)."""
+class Last(NamedTuple):
+    """The last stored row of an encounter: its seq, hash and time."""
+
+    seq: int
+    hash: str
+    recorded_at: str
+
+
+def derived_head(fetch: Fetch, encounter: str, last: Last | None) -> Head | None:
+    """The head as the rows have it: seq 1 (chained) names the system and title, the last row
+    the seq and hash. The heads cache is never read for them."""
     if last is None:
         return None
     first = fetch(_OPENED, (encounter,))
@@ -137,48 +139,72 @@ def derived_head(fetch: Fetch, encounter: str, last: tuple[int, str, str] | None
         encounter,
         system if isinstance(system, str) else "?",
         title if isinstance(title, str) else None,
-        last[0],
-        last[1],
-        str(first[0][1]) if first else last[2],
-        last[2],
+        last.seq,
+        last.hash,
+        str(first[0][1]) if first else last.recorded_at,
+        last.recorded_at,
     )
 
 
-def agree(cached: Head | None, last: tuple[int, str, str] | None) -> bool:
-    """Whether the heads cache's row and the last stored row (seq, hash, time) agree."""
-    if cached is None or last is None:
-        return cached is None and last is None
-    return (cached.seq, cached.hash) == last[:2]
+#: What the rows say of the acknowledged head: they end there (None), or...
+BEHIND: Final = "behind"  # ... they hold it and go on after it (the cache lags: no loss)
+ABSENT: Final = "absent"  # ... there is no acknowledged head to compare with (no loss shown)
+MISSING: Final = "missing"  # ... they do not hold it: events were removed or replaced
 
 
-def disagreement(
-    encounter: str, cached: Head | None, last: tuple[int, str, str] | None, done: str
-) -> str:
-    """The warning for a heads cache that disagrees with the rows, and what was done."""
-    said = f"seq {cached.seq}" if cached else "nothing"
-    rows = f"end at seq {last[0]}" if last else "hold none of it"
+def witness(
+    fetch: Fetch, encounter: str, acknowledged: Acknowledged | None, last: Last | None
+) -> tuple[str, str] | None:
+    """Whether the rows hold the acknowledged head: None when they end there, else (BEHIND,
+    ABSENT or MISSING, what is wrong in words)."""
+    if acknowledged is None:
+        return None if last is None else (ABSENT, "the heads cache has no row for it")
+    if last is None:
+        return MISSING, (
+            f"seq {acknowledged.seq} was acknowledged, but no event of it is stored: "
+            "events were removed"
+        )
+    if acknowledged.seq > last.seq:
+        return MISSING, (
+            f"the last stored seq is {last.seq}, but seq {acknowledged.seq} was acknowledged: "
+            "events were removed from the end"
+        )
+    stored = (
+        last.hash if acknowledged.seq == last.seq else hash_at(fetch, encounter, acknowledged.seq)
+    )
+    if stored != acknowledged.hash:
+        return MISSING, (
+            f"seq {acknowledged.seq} was acknowledged with hash {acknowledged.hash[:16]}, but "
+            f"the stored seq {acknowledged.seq} has hash {stored[:16]}: events were removed "
+            "or replaced"
+        )
+    if acknowledged.seq < last.seq:
+        return BEHIND, (
+            f"the heads cache says seq {acknowledged.seq} (hash {acknowledged.hash[:12]}), but "
+            f"the rows end at seq {last.seq} (hash {last.hash[:12]})"
+        )
+    return None
+
+
+def lagging(encounter: str, acknowledged: Acknowledged | None, last: Last, done: str) -> str:
+    """The warning for a heads cache that lags behind rows that hold it, and what was done."""
+    said = f"seq {acknowledged.seq}" if acknowledged else "nothing"
     return (
-        f"the heads cache of encounter {encounter!r} says {said}, but its stored events {rows}: "
-        f"{done} (if events were removed, only a published head digest shows it)"
+        f"the heads cache of encounter {encounter!r} says {said}, but its stored events end at "
+        f"seq {last.seq}: {done} (if events were removed, only a published head digest shows it)"
     )
 
 
-def against_heads(report: ChainReport, cached: Head | None) -> ChainReport:
-    """A chain's report completed by the heads cache: events removed from the end (the cache
-    acknowledged more), or a cache that disagrees with rows that verify."""
-    if not report.ok:
+def against_heads(
+    report: ChainReport, found: tuple[str, str] | None, acknowledged: Acknowledged | None
+) -> ChainReport:
+    """A chain's report completed by the acknowledged head: events removed from the end or
+    replaced (the chain is broken there), or a cache that lags behind rows that verify."""
+    if not report.ok or found is None:
         return report
-    if cached is None:
-        return report.but(cache="the heads cache has no row for it" if report.events else None)
-    if cached.seq > report.events:
-        return report.but(
-            bad_seq=report.events + 1,
-            problem=f"the last stored seq is {report.events}, but seq {cached.seq} "
-            "was acknowledged: events were removed from the end",
-        )
-    if (cached.seq, cached.hash) != (report.events, report.head):
-        return report.but(
-            cache=f"the heads cache says seq {cached.seq} (hash {cached.hash[:12]}), but the "
-            f"rows end at seq {report.events} (hash {(report.head or '')[:12]})"
-        )
-    return report
+    kind, problem = found
+    if kind != MISSING:
+        return report.but(cache=problem)
+    assert acknowledged is not None
+    bad = min(acknowledged.seq, report.events + 1)
+    return report.but(bad_seq=bad, problem=problem)

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime
 from typing import Any, Final, Protocol
 
-from ledger.errors import BadInput, BrokenChain
+from ledger.errors import BadInput, BrokenChain, StoreError
 from ledger.store import Head, Row, snapshots, statements, timestamp
 from ledger.store import chain as chains
 from ledger.store.snapshots import Snapshot
@@ -50,7 +50,6 @@ class Transaction:
         head: Head | None,
         clock: Callable[[], datetime],
         *,
-        verified: int = 0,
         snapshots: bool = False,
     ) -> None:
         self.encounter = encounter
@@ -61,14 +60,17 @@ class Transaction:
         self.system: str | None = head.system if head else None
         #: Set by `discard`: the store rolls the transaction back instead of committing it.
         self.discarded = False
-        #: Whether the heads cache was repaired from the rows (it is written again).
+        #: Whether the heads cache disagreed with the rows (it is written again).
         self.repaired = False
+        #: What a repair accepts as lost: the acknowledged head the rows no longer hold.
+        self.lost: str | None = None
         #: How many rows this transaction appended.
         self.count = 0
         self._conn = conn
         self._snapshots = snapshots
         self._clock = clock
-        self._verified = verified
+        #: The stored rows are known to verify through this seq (`check_chain`).
+        self._checked = 0
         #: The seq of the last row in the database (the rows after it are `_pending`).
         self._stored = self.seq
         self._pending: list[Row] = []
@@ -84,12 +86,12 @@ class Transaction:
             self._stamp = timestamp(self._clock())
         return self._stamp
 
-    def check_tail(self) -> None:
-        """Check the stored rows after the verified mark, or refuse to go on from them."""
-        after = self._verified
-        prev = statements.hash_at(self._conn.fetch, self.encounter, after)
-        for _ in chains.checked(self._stored_rows(after, self.seq), after, prev, self._broken):
+    def check_chain(self) -> None:
+        """Check every stored row of the encounter against the chain, or refuse to go on."""
+        rows = self._stored_rows(0, self.seq)
+        for _ in chains.checked(rows, 0, chains.GENESIS, self._broken):
             pass
+        self._checked = self.seq
 
     def _broken(self, seq: int, problem: str) -> None:
         raise BrokenChain(
@@ -131,12 +133,20 @@ class Transaction:
         return row
 
     def flush(self) -> None:
-        """Insert the pending rows (still inside the transaction)."""
+        """Insert the pending rows (still inside the transaction), and read them back: a row
+        the database did not store as it was given (a trigger or rule of another hand
+        swallowed or changed it) is never acknowledged."""
         if not self._pending:
             return
         rows, self._pending = self._pending, []
         self._conn.insert(rows)
+        stored = self._conn.fetch(
+            statements.ROWS_BETWEEN, (self.encounter, rows[0].seq, rows[-1].seq)
+        )
+        if [tuple(r) for r in stored] != [tuple(r) for r in rows]:
+            raise StoreError(_not_stored(self.encounter, rows, stored))
         self._stored = rows[-1].seq
+        self._checked = self._stored
         self._ids.clear()
 
     def discard(self) -> None:
@@ -162,10 +172,10 @@ class Transaction:
 
     def finish(self) -> None:
         """Before the commit: the pending rows inserted, and the heads cache's row written when
-        the head moved, was repaired, or its chain was checked further."""
+        the head moved or the cache disagreed with the rows."""
         head = self.head
         self.flush()
-        if head is not None and (self.count or self.repaired or self._verified < head.seq):
+        if head is not None and (self.count or self.repaired):
             self._conn.execute(statements.PUT_HEAD, (*_fields(head), head.seq))
 
     # Reads inside the transaction: the database's rows, then the pending ones.
@@ -181,8 +191,10 @@ class Transaction:
         pending = [r for r in self._pending if r.seq > after]
         if after >= self._stored:
             return iter(pending)
-        prev = statements.hash_at(self._conn.fetch, self.encounter, after)
-        stored = chains.checked(self._stored_rows(after, self._stored), after, prev, self._broken)
+        stored: Iterator[Row] = self._stored_rows(after, self._stored)
+        if self._checked < self._stored:
+            prev = statements.hash_at(self._conn.fetch, self.encounter, after)
+            stored = chains.checked(stored, after, prev, self._broken)
         return itertools.chain(stored, pending)
 
     def revisions(self) -> list[Row]:
@@ -219,6 +231,23 @@ class Transaction:
 
 
 _REVISIONS: Final = frozenset({"event.retracted", "event.corrected"})
+
+
+def _not_stored(encounter: str, given: Sequence[Row], stored: Sequence[Sequence[Any]]) -> str:
+    """What the database did with rows it was given and did not store as they were."""
+    found = {int(r[1]): tuple(r) for r in stored}
+    for row in given:
+        there = found.get(row.seq)
+        if there != tuple(row):
+            what = "is missing" if there is None else "was stored changed"
+            break
+    else:  # every row is there, and more
+        row, what = given[-1], "has rows beside it that this write did not insert"
+    return (
+        f"encounter {encounter!r}: the database did not store what this write appended (seq "
+        f"{row.seq} {what}): a trigger or rule that is not the ledger's swallowed or changed "
+        "it; nothing was appended; see `encounter verify`"
+    )
 
 
 def _fields(head: Head) -> tuple[object, ...]:

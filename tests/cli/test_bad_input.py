@@ -27,14 +27,29 @@ def deep(levels: int) -> str:
     return "[" * levels + "]" * levels
 
 
+def nested(levels: int) -> Any:
+    """A value of `levels` lists inside each other."""
+    value: Any = []
+    for _ in range(levels - 1):
+        value = [value]
+    return value
+
+
+def written(folder: Path, name: str, text: str) -> str:
+    path = folder / name
+    path.write_text(text, encoding="utf-8")
+    return str(path)
+
+
 @pytest.fixture
 def duel(db: Path) -> Path:
-    """A ledger with encounter 'duel' (ssss): Hero and a level-1 Guard, and one stored note."""
+    """A ledger with encounter 'duel' (ssss): Hero and a level-1 Guard, one stored note of id
+    'note-1' (imported unchained, so the import's own note follows it at seq 5)."""
     with Ledger(db) as ledger:
         ledger.open("duel", "ssss")
         ledger.record("duel", HERO)
         ledger.record("duel", GUARD)
-        ledger.import_lines([json.dumps({**NOTE, "id": "note-1"})], into="duel")
+        ledger.import_lines([json.dumps({**NOTE, "id": "note-1"})], into="duel", unchained=True)
     return db
 
 
@@ -97,6 +112,16 @@ LINES: list[tuple[str, list[str], str]] = [
     ),
     ("lone-surrogate", ['{"type": "note", "text": "\\ud800"}'], "note event"),
     ("deep-nesting", ['{"type": "note", "text": "x", "by": ' + deep(100_000) + "}"], "deep"),
+    (
+        "nested-past-the-limit",
+        [line(type="combatant.joined", name="Ogre", side="player", stats={"x": nested(65)})],
+        "line 1: JSON nested too deeply (more than 64 levels)",
+    ),
+    (
+        "five-thousand-digits",
+        ['{"type": "note", "text": "x", "round": ' + "9" * 5000 + "}"],
+        "line 1: a whole number of 5000 digits (at most 4300)",
+    ),
     ("nested-value", [line(type="note", text="x", by=[["Ann"]])], "field 'by'"),
     ("second-opening", [line(type="encounter.opened", system="ssss")], "already open"),
     ("unknown-target", [line(type="harm.inflicted", target="Nobody", level=1)], "'Nobody'"),
@@ -116,9 +141,13 @@ LINES: list[tuple[str, list[str], str]] = [
         "line 2: event id 'n-7' is already stored with different contents",
     ),
     ("stored-id-differs", [line(type="note", text="changed", id="note-1")], "'note-1'"),
-    ("wrong-seq", [line(**NOTE, seq=99)], "'seq' is 99, but the encounter's next seq is 5"),
+    ("wrong-seq", [line(**NOTE, seq=99)], "'seq' is 99, but the encounter's next seq is 6"),
     ("seq-as-text", [line(**NOTE, seq="5")], "'seq' must be a whole number, not \"5\""),
-    ("wrong-prev-hash", [line(**NOTE, prev_hash="0" * 64)], "'prev_hash' does not match"),
+    (
+        "wrong-prev-hash",
+        [line(**NOTE, prev_hash="0" * 64, hash="f" * 64)],
+        "'prev_hash' does not match",
+    ),
     ("wrong-hash", [line(**NOTE, hash="f" * 64)], "'hash' does not match"),
     ("time-not-iso", [line(**NOTE, recorded_at="yesterday")], "not an ISO 8601 time"),
     ("time-no-zone", [line(**NOTE, recorded_at="2026-01-01T10:00:00")], "no time zone"),
@@ -127,16 +156,41 @@ LINES: list[tuple[str, list[str], str]] = [
     ("id-long", [line(**NOTE, id="i" * 101)], "'id' must be a non-empty string"),
     ("good-then-bad", [line(**NOTE), line(type="note")], "line 2: note event is missing"),
     ("blank-file", ["", "   "], "has no events"),
+    (
+        "export-stripped-of-its-hashes",
+        [line(**NOTE, id="x-1", recorded_at="2026-01-01T10:00:00Z", prev_hash="0" * 64)],
+        "line 1: the line carries 'id', 'recorded_at', 'prev_hash' but no 'hash': a line "
+        "copied from a ledger without its hash may have been edited (import --unchained",
+    ),
+    (
+        "export-stripped-of-its-hash-only",
+        [line(**NOTE, prev_hash="0" * 64)],
+        "the line carries 'prev_hash' but no 'hash'",
+    ),
 ]
+#: The cases whose lines carry an id or a time and no hash: imported --unchained, so that what
+#: is checked is the id or the time itself.
+UNCHAINED = frozenset(
+    {
+        "duplicate-ids",
+        "stored-id-differs",
+        "time-not-iso",
+        "time-no-zone",
+        "id-empty",
+        "id-number",
+        "id-long",
+    }
+)
 
 
-@pytest.mark.parametrize(("lines", "expected"), [c[1:] for c in LINES], ids=[c[0] for c in LINES])
+@pytest.mark.parametrize(("case", "lines", "expected"), LINES, ids=[c[0] for c in LINES])
 def test_a_malformed_import_line_is_refused_whole(
-    duel: Path, tmp_path: Path, lines: list[str], expected: str
+    duel: Path, tmp_path: Path, case: str, lines: list[str], expected: str
 ) -> None:
     source = tmp_path / "bad.jsonl"
     source.write_text("\n".join(lines) + "\n", encoding="utf-8", errors="surrogatepass")
-    refused(duel, ["import", str(source), "--into", "duel"], expected)
+    unchained = ["--unchained"] if case in UNCHAINED else []
+    refused(duel, ["import", str(source), "--into", "duel", *unchained], expected)
 
 
 def test_the_corpus_holds_forty_cases_or_more() -> None:
@@ -238,10 +292,80 @@ COMMANDS: list[tuple[str, Args, str]] = [
     ),
     (
         "import-id-elsewhere",
-        lambda d: ["import", str(stored_id_file(d)), "--into", "other"],
+        lambda d: ["import", str(stored_id_file(d)), "--into", "other", "--unchained"],
         "ids are global",
     ),
     ("verify-unknown", lambda d: ["verify", "nowhere"], "'nowhere'"),
+    (
+        "record-deep-value",
+        lambda d: ["record", "duel", "note", "text=" + deep(100_000)],
+        "field 'text': JSON nested too deeply (more than 64 levels)",
+    ),
+    (
+        "record-deep-key",
+        lambda d: ["record", "duel", "note", ".".join(["a"] * 70) + "=1"],
+        "nests more than 64 levels",
+    ),
+    (
+        "record-five-thousand-digits",
+        lambda d: ["record", "duel", "note", "text=x", "round=" + "9" * 5000],
+        "field 'round': a whole number of 5000 digits (at most 4300)",
+    ),
+    (
+        "record-duplicate-key-in-value",
+        lambda d: ["record", "duel", "tracks.noted", "target=Hero", 'values={"harm":1,"harm":2}'],
+        "field 'values': key 'harm' is given twice",
+    ),
+    (
+        "rules-deep",
+        lambda d: ["new", "x", "--system", "ssss", "--rules", written(d, "r.json", deep(5000))],
+        "--rules: ",
+    ),
+    (
+        "rules-key-twice",
+        lambda d: [
+            *("new", "x", "--system", "ssss", "--rules"),
+            written(d, "r.json", '{"max_per_tier": 3, "max_per_tier": 5}'),
+        ],
+        "key 'max_per_tier' is given twice",
+    ),
+    (
+        "rules-five-thousand-digits",
+        lambda d: [
+            *("new", "x", "--system", "ssss", "--rules"),
+            written(d, "r.json", '{"max_per_tier": ' + "9" * 5000 + "}"),
+        ],
+        "a whole number of 5000 digits (at most 4300)",
+    ),
+    (
+        "stat-file-five-thousand-digits",
+        lambda d: [
+            *("add", "duel", "Ogre", "--side", "adversary", "--stat-file"),
+            written(d, "s.json", '{"level": ' + "9" * 5000 + "}"),
+        ],
+        "--stat-file: ",
+    ),
+    (
+        "stat-file-key-twice",
+        lambda d: [
+            *("add", "duel", "Ogre", "--side", "adversary", "--stat-file"),
+            written(d, "s.json", '{"level": 1, "level": 5}'),
+        ],
+        "key 'level' is given twice",
+    ),
+    (
+        "stat-file-deep",
+        lambda d: [
+            *("add", "duel", "Ogre", "--side", "adversary", "--stat-file"),
+            written(d, "s.json", '{"tags": ' + deep(3000) + "}"),
+        ],
+        "nested too deeply",
+    ),
+    (
+        "stat-five-thousand-digits",
+        lambda d: ["add", "duel", "Ogre", "--side", "adversary", "--stat", "level=" + "9" * 5000],
+        "--stat 'level': a whole number of 5000 digits",
+    ),
 ]
 
 

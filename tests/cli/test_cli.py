@@ -963,7 +963,7 @@ def test_critical_strikes_read_as_seq_severity_and_state() -> None:
 
 
 def test_list_prints_one_row_per_encounter_with_its_head(skirmish: Path) -> None:
-    head = json.loads(ok(skirmish, "list", "--json"))[0]["hash"][:12]
+    head = json.loads(ok(skirmish, "list", "--json"))[0]["hash"]
     assert ok(skirmish, "list") == (
         "encounter\tsystem\ttitle\tevents\thead\tupdated\n"
         f"ford\tssss\tBandits at the ford\t5\t{head}\t2026-11-29T20:00:00.000000Z\n"

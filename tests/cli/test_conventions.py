@@ -394,7 +394,7 @@ def test_tracks_loads_the_module_of_the_reads_only() -> None:
     assert set(group.commands) == {"log", "tracks", "replay", "history", "list"}
 
 
-def test_the_generic_commands_are_listed_writes_reads_verify_report_then_reference() -> None:
+def test_the_generic_commands_are_listed_writes_reads_verify_repair_report_then_reference() -> None:
     group = typer.main.get_command(cli.app)
     listed = group.list_commands(typer.Context(group))  # type: ignore[attr-defined]
     names = [name for name in listed if name in cli.COMMANDS]
@@ -402,5 +402,5 @@ def test_the_generic_commands_are_listed_writes_reads_verify_report_then_referen
     assert names == [
         "new", "add", "record", "round", "end-scene", "leave", "note", "undo", "redo", "amend",
         "import", "copy", "log", "tracks", "replay", "history", "audit", "list", "export",
-        "verify", "report", "schema", "events", "rules", "examples", "views",
+        "verify", "repair", "report", "schema", "events", "rules", "examples", "views",
     ]  # fmt: skip

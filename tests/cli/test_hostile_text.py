@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import unicodedata
 from pathlib import Path
 
 import pytest
@@ -90,3 +92,104 @@ def test_json_output_keeps_control_characters_as_json_escapes(hostile: Path) -> 
 
 def test_visible_escapes_controls_and_leaves_other_text_alone() -> None:
     assert render.visible("Sōhei\tsaid\n\x00ok 🗡") == r"Sōhei\tsaid\n\x00ok 🗡"
+
+
+#: One code point of each class a terminal or a Markdown renderer acts on: a C0 control, DEL,
+#: a C1 control, format characters (Arabic letter mark, zero-width space, soft hyphen, byte
+#: order mark, a tag), the line and paragraph separators.
+HIDDEN = "\x1c\x7f\x85\u061c\u200b\u00ad\ufeff\U000e0041\u2028\u2029"
+
+
+def hidden_in(text: str) -> list[str]:
+    """The code points of `text` of category Cc, Cf, Zl or Zp, less the line ends of the output
+    itself and the escapes rich styles a terminal with."""
+    plain = ANSI.sub("", text)
+    return sorted(
+        {
+            f"U+{ord(c):04X}"
+            for c in plain
+            if c not in "\n\t" and unicodedata.category(c) in HIDDEN_CATEGORIES
+        }
+    )
+
+
+HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Zl", "Zp"})
+
+
+@pytest.fixture
+def hidden(db: Path) -> Path:
+    """An encounter whose every text of the table holds each hidden code point: its title, a
+    combatant's name, a stat key, a scene, a note, a reason, who recorded it."""
+    mark = "\u2028\u2029"  # a name holds no control or format character: these it may
+    name = f"Og{mark}re"
+    ok(db, "new", "e", "--system", "ssss", "--title", f"The {HIDDEN} ford")
+    ok(db, "add", "e", "Ash", "--side", "player", "--stat", f"record.k{HIDDEN}=1")
+    ok(db, "round", "e", "1", "--scene", f"the{mark}ford")
+    ok(db, "record", "e", "note", f"text=a{HIDDEN}b", f"by=G{mark}M")
+    ok(
+        db,
+        "record",
+        "e",
+        "combatant.joined",
+        f"name={name}",
+        "side=adversary",
+        'stats={"level": 2}',
+    )
+    ok(db, "record", "e", "harm.inflicted", f"target={name}", "level=1")
+    ok(db, "undo", "e", "--reason", f"r{HIDDEN}r")
+    return db
+
+
+READS = (
+    ["list"],
+    ["log", "e"],
+    ["tracks", "e"],
+    ["replay", "e"],
+    ["replay", "e", "--as-played"],
+    ["history", "e", "Ash"],
+    ["audit", "e"],
+    ["export", "e", "--format", "md"],
+    ["verify"],
+)
+
+
+@pytest.mark.parametrize("command", READS, ids=[" ".join(c) for c in READS])
+def test_every_hidden_code_point_is_shown_escaped_piped_and_on_a_terminal(
+    hidden: Path, command: list[str]
+) -> None:
+    code, piped, err = run(hidden, *command)
+    assert code in (0, 1) and err == "", err
+    assert hidden_in(piped) == [], (command, piped)
+    shown = on_terminal(["--db", str(hidden), *command], 200)
+    assert hidden_in(shown) == [], (command, shown)
+
+
+def test_the_writes_say_what_they_did_with_every_hidden_code_point_escaped(db: Path) -> None:
+    ok(db, "new", "e", "--system", "ssss")
+    for args in (
+        ["add", "e", "Ash", "--side", "player", "--stat", f"record.k{HIDDEN}=1"],
+        ["record", "e", "note", f"text=a{HIDDEN}b"],
+        ["round", "e", "2", "--scene", "s\u2028\u2029t"],
+        ["undo", "e", "--reason", f"r{HIDDEN}r"],
+        ["amend", "e", "3", f"text=c{HIDDEN}", "--reason", f"q{HIDDEN}"],
+        ["redo", "e"],
+        ["add", "e", "Og\u2028re", "--side", "adversary", "--stat", "level=2"],
+        ["harm", "e", "Og\u2028re", "1"],
+        ["import", str(lines_of(db, f"n{HIDDEN}"))],
+    ):
+        out = ok(db, *args)
+        assert hidden_in(out) == [], (args, out)
+
+
+def lines_of(db: Path, text: str) -> Path:
+    path = db.with_name("notes.jsonl")
+    path.write_text(json.dumps({"type": "note", "text": text, "encounter": "e"}) + "\n")
+    return path
+
+
+def test_visible_escapes_the_whole_classes_and_nothing_else() -> None:
+    assert render.visible(f"a{HIDDEN}b") == (
+        r"a\x1c\x7f\x85\u061c\u200b\xad\ufeff\U000e0041\u2028\u2029b"
+    )
+    kept = "Sōhei 🗡 ü\u00a0x\u0301\ue000"  # a no-break space, a combining mark, private use
+    assert render.visible(kept) == kept

@@ -164,7 +164,7 @@ def test_a_closed_pipe_keeps_the_exit_code_the_command_had_found(
 
 
 @pytest.mark.parametrize(
-    ("head", "code"), [(None, 0), ("0" * 12, 1)], ids=["its-head", "another-head"]
+    ("head", "code"), [(None, 0), ("0" * 16, 1)], ids=["its-head", "another-head"]
 )
 @pytest.mark.parametrize("json_", [[], ["--json"]], ids=["text", "json"])
 def test_a_closed_pipe_keeps_verify_failing_on_a_head_it_does_not_end_at(

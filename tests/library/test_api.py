@@ -382,3 +382,16 @@ def test_a_write_result_has_the_cli_json_document(ledger: Ledger) -> None:
     assert list(doc) == ["encounter", "seq", "records", "rolls", "changes", "findings", "words"]
     assert (doc["seq"], [r["seq"] for r in doc["records"]]) == (3, [3])
     assert [(r["seq"], r["outcome"]) for r in doc["rolls"]] == [(3, "won")]
+
+
+def test_a_bot_s_event_nested_past_64_levels_is_bad_input_not_a_recursion_error(
+    ledger: Ledger,
+) -> None:
+    ledger.open("deep", "ssss")
+    value: Any = []
+    for _ in range(5000):
+        value = [value]
+    with pytest.raises(BadInput, match="nests more than 64 levels"):
+        ledger.record("deep", {"type": "combatant.joined", "name": "Ash", "side": "player",
+                               "stats": {"record": value}})  # fmt: skip
+    assert ledger.store.require("deep").seq == 1

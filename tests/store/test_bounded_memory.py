@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.longstreams import cli_env, command, skirmish
+from tests.longstreams import cli_env, command, skirmish, write_jsonl
 
 pytestmark = pytest.mark.slow
 
@@ -40,3 +40,48 @@ def test_a_million_event_import_would_stay_under_200_mb(tmp_path: Path) -> None:
     per_event = (peaks[LARGE] - peaks[SMALL]) / (LARGE - SMALL)
     million = peaks[LARGE] + per_event * (1_000_000 - LARGE)
     assert million < GOAL_MB, (peaks, million)
+
+
+#: The reads that once grew with the encounter (issue #23), on 200,000 events: each must peak
+#: under this, as it would at any size (their memory no longer grows with the events).
+READ_GOAL_MB = 150
+EVENTS = 200_000
+
+
+@pytest.fixture(scope="module")
+def long_skirmish(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """A 200,000-event skirmish as an exported file and stored in a ledger file."""
+    folder = tmp_path_factory.mktemp("long")
+    source = write_jsonl(folder / "skirmish.jsonl", skirmish(EVENTS))
+    db = folder / "long.db"
+    done = subprocess.run(
+        command(db, ["import", str(source), "--into", "long"]),
+        env=cli_env(),
+        stdout=subprocess.DEVNULL,
+        check=False,
+    )
+    assert done.returncode == 0
+    exported = folder / "long.jsonl"
+    with exported.open("w", encoding="utf-8") as out:
+        subprocess.run(command(db, ["export", "long"]), env=cli_env(), stdout=out, check=True)
+    return db, exported
+
+
+def peak_of(db: Path, args: list[str]) -> float:
+    """The peak resident memory of one command, in MB (its output thrown away)."""
+    process = subprocess.Popen(command(db, args), env=cli_env(), stdout=subprocess.DEVNULL)
+    _, status, usage = os.wait4(process.pid, 0)
+    process.returncode = os.waitstatus_to_exitcode(status)
+    assert process.returncode in (0, 1), args
+    return usage.ru_maxrss / 1024
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["verify", "EXPORTED"], ["replay", "long"], ["replay", "long", "--json"], ["log", "long"]],
+    ids=["verify-file", "replay", "replay-json", "log"],
+)
+def test_a_long_read_peaks_under_150_mb(long_skirmish: tuple[Path, Path], args: list[str]) -> None:
+    db, exported = long_skirmish
+    wanted = [str(exported) if a == "EXPORTED" else a for a in args]
+    assert peak_of(db, wanted) < READ_GOAL_MB

@@ -53,12 +53,39 @@ def crypt(db: Path) -> Path:
     return db
 
 
-def test_an_edited_head_hash_is_repaired_by_the_next_append_which_says_so(crypt: Path) -> None:
+def test_an_edited_head_hash_is_refused_as_a_lost_head_and_appends_nothing(crypt: Path) -> None:
+    before = rows(crypt)
     sql(crypt, "UPDATE heads SET hash = '" + "e" * 64 + "'")
+    code, out, err = run(crypt, "record", "crypt", "note", "text=later")
+    assert (code, out) == (1, "")
+    assert err == (
+        "Error: encounter 'crypt' does not hold the head the ledger acknowledged (seq 8 was "
+        f"acknowledged with hash {'e' * 16}, but the stored seq 8 has hash {before[-1][1][:16]}: "
+        "events were removed or replaced): nothing was appended; `encounter repair crypt "
+        "--accept-loss --reason TEXT` records the loss and lets writes go on\n"
+    )
+    assert rows(crypt) == before
+
+
+@pytest.mark.parametrize("shift", [3, -2])
+def test_a_head_seq_moved_by_hand_is_refused_as_a_lost_head_and_appends_nothing(
+    crypt: Path, shift: int
+) -> None:
+    before = rows(crypt)
+    sql(crypt, f"UPDATE heads SET seq = seq + {shift}")
+    code, out, err = run(crypt, "record", "crypt", "note", "text=later")
+    assert (code, out) == (1, "")
+    assert err.startswith("Error: encounter 'crypt' does not hold the head the ledger acknowledged")
+    assert rows(crypt) == before
+    assert run(crypt, "verify")[0] == 1
+
+
+def test_a_lagging_cache_is_rewritten_by_the_next_append_which_says_so(crypt: Path) -> None:
+    sql(crypt, "UPDATE heads SET seq = 6, hash = (SELECT hash FROM events WHERE seq = 6)")
     code, out, err = run(crypt, "record", "crypt", "note", "text=later")
     assert (code, out) == (0, "Recorded seq 9: note\n  note: later\n")
     assert err == (
-        "Warning: the heads cache of encounter 'crypt' says seq 8, but its stored events end at "
+        "Warning: the heads cache of encounter 'crypt' says seq 6, but its stored events end at "
         "seq 8: repaired from the rows (if events were removed, only a published head digest "
         "shows it)\n"
     )
@@ -66,18 +93,6 @@ def test_an_edited_head_hash_is_repaired_by_the_next_append_which_says_so(crypt:
         0,
         f"crypt: 9 events, chain ok, head {rows(crypt)[-1][1]}\n",
     )
-
-
-@pytest.mark.parametrize("shift", [3, -2])
-def test_a_head_seq_moved_by_hand_makes_no_gap_and_no_constraint_error(
-    crypt: Path, shift: int
-) -> None:
-    sql(crypt, f"UPDATE heads SET seq = seq + {shift}")
-    code, out, err = run(crypt, "record", "crypt", "note", "text=later")
-    assert (code, out) == (0, "Recorded seq 9: note\n  note: later\n")
-    assert err.startswith(f"Warning: the heads cache of encounter 'crypt' says seq {8 + shift},")
-    assert [seq for seq, _ in rows(crypt)] == list(range(1, 10))
-    assert run(crypt, "verify")[0] == 0
 
 
 def test_verify_reports_a_lagging_cache_as_the_cache_not_as_removed_events(crypt: Path) -> None:
@@ -169,7 +184,7 @@ def test_a_read_of_a_tampered_chain_warns_in_one_line_and_still_shows_the_tracks
     )
 
 
-def test_a_write_checks_the_tail_after_the_verified_mark_even_from_a_warm_cache(
+def test_a_write_checks_the_whole_chain_whatever_mark_the_heads_cache_holds(
     crypt: Path,
 ) -> None:
     with Ledger(crypt) as ledger:
@@ -230,6 +245,6 @@ def test_a_read_with_the_triggers_dropped_checks_the_rows_behind_its_snapshot(
 
 
 def test_the_library_warns_with_a_ledger_warning(crypt: Path) -> None:
-    sql(crypt, "UPDATE heads SET seq = 2")
+    sql(crypt, "UPDATE heads SET seq = 2, hash = (SELECT hash FROM events WHERE seq = 2)")
     with Ledger(crypt, readonly=True) as ledger, pytest.warns(LedgerWarning, match="says seq 2"):
         assert ledger.tracks("crypt").seq == 8

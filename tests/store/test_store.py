@@ -174,11 +174,15 @@ def test_a_supplied_hash_must_match_the_recomputed_chain(ledger: Ledger) -> None
     assert ledger.store.require("skirmish").seq == 3
 
 
-def test_a_supplied_recorded_at_is_kept(ledger: Ledger) -> None:
+def test_a_supplied_recorded_at_is_kept_by_an_unchained_import_and_refused_by_another(
+    ledger: Ledger,
+) -> None:
     skirmish(ledger)
     line = json.dumps({"type": "note", "text": "x", "recorded_at": "2025-01-02T03:04:05Z"})
-    ledger.import_lines([line], into="skirmish")
-    assert ledger.records("skirmish")[-1].recorded_at == "2025-01-02T03:04:05Z"
+    with pytest.raises(BadInput, match="carries 'recorded_at' but no 'hash'"):
+        ledger.import_lines([line], into="skirmish")
+    ledger.import_lines([line], into="skirmish", unchained=True)
+    assert ledger.records("skirmish")[-2].recorded_at == "2025-01-02T03:04:05Z"
 
 
 def test_the_injected_clock_stamps_recorded_at(backend: Backend) -> None:
@@ -303,17 +307,21 @@ def test_the_audit_reports_a_chain_broken_behind_the_triggers_first(
     assert "do not verify at seq 4 (hash does not match the event's contents)" in broken.message
 
 
-def test_the_audit_of_a_body_edited_into_broken_json_is_chain_broken_alone(
+def test_the_audit_of_a_body_edited_into_broken_json_is_chain_broken_and_that_event_unreadable(
     ledger: Ledger, backend: Backend
 ) -> None:
     skirmish(ledger)
     backend.unguard()
     backend.execute("UPDATE events SET body = '{not json' WHERE seq = 3")
-    [broken] = ledger.audit("skirmish")
+    broken, unreadable = ledger.audit("skirmish")
     assert (broken.rule, broken.seq) == ("chain-broken", (3,))
-    assert broken.message.endswith(
-        "; no rule was checked, because encounter 'skirmish' seq 3: stored event is invalid: "
-        "body is not JSON: Expecting property name enclosed in double quotes"
+    assert broken.message == (
+        "the stored events do not verify at seq 3 (body is not valid JSON): the file was "
+        "changed after they were written; see `encounter verify`"
+    )
+    assert (unreadable.rule, unreadable.seq) == ("event-unreadable", (3,))
+    assert "body is not JSON: Expecting property name enclosed in double quotes" in (
+        unreadable.message
     )
 
 

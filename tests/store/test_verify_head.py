@@ -49,8 +49,8 @@ def test_verify_name_with_its_head_exits_0_and_says_it_matches(two: Path) -> Non
     assert ok(two, "verify", "ford", "--head", head) == (
         f"ford: 4 events, chain ok, head {head}\nhead matches the published digest {head}\n"
     )
-    # The first 12 hex digits (as `encounter list` shows a head) will do, in either case.
-    assert run(two, "verify", "ford", "--head", head[:12].upper())[0] == 0
+    # The first 16 hex digits will do, in either case.
+    assert run(two, "verify", "ford", "--head", head[:16].upper())[0] == 0
 
 
 def test_verify_with_another_head_exits_1_and_says_where_the_chain_ends(two: Path) -> None:
@@ -92,8 +92,26 @@ def test_verify_without_a_name_prints_one_digest_over_every_head(two: Path) -> N
 
 
 def test_a_head_that_is_not_a_digest_is_bad_input(two: Path) -> None:
-    for bad in ("abc", "z" * 64, "a" * 65):
+    for bad in ("", "z" * 64, "a" * 65, "abc xyz"):
         assert run(two, "verify", "ford", "--head", bad)[::2] == (
             2,
-            f"Error: --head {bad!r} is not a digest (64 hex digits, or the first 12+)\n",
+            f"Error: --head {bad!r} is not a digest (64 hex digits, or the first 16+)\n",
         )
+
+
+def test_a_published_prefix_shorter_than_16_hex_digits_is_refused_saying_so(two: Path) -> None:
+    head = head_of(two, "ford")
+    for short in (head[:12], head[:15], "abc"):
+        assert run(two, "verify", "ford", "--head", short)[::2] == (
+            2,
+            f"Error: --head {short!r} is {len(short)} hex digits: give at least the first 16 of "
+            "the published digest (a shorter prefix can be forged)\n",
+        )
+    assert run(two, "verify", "ford", "--head", head[:16])[0] == 0
+
+
+def test_list_prints_the_whole_head_digest_that_verify_head_takes(two: Path) -> None:
+    head = head_of(two, "ford")
+    listed = ok(two, "list").splitlines()[1].split("\t")
+    assert listed[:5] == ["ford", "ssss", "-", "4", head]
+    assert run(two, "verify", "ford", "--head", listed[4])[0] == 0
