@@ -31,6 +31,7 @@ CODES: Final[dict[str, str]] = {
     "no-file": "no such input file",
     "encounter-exists": "an encounter of that name is already open",
     "rule-refused": "--strict refused an event that would add an audit error",
+    "not-allowed": "the encounter's policy does not let this user record this act",
     "conflict": "another writer appended first, or held the file locked",
     "stale-expect": "--expect named a seq that is no longer the head",
     "broken-chain": "a stored or exported hash chain does not verify",
@@ -80,6 +81,12 @@ class RuleRefused(BadInput):
     """`--strict` refused an event because it would add an audit error."""
 
     code = "rule-refused"
+
+
+class NotAllowed(BadInput):
+    """The encounter's policy does not let the acting user record this act; nothing appended."""
+
+    code = "not-allowed"
 
 
 class UnknownVersion(BadInput):

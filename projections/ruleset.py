@@ -53,6 +53,9 @@ class Ruleset(ABC, Generic[S, E]):
     own_events: Any
     #: Its own event types that hurt, tire or test a combatant (`event-after-defeat`).
     attrition: frozenset[str] = frozenset()
+    #: The event types that are a combatant's rolls: what the default policy lets a player
+    #: record for a combatant they play (`projections.policy`).
+    rolls: frozenset[str] = frozenset({"roll.made"})
 
     def start(self, opened: State) -> S:
         """The system's initial state: the common one, with the pinned house rules parsed."""

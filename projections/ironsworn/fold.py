@@ -287,6 +287,7 @@ class Ironsworn(core.Ruleset[IronswornState, vocab.Events]):
     state = IronswornState
     own_events = vocab.Events
     attrition = frozenset({"harm.suffered"})
+    rolls = frozenset({"roll.made", "oracle.rolled"})
 
     def join(
         self, state: IronswornState, seq: int, event: events.CombatantJoined

@@ -219,6 +219,7 @@ class Ssss(core.Ruleset[SsssState, vocab.Events]):
     state = SsssState
     own_events = vocab.Events
     attrition = frozenset({"harm.inflicted", "throw.made"})
+    rolls = frozenset({"roll.made", "throw.made"})
 
     def join(self, state: SsssState, seq: int, event: events.CombatantJoined) -> core.Combatant:
         """Validate stats and build an enemy (with its slot layout) or a player."""
