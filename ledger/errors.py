@@ -37,6 +37,7 @@ CODES: Final[dict[str, str]] = {
     "broken-chain": "a stored or exported hash chain does not verify",
     "unknown-event-version": "an event was written by a newer (or unknown) version of its type",
     "store-error": "the file cannot be opened or written, or is not an encounter ledger",
+    "missing-extra": "the command needs an optional extra that is not installed",
 }
 
 

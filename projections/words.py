@@ -17,6 +17,7 @@ from projections import proposals
 from projections.changes import POOLS, Change, changes
 from projections.core import AnyRuleset, State, advance, replace
 from projections.shown import Reading, Readings
+from projections.state import Proposal
 
 #: How `combatant.left` reads, by its manner.
 LEFT: Final[Mapping[str, str]] = MappingProxyType(
@@ -57,6 +58,12 @@ def proposed(ruleset: AnyRuleset, before: State, seq: int, event: events.Proposa
     proposed event told as it would play if a GM accepted it now (it changes nothing yet)."""
     who = event.by or "someone"
     return f"{who} proposes: {proposal_text(ruleset, before, seq, event.event)} (seq {seq})"
+
+
+def proposed_now(ruleset: AnyRuleset, state: State, proposal: Proposal) -> str:
+    """An open proposal in words, as it would play on `state` (accepted now)."""
+    who = proposal.by or "someone"
+    return f"{who} proposes: {proposal_text(ruleset, state, state.seq + 1, proposal.event)}"
 
 
 def proposal_text(ruleset: AnyRuleset, before: State, seq: int, body: Mapping[str, Any]) -> str:

@@ -29,12 +29,14 @@ COMMANDS: Final = {
     **dict.fromkeys(
         ("new", "add", "record", "round", "undo", "redo", "amend", "import", "copy"), "write"
     ),
+    **dict.fromkeys(("propose", "accept", "reject", "gm", "policy"), "table"),
     **dict.fromkeys(("log", "tracks", "replay", "history"), "read"),
     "audit": "report",
     "list": "read",
     "export": "report",
     "verify": "verify",
     "report": "report",
+    **dict.fromkeys(("watch", "serve"), "live"),
     **dict.fromkeys(("schema", "rules", "views"), "reference"),
 }
 

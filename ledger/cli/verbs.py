@@ -18,7 +18,17 @@ import typer
 from ledger import systems
 from ledger.cli import conventions
 from ledger.cli.errors import fail
-from ledger.cli.options import By, Encounter, Expect, Json, Round, Scene, Strict, game_time
+from ledger.cli.options import (
+    By,
+    Encounter,
+    Expect,
+    Json,
+    Propose,
+    Round,
+    Scene,
+    Strict,
+    game_time,
+)
 from ledger.cli.write import record_command
 from ledger.errors import BadInput
 from projections.system import System
@@ -32,6 +42,7 @@ _TRAILING: tuple[tuple[str, Any, Any], ...] = (
     ("round_", Round, None),
     ("scene", Scene, None),
     ("by", By, None),
+    ("propose", Propose, False),
 )
 
 
@@ -60,6 +71,7 @@ def _callback(verb: Verb) -> Callable[..., None]:
     def run(ctx: typer.Context, name: str, **values: Any) -> None:
         strict, expect, json_ = values.pop("strict"), values.pop("expect"), values.pop("json_")
         stamp = game_time(values.pop("round_"), values.pop("scene"), values.pop("by"))
+        propose = values.pop("propose")
         try:
             for param in verb.params:
                 if param.parse is not None and values.get(param.name) is not None:
@@ -69,7 +81,7 @@ def _callback(verb: Verb) -> Callable[..., None]:
             fields = verb.fields(values)
         except ValueError as exc:
             fail(BadInput(str(exc)))
-        record_command(ctx, name, fields, strict, expect, json_=json_, stamp=stamp)
+        record_command(ctx, name, fields, strict, expect, json_=json_, stamp=stamp, propose=propose)
 
     context = inspect.Parameter(
         "ctx", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=typer.Context

@@ -7,7 +7,7 @@ One `Report` feeds both faces: `ledger.report.markdown` (the Markdown session lo
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -149,7 +149,7 @@ def build(book: Reader, encounter: str, published: bool = True) -> Report:
         rounds=tuple(_rounds(steps)),
         rulings=tuple(_rulings(book, encounter, records)),
         findings=tuple(book.audit(encounter)),
-        charts=tuple(_charts(steps)),
+        charts=tuple(charts_of(steps)),
         events=len(records),
         head=head,
         broken=broken,
@@ -248,20 +248,26 @@ def _fields(changed: object) -> str | None:
     return ", ".join(f"{words.plain(str(k))} {words.value(v)}" for k, v in changed.items())
 
 
-def _charts(steps: Sequence[Step]) -> Iterable[Chart]:
-    """A chart per combatant still in the encounter: a point per step that changed its tracks."""
+def charts_of(
+    steps: Sequence[Step], hides: Callable[[str, str], bool] | None = None
+) -> Iterable[Chart]:
+    """A chart per combatant still in the encounter: a point per step that changed its tracks
+    (with `hides`, none of the tracks it hides: not a line, a limit or a change)."""
     state = steps[-1].state
     measure = systems.ruleset(state.system).charts
     read = systems.readings(state.system)
     for name, combatant in state.combatants.items():
         labels: list[str] = []
         taken: list[tuple[Step, core.Combatant, dict[str, charts.Measure], str]] = []
+        hidden = _hidden_of(hides, combatant.side)
         for step in steps:
-            mine = [c for c in step.changes if c.combatant == name]
+            mine = [c for c in step.changes if c.combatant == name and not hidden(c.track)]
             them = step.state.combatants.get(name)
             if not mine or them is None:
                 continue
-            found = {m.label: m for m in measure(them.view())}
+            found = {
+                m.label: _shown(m, hidden) for m in measure(them.view()) if not hidden(m.track)
+            }
             labels.extend(label for label in found if label not in labels)
             note = words.tell(mine, read)
             taken.append((step, them, found, note))
@@ -277,3 +283,19 @@ def _charts(steps: Sequence[Step]) -> Iterable[Chart]:
             for step, them, found, note in taken
         )
         yield Chart(name, combatant.side, combatant.status, tuple(labels), points)
+
+
+def _hidden_of(hides: Callable[[str, str], bool] | None, side: str) -> Callable[[str | None], bool]:
+    """Whether a track of a combatant of `side` is hidden (by `hides`)."""
+
+    def hidden(track: str | None) -> bool:
+        return hides is not None and track is not None and hides(side, track)
+
+    return hidden
+
+
+def _shown(found: charts.Measure, hidden: Callable[[str | None], bool]) -> charts.Measure:
+    """A measure with its limit left out when that limit is a hidden track."""
+    if hidden(found.limit_track):
+        return charts.Measure(found.label, found.value, None, found.track, None)
+    return found
