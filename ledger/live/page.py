@@ -55,11 +55,11 @@ def script_hash() -> str:
     return "sha256-" + base64.b64encode(digest).decode("ascii")
 
 
-#: The page's Content-Security-Policy: its own script, inline style, charts, and the stream.
+#: The page's Content-Security-Policy: its own script, inline style, charts, and the stream
+#: (as the page's own meta element carries it; the server's header adds `frame-ancestors`).
 CSP = (
     f"default-src 'none'; script-src '{script_hash()}'; style-src 'unsafe-inline'; "
-    "img-src data:; connect-src 'self'; base-uri 'none'; form-action 'none'; "
-    "frame-ancestors 'none'"
+    "img-src data:; connect-src 'self'; base-uri 'none'; form-action 'none'"
 )
 
 
@@ -277,10 +277,18 @@ def render(page: Page, *, whole: bool) -> str:
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
-        finalize=lambda v: shown.visible(v) if isinstance(v, str) else v,
+        # Every text shown with its control characters escaped; the page's own script as it is.
+        finalize=_visible_text,
     )
     template = env.get_template("live.html.j2" if whole else "live_main.html.j2")
     return template.render(page=page, script=SCRIPT, csp=CSP)
+
+
+def _visible_text(value: Any) -> Any:
+    """A text with its control characters escaped; markup (the page's script) as it is."""
+    if isinstance(value, str) and not hasattr(value, "__html__"):
+        return shown.visible(value)
+    return value
 
 
 def document(page: Page) -> dict[str, Any]:

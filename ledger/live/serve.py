@@ -40,7 +40,7 @@ HEADERS = {
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "no-referrer",
     "X-Frame-Options": "DENY",
-    "Content-Security-Policy": pages.CSP,
+    "Content-Security-Policy": pages.CSP + "; frame-ancestors 'none'",
 }
 
 
