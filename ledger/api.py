@@ -23,16 +23,27 @@ from pathlib import Path
 from typing import Any
 
 from ledger import events, ironvault, jsonl, revise, systems
-from ledger.errors import BadInput, BrokenChain, Conflict
+from ledger.errors import BadInput, BrokenChain, Conflict, NotAllowed
 from ledger.events.portable import normalized
+from ledger.follow import Followed, follow
 from ledger.read import LOSS_NOTE, Reader
 from ledger.store import DEFAULT_DB, SCRATCH, is_postgres, now_utc
 from ledger.store import snapshots as sealed
 from ledger.store.sql import SqlStore
 from ledger.store.sqlite import open_sqlite
+from ledger.table import Table
 from ledger.write import Session, Written, check_name, check_seq, game_time
 
-__all__ = ["DEFAULT_DB", "Copied", "Imported", "Ledger", "Written", "copy_ledger", "load"]
+__all__ = [
+    "DEFAULT_DB",
+    "Copied",
+    "Followed",
+    "Imported",
+    "Ledger",
+    "Written",
+    "copy_ledger",
+    "load",
+]
 
 
 def open_store(
@@ -75,8 +86,11 @@ class Imported:
         }
 
 
-class Ledger(Reader):
+class Ledger(Reader, Table):
     """One ledger file: the library API that the CLI is built on (for bots and VTT bridges).
+
+    `user` names who acts through it (a bot passes the user it authenticated): each event
+    written names them as its `by`, and an encounter's policy judges what they may record.
 
     >>> with Ledger("duel.db") as ledger:                                  # doctest: +SKIP
     ...     ledger.open("duel", system)  # a key of `ledger.systems.known()`
@@ -93,10 +107,15 @@ class Ledger(Reader):
         readonly: bool = False,
         *,
         pool_size: int | None = None,
+        user: str | None = None,
     ) -> None:
         """Open (with `create`, or create) the ledger at `path`: a SQLite file, or a PostgreSQL
         database named by a `postgresql://` URL (`pool_size` connections at most, default 4);
-        `readonly` only reads it (and creates or changes nothing)."""
+        `readonly` only reads it (and creates or changes nothing); `user` acts in every write."""
+        if user is not None:
+            check_name(user, "user")
+        #: Who acts through this ledger (None: each event's own `by`, if any).
+        self.user = user
         super().__init__(
             open_store(path, clock=clock, create=create, readonly=readonly, pool_size=pool_size)
         )
@@ -121,8 +140,11 @@ class Ledger(Reader):
         title: str | None = None,
         rules: Mapping[str, Any] | None = None,
         expect: int | None = None,
+        policy: Mapping[str, Any] | None = None,
     ) -> Written:
-        """Open a new encounter of `system`, pinning the house rules (defaults + `rules`)."""
+        """Open a new encounter of `system`, pinning the house rules (defaults + `rules`);
+        opened by a named `user` (or given a `policy`), it has roles: the opener is its GM,
+        and the policy (defaults + `policy`) is pinned too (`projections.policy`)."""
         check_name(encounter, "encounter")
         systems.ruleset(system)
         head = self.store.head(encounter)
@@ -144,6 +166,10 @@ class Ledger(Reader):
         if title is not None:
             fields["title"] = title
         fields["rules"] = dict(rules or {})
+        if policy is not None or self.user is not None:
+            if policy is not None and not isinstance(policy, Mapping):
+                raise BadInput(f"a policy is a mapping of its keys, not {policy!r}")
+            fields["policy"] = dict(policy or {})
         return self.record(encounter, fields, expect=expect, _opening=True)
 
     def join(
@@ -155,14 +181,17 @@ class Ledger(Reader):
         *,
         strict: bool = False,
         expect: int | None = None,
+        player: str | None = None,
     ) -> Written:
-        """Add a combatant with its stat block."""
+        """Add a combatant with its stat block (`player`: the user who plays it)."""
         fields = {
             "type": "combatant.joined",
             "name": name,
             "side": side,
             "stats": dict(stats or {}),
         }
+        if player is not None:
+            fields["player"] = player
         return self.record(encounter, fields, strict=strict, expect=expect)
 
     def record(
@@ -333,7 +362,9 @@ class Ledger(Reader):
         with self.store.begin(encounter, expect, bulk=bulk, repair=repair) as txn:
             if txn.system is None and not opening:
                 self.store.require(encounter)
-            session = Session(txn, sealed.key())
+            # An import restores acts as they were recorded: the policy judged them then (and
+            # the audit judges them again).
+            session = Session(txn, sealed.key(), self.user, policed=not bulk)
             yield session
             if not txn.discarded:
                 session.keep()
@@ -394,6 +425,14 @@ class Ledger(Reader):
                     f"encounter {into!r} already exists; --new-ids copies into a new name",
                     code="encounter-exists",
                 )
+            # A named user imports into an encounter with roles only as its GM (an import
+            # restores acts as recorded: the policy is not asked of each line).
+            held = session.ready().state if self.user is not None else None
+            if held is not None and held.policy is not None and not held.policy.is_gm(self.user):
+                raise NotAllowed(
+                    f"{self.user!r} may not import into {into!r}: only a GM adds events by "
+                    f"the line (policy: gms {', '.join(held.policy.gms)})"
+                )
             importer = jsonl.Importer(
                 session, new_ids=new_ids, strict=strict, unchained=unchained, source=source
             )
@@ -445,6 +484,19 @@ class Ledger(Reader):
         return ironvault.Journal(
             into, count, len(folds), already, head, dict(kept), tuple(folds), dry_run
         )
+
+    def follow(
+        self,
+        encounter: str,
+        *,
+        after: int = 0,
+        poll: float = 0.2,
+        stop: Callable[[], bool] | None = None,
+    ) -> Iterator[Followed]:
+        """Each event of `encounter` after seq `after`, in seq order, as it is appended by any
+        writer or process (`ledger.follow`): waits for the next, waking every `poll` seconds,
+        until `stop()` says so."""
+        return follow(self.store, encounter, after=after, poll=poll, stop=stop)
 
     def rebuild_views(self) -> dict[str, int]:
         """(Re)create the SQL views and the `track_changes` read model (one row a changed

@@ -31,11 +31,13 @@ CODES: Final[dict[str, str]] = {
     "no-file": "no such input file",
     "encounter-exists": "an encounter of that name is already open",
     "rule-refused": "--strict refused an event that would add an audit error",
+    "not-allowed": "the encounter's policy does not let this user record this act",
     "conflict": "another writer appended first, or held the file locked",
     "stale-expect": "--expect named a seq that is no longer the head",
     "broken-chain": "a stored or exported hash chain does not verify",
     "unknown-event-version": "an event was written by a newer (or unknown) version of its type",
     "store-error": "the file cannot be opened or written, or is not an encounter ledger",
+    "missing-extra": "the command needs an optional extra that is not installed",
 }
 
 
@@ -80,6 +82,12 @@ class RuleRefused(BadInput):
     """`--strict` refused an event because it would add an audit error."""
 
     code = "rule-refused"
+
+
+class NotAllowed(BadInput):
+    """The encounter's policy does not let the acting user record this act; nothing appended."""
+
+    code = "not-allowed"
 
 
 class UnknownVersion(BadInput):

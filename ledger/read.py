@@ -240,6 +240,18 @@ class Reader:
             found.insert(0, broken)
         return found
 
+    def acts(self, encounter: str) -> list[dict[str, object]] | None:
+        """Who recorded each act, `{"seq", "by", "type"}` in seq order, retractions and the
+        acts they undid included, for an encounter with roles (None: it has none, so nobody
+        is held to a name)."""
+        found: list[dict[str, object]] = []
+        roles = False
+        for record in self.iter_records(encounter):
+            event = record.event
+            roles = roles or getattr(event, "policy", None) is not None
+            found.append({"seq": record.seq, "by": event.by, "type": record.type})
+        return found if roles else None
+
     def export(self, encounter: str) -> Iterator[str]:
         """The encounter as JSON Lines (one event a line, envelope included)."""
         for record in self.iter_records(encounter):

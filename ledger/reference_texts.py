@@ -58,4 +58,11 @@ FIELDS: Final[dict[str, str]] = {
     "move": "The move named (an adversary's, or an Ironsworn move).",
     "amount": "How much.",
     "cause": "What caused it, in words.",
+    # The live table: roles, proposals and rulings (docs/live-table.md).
+    "policy": "Who may record what: the GMs, what a player records, what only the GMs see.",
+    "player": "The user who plays the combatant (they record its rolls where the policy lets).",
+    "event": "The proposed event: its fields, `type` included; it changes nothing until accepted.",
+    "proposal.accepted.target": "The seq of the proposal it accepts.",
+    "proposal.accepted.fields": "The GM's changes to the proposed fields (merged as a correction).",
+    "proposal.rejected.target": "The seq of the proposal it rejects.",
 }

@@ -53,7 +53,9 @@ def admit(
             raise UnknownName(
                 f"encounter {session.encounter!r} does not exist yet", code="unknown-encounter"
             )
-        return revise(session, event, before, strict=strict, audit=audit, given=given)
+        revision = session.attributed(before, event)
+        assert isinstance(revision, events.EventRetracted | events.EventCorrected)
+        return revise(session, revision, before, strict=strict, audit=audit, given=given)
     return session.admit(event, strict=strict, audit=audit, given=given)
 
 

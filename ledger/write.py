@@ -16,15 +16,16 @@ from typing import Any, Final
 from pydantic import ValidationError
 
 from ledger import events, systems
-from ledger.errors import BadInput, RuleRefused, UnknownName
+from ledger.errors import BadInput, NotAllowed, RuleRefused, UnknownName
 from ledger.events import lookalike
 from ledger.events.base import name_adapter
+from ledger.events.frozen import frozen_object
 from ledger.store import Row
 from ledger.store import chain as chains
 from ledger.store import snapshots as sealed
 from ledger.store.transaction import Transaction
+from projections import acts, core, played, proposals, words
 from projections import audit as audit_rules
-from projections import core, played, words
 from projections.changes import Change
 from projections.changes import changes as changed_tracks
 from projections.diff import Downstream
@@ -97,9 +98,16 @@ class Session:
     never folds at all.
     """
 
-    def __init__(self, txn: Transaction, secret: bytes | None) -> None:
+    def __init__(
+        self, txn: Transaction, secret: bytes | None, user: str | None = None, policed: bool = True
+    ) -> None:
         self.txn = txn
         self.secret = secret
+        #: Who acts (`Ledger(user=...)`): each event names them as its `by` unless it names
+        #: someone itself; None: the event's own `by` is who acts.
+        self.user = user
+        #: Whether the policy in force judges each act (an import restores acts as recorded).
+        self.policed = policed
         self._ready = False
         self.state: core.State | None = None
         #: The encounter's retractions and corrections, in seq order.
@@ -224,6 +232,18 @@ class Session:
             given.as_stored,
         )
 
+    def attributed(self, before: core.State, event: events.Event) -> events.Event:
+        """`event` in the name of the acting user (its `by`, when it names nobody), once the
+        policy in force lets that user record it (`NotAllowed` otherwise)."""
+        if self.user is not None and event.by is None:
+            event = event.model_copy(update={"by": self.user})
+        if not self.policed:
+            return event
+        refused = acts.refusal(before, self.user if self.user is not None else event.by, event)
+        if refused is not None:
+            raise NotAllowed(refused)
+        return event
+
     def admit(
         self,
         event: events.Event,
@@ -244,7 +264,12 @@ class Session:
                     code="encounter-exists",
                 )
             ruleset = systems.ruleset(event.system)
+            if self.user is not None and event.by is None:
+                event = event.model_copy(update={"by": self.user})
             event = event.pinning(core.pinned_rules(ruleset, event.rules))
+            if event.policy is not None:
+                table = acts.pinned(ruleset, event.policy, opener=event.by)
+                event = event.model_copy(update={"policy": frozen_object(table)})
             probe = events.Recorded(self.encounter, seq, given.id or "", "", "", "", event, None)
             after = core.RunningFold(ruleset).add(probe, strict=True)
         elif before is None:
@@ -252,6 +277,8 @@ class Session:
                 f"encounter {self.encounter!r} does not exist yet", code="unknown-encounter"
             )
         else:
+            event = self.attributed(before, event)
+            event = self.table_checked(before, seq, event)
             if isinstance(event, events.CombatantJoined) and not given.chained:
                 check_lookalike(event.name, before)
             probe = events.Recorded(self.encounter, seq, given.id or "", "", "", "", event, None)
@@ -266,6 +293,20 @@ class Session:
         if record.seq % sealed.EVERY == 0:
             self.checkpoints.append((record.seq, after))
         return record, found
+
+    def table_checked(self, before: core.State, seq: int, event: events.Event) -> events.Event:
+        """A proposal that would apply now, and a policy change pinned whole (bad input
+        otherwise); any other event as it is."""
+        if isinstance(event, events.ProposalMade):
+            # A proposal of an event that would not apply now (a GM accepting it) is refused.
+            fact = proposals.proposed(self.ruleset, proposals.thawed(event.event), seq)
+            core.advance(self.ruleset, before, seq, fact)
+        elif isinstance(event, events.PolicyChanged):
+            table = acts.pinned(self.ruleset, event.policy)
+            if not table["gms"]:
+                raise BadInput("a policy names at least one GM (gms); none would rule")
+            event = event.model_copy(update={"policy": frozen_object(table)})
+        return event
 
     def keep(self) -> None:
         """Store, sealed, the checkpoints this write folded that the store does not hold yet

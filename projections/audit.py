@@ -15,10 +15,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from dataclasses import replace
 from functools import cache
 from typing import Any, Final
 
 from ledger import events
+from projections import acts, proposals
 from projections.core import AnyRuleset, RunningFold, State, roles_of
 from projections.findings import Finding, Obligation, error, info, warning
 from projections.played import as_played
@@ -294,6 +296,15 @@ def owed(ruleset: AnyRuleset, state: State) -> Iterator[Obligation]:
                 "(defeated, fled, surrendered...)",
                 "defeat-manner",
             )
+    for seq, proposal in state.proposals.items():
+        kind = proposal.event.get("type", "?")
+        by = f" by {proposal.by}" if proposal.by else ""
+        yield Obligation(
+            (seq,),
+            f"the proposal at seq {seq}{by} ({kind}) awaits a ruling: a GM accepts it "
+            f"(encounter accept NAME {seq}) or rejects it (encounter reject NAME {seq})",
+            "proposal-ruled",
+        )
     yield from ruleset.obligations(state)
 
 
@@ -351,9 +362,38 @@ def raised_and_reminded(
         if gone.unreadable:
             return [unreadable(record.seq, gone.type, gone.reason)], {}
         return [orphaned(record.seq, gone.type, gone.reason)], {}
-    found = common(ruleset, before, record, after, types)
+    found = allowed(before, record)
+    if type(record.event) is events.ProposalAccepted:
+        # The rules judge the event the acceptance applied, where it applied it.
+        fact = proposals.applied(ruleset, before, record.event)
+        record = replace(record, event=fact)
+    found += common(ruleset, before, record, after, types)
     found += ruleset.audit(before, record.seq, record.event, after)
     return one_per_mistake(found, ruleset.refines), opened(ruleset, before, after)
+
+
+def allowed(before: State, record: events.Recorded) -> list[Finding]:
+    """`policy-allows-act` and `proposal-ruled-by-gm`: an act the policy in force refuses to
+    the user it names (one imported, or written around the library's check)."""
+    if before.policy is None:
+        return []
+    event, seq = record.event, record.seq
+    refused = acts.refusal(before, event.by, event)
+    if refused is None:
+        return []
+    if isinstance(event, events.ProposalAccepted | events.ProposalRejected):
+        verb = "accepts" if isinstance(event, events.ProposalAccepted) else "rejects"
+        gms = ", ".join(before.policy.gms) or "none"
+        return [
+            error(
+                "proposal-ruled-by-gm",
+                (event.target, seq),
+                f"seq {seq}: {event.by or 'nobody named'} {verb} the proposal at seq "
+                f"{event.target}, but only a GM rules on proposals (gms: {gms}); applied as "
+                "recorded",
+            )
+        ]
+    return [error("policy-allows-act", (seq,), f"seq {seq}: {refused}; recorded as played")]
 
 
 def audit(ruleset: AnyRuleset, records: Sequence[events.Recorded]) -> list[Finding]:

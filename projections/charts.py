@@ -19,6 +19,9 @@ class Measure:
     label: str
     value: float
     limit: float | None = None
+    #: The tracks it reads (its value's, its limit's), so a view can leave hidden ones out.
+    track: str | None = None
+    limit_track: str | None = None
 
 
 #: A combatant's tracks (its `view()`) -> what its chart draws.
@@ -44,4 +47,4 @@ def measure(
     value = number(view, key)
     if value is None:
         return []
-    return [Measure(label, value, number(view, limit) if limit else None)]
+    return [Measure(label, value, number(view, limit) if limit else None, key, limit)]

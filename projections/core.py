@@ -16,6 +16,7 @@ from typing import Any, Final, get_args
 from ledger import events
 from ledger.errors import BadInput
 from ledger.events import common as common_events
+from projections import proposals
 from projections.revisions import Standing, corrected, standing
 from projections.revisions import excluded as excluded  # where readers have found it
 from projections.ruleset import AnyRuleset as AnyRuleset
@@ -74,7 +75,7 @@ def open_state(ruleset: AnyRuleset, encounter: str, opened: events.EncounterOpen
         title=opened.title,
         rules=frozen_json(pinned_rules(ruleset, opened.rules)),
     )
-    after: State = ruleset.start(base)
+    after: State = ruleset.start(proposals.policy_set(base, opened.policy))
     return after
 
 
@@ -112,6 +113,8 @@ def _joined(ruleset: AnyRuleset, state: State, seq: int, event: events.Combatant
         raise BadInput("'pools' names the GM's pools in track changes; choose another name")
     if event.name in state.combatants:
         raise BadInput(f"combatant {event.name!r} already joined encounter {state.encounter!r}")
+    if event.player is not None:
+        state = replace(state, players=with_entry(state.players, event.name, event.player))
     return replace_combatant(state, ruleset.join(state, seq, event))
 
 
@@ -204,6 +207,24 @@ def _unreadable(ruleset: AnyRuleset, state: State, seq: int, event: events.Unrea
     raise BadInput(event.problem)
 
 
+def _proposed(ruleset: AnyRuleset, state: State, seq: int, event: events.ProposalMade) -> State:
+    return proposals.made(state, seq, event)
+
+
+def _accepted(ruleset: AnyRuleset, state: State, seq: int, event: events.ProposalAccepted) -> State:
+    # The proposed event, as the GM changed it, folds here: at the acceptance's position.
+    fact = proposals.applied(ruleset, state, event)
+    return advance(ruleset, proposals.closed(state, event.target), seq, fact)
+
+
+def _rejected(ruleset: AnyRuleset, state: State, seq: int, event: events.ProposalRejected) -> State:
+    return proposals.rejected(state, event)
+
+
+def _policy(ruleset: AnyRuleset, state: State, seq: int, event: events.PolicyChanged) -> State:
+    return proposals.policy_set(state, event.policy)
+
+
 Handler = Callable[[AnyRuleset, State, int, Any], State]
 
 #: The handler of each common event class (a subclass, as a system's `stakes.locked`, inherits it).
@@ -221,6 +242,10 @@ _COMMON: Final[Mapping[type, Handler]] = MappingProxyType(
         events.SceneEnded: _scene_ended,
         events.Note: _same,
         events.Unreadable: _unreadable,
+        events.ProposalMade: _proposed,
+        events.ProposalAccepted: _accepted,
+        events.ProposalRejected: _rejected,
+        events.PolicyChanged: _policy,
     }
 )
 

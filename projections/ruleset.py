@@ -63,6 +63,9 @@ class Ruleset(ABC, Generic[S, E]):
     #: rule -> the rules it outranks: when both see one mistake in one event, its finding is
     #: the one kept (`projections.audit.one_per_mistake`).
     refines: Mapping[str, frozenset[str]] = MappingProxyType({})
+    #: The event types that are a combatant's rolls: what the default policy lets a player
+    #: record for a combatant they play (`projections.policy`).
+    rolls: frozenset[str] = frozenset({"roll.made"})
 
     def start(self, opened: State) -> S:
         """The system's initial state: the common one, with the pinned house rules parsed."""

@@ -17,6 +17,7 @@ from pydantic import ValidationError
 from ledger import events
 from ledger.errors import BadInput, UnknownName, did_you_mean
 from projections.growing import appended
+from projections.policy import Policy
 from projections.shown import GENERIC, Readings
 from projections.values import (
     EMPTY,
@@ -165,6 +166,19 @@ class Skipped(Value):
 
 
 @value
+class Proposal(Value):
+    """An open proposal: who proposed what (the event's fields, `type` included), at `seq`."""
+
+    seq: int
+    by: str | None = None
+    event: Mapping[str, Any] = EMPTY
+
+    def document(self) -> dict[str, Any]:
+        """The proposal as `tracks --json` lists it: `{"seq", "by", "event"}`."""
+        return {"seq": self.seq, "by": self.by, "event": builtins(self.event)}
+
+
+@value
 class State(Value):
     """The folded encounter. Rulesets subclass it (naming their combatant and roll classes in
     `combatants` and `rolls`, and how their tracks read in `readings`); `view()` is the
@@ -191,6 +205,12 @@ class State(Value):
     #: Game time from the latest `round.started`: events without their own are in this round.
     round: int | None = None
     scene: int | str | None = None
+    #: Who may record what (`projections.policy`); None: no roles, anyone records anything.
+    policy: Policy | None = None
+    #: The user who plays each combatant that names one (`combatant.joined`'s `player`).
+    players: Mapping[str, str] = EMPTY
+    #: The proposals not yet ruled on, by the seq that made them.
+    proposals: Mapping[int, Proposal] = EMPTY
 
     def combatant(self, name: str, role: str = "combatant") -> Combatant:
         """The named combatant, or bad input naming the known ones."""
@@ -216,14 +236,18 @@ class State(Value):
         return {**self.view_without_rolls(), "rolls": [roll.dump() for roll in self.rolls]}
 
     def view_without_rolls(self) -> dict[str, Any]:
-        """The `tracks --json` document but its rolls (a long fight's largest part)."""
-        return {
+        """The `tracks --json` document but its rolls (a long fight's largest part); the open
+        proposals are listed under `proposals` while there are any."""
+        document = {
             "encounter": self.encounter,
             "system": self.system,
             "seq": self.seq,
             "combatants": {name: c.view() for name, c in self.combatants.items()},
             "pools": dict(self.pools),
         }
+        if self.proposals:
+            document["proposals"] = [p.document() for p in self.proposals.values()]
+        return document
 
 
 def _seq_of(roll: Roll) -> int:

@@ -12,9 +12,12 @@ from types import MappingProxyType
 from typing import Any, Final
 
 from ledger import events
+from ledger.errors import BadInput
+from projections import proposals
 from projections.changes import POOLS, Change, changes
-from projections.core import AnyRuleset, State
+from projections.core import AnyRuleset, State, advance, replace
 from projections.shown import Reading, Readings
+from projections.state import Proposal
 
 #: How `combatant.left` reads, by its manner.
 LEFT: Final[Mapping[str, str]] = MappingProxyType(
@@ -42,10 +45,75 @@ def explain(
         )
     if gone is not None and gone.seq == seq:
         return f"{plain(gone.type)}: no longer applies ({gone.reason})"
+    if before is not None and isinstance(event, events.ProposalMade):
+        return proposed(ruleset, before, seq, event)
+    if before is not None and isinstance(event, events.ProposalAccepted):
+        return accepted(ruleset, before, seq, event, after)
     told = ruleset.explain(before, seq, event, after)
-    if told is not None:
-        return told
-    return common(before, seq, event, after)
+    if told is None:
+        told = common(before, seq, event, after)
+    if isinstance(event, events.CombatantJoined) and event.player is not None:
+        told += f" (played by {event.player})"
+    return told
+
+
+def proposed(ruleset: AnyRuleset, before: State, seq: int, event: events.ProposalMade) -> str:
+    """`Ash proposes: Ogre is hit for Harm 2: ...; Ogre Resilience 6 -> 4 (seq 14)`: the
+    proposed event told as it would play if a GM accepted it now (it changes nothing yet)."""
+    who = event.by or "someone"
+    return f"{who} proposes: {proposal_text(ruleset, before, seq, event.event)} (seq {seq})"
+
+
+def proposed_now(ruleset: AnyRuleset, state: State, proposal: Proposal) -> str:
+    """An open proposal in words, as it would play on `state` (accepted now)."""
+    who = proposal.by or "someone"
+    return f"{who} proposes: {proposal_text(ruleset, state, state.seq + 1, proposal.event)}"
+
+
+def proposal_text(ruleset: AnyRuleset, before: State, seq: int, body: Mapping[str, Any]) -> str:
+    """A proposed event in words, as it would play on `before` (plain words when it would not
+    apply there)."""
+    try:
+        fact = proposals.proposed(ruleset, proposals.thawed(body), seq)
+        would = replace(advance(ruleset, before, seq, fact), seq=seq)
+    except BadInput:
+        kind = body.get("type", "event")
+        fields = ", ".join(
+            f"{plain(str(k))} {value(v)}" for k, v in body.items() if k not in ("type", "by")
+        )
+        return plain(str(kind)) + (f" ({fields})" if fields else "")
+    return explain(ruleset, before, seq, fact, would)
+
+
+def accepted(
+    ruleset: AnyRuleset, before: State, seq: int, event: events.ProposalAccepted, after: State
+) -> str:
+    """`the GM accepts Ash's proposal at seq 14 with harm 1 (half): ...`: the GM's changes,
+    then the event applied, in its own words, with the tracks it changed."""
+    proposal = before.proposals.get(event.target)
+    if proposal is None:
+        return f"proposal accepted: seq {event.target} is no open proposal"
+    policy = before.policy
+    gm = event.by is None or (policy is not None and policy.is_gm(event.by)) or policy is None
+    who = "the GM" if gm else event.by
+    whose = f"{proposal.by}'s proposal" if proposal.by else "the proposal"
+    changed = ", ".join(
+        f"{plain(str(k))} {value(v)}{_against(proposal.event.get(k), v)}"
+        for k, v in (event.fields or {}).items()
+    )
+    head = f"{who} accepts {whose} at seq {event.target}" + (f" with {changed}" if changed else "")
+    fact = proposals.applied(ruleset, before, event)
+    return f"{head}: {explain(ruleset, proposals.closed(before, event.target), seq, fact, after)}"
+
+
+def _against(proposed: Any, given: Any) -> str:
+    """How a GM's value stands to the proposed one: `(half)`, `(proposed 3)`."""
+    numbers = all(isinstance(v, int) and not isinstance(v, bool) for v in (proposed, given))
+    if numbers and proposed >= 2 and given == proposed // 2:
+        return " (half)"
+    if proposed is not None and proposed != given:
+        return f" (proposed {value(proposed)})"
+    return ""
 
 
 def common(before: State | None, seq: int, event: events.Event, after: State) -> str:
@@ -54,9 +122,10 @@ def common(before: State | None, seq: int, event: events.Event, after: State) ->
         case events.EncounterOpened():
             title = f": {event.title}" if event.title else ""
             pinned = len(after.rules)
+            gms = f"; GM {', '.join(after.policy.gms)}" if after.policy is not None else ""
             return (
                 f"encounter {after.encounter!r} opens{title} ({event.system}, "
-                f"{pinned} house rule{'s' * (pinned != 1)} pinned)"
+                f"{pinned} house rule{'s' * (pinned != 1)} pinned{gms})"
             )
         case events.CombatantJoined():
             return joined(after, event.name)
@@ -82,8 +151,48 @@ def common(before: State | None, seq: int, event: events.Event, after: State) ->
             return with_changes("the scene ends", before, after)
         case events.Note():
             return f"note: {event.text}"
+        case events.ProposalRejected():
+            return rejected(before, event)
+        case events.PolicyChanged():
+            return policy_changed(before, event, after)
         case _:
             return fallback(before, event, after)
+
+
+def rejected(before: State | None, event: events.ProposalRejected) -> str:
+    """`the GM rejects Ash's proposal at seq 14: ...`."""
+    proposal = before.proposals.get(event.target) if before is not None else None
+    whose = f"{proposal.by}'s proposal" if proposal is not None and proposal.by else "the proposal"
+    policy = before.policy if before is not None else None
+    gm = event.by is None or policy is None or policy.is_gm(event.by)
+    who = "the GM" if gm else event.by
+    return f"{who} rejects {whose} at seq {event.target}: {event.reason}"
+
+
+def policy_changed(before: State | None, event: events.PolicyChanged, after: State) -> str:
+    """Who is a GM now, what a player records, what only the GMs see."""
+    policy = after.policy
+    if policy is None:
+        return "the policy changes"
+    was = before.policy if before is not None else None
+    added = [g for g in policy.gms if was is None or g not in was.gms]
+    if was is not None and added and policy.model_copy(update={"gms": was.gms}) == was:
+        return f"the GM makes {' and '.join(added)} a GM" + (
+            f": {event.reason}" if event.reason else ""
+        )
+    own = ", ".join(policy.players_own) or "nothing"
+    anyone = ", ".join(policy.players_any) or "nothing"
+    hidden = "; ".join(
+        f"{side} {', '.join(plain(t) for t in tracks)}"
+        for side, tracks in policy.hidden.items()
+        if tracks
+    )
+    text = (
+        f"the policy changes: GM {', '.join(policy.gms)}; a player records {own} for a "
+        f"combatant they play, and {anyone}"
+    )
+    text += f"; only the GMs see {hidden}" if hidden else ""
+    return text + (f" ({event.reason})" if event.reason else "")
 
 
 def fallback(before: State | None, event: events.EventBase, after: State) -> str:

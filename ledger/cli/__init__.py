@@ -31,6 +31,7 @@ COMMANDS: Final = {
         "write",
     ),
     **dict.fromkeys(("import", "copy"), "write"),
+    **dict.fromkeys(("propose", "accept", "reject", "gm", "policy"), "table"),
     **dict.fromkeys(("log", "tracks", "replay", "history"), "read"),
     "audit": "report",
     "list": "read",
@@ -38,6 +39,7 @@ COMMANDS: Final = {
     "verify": "verify",
     "repair": "verify",
     "report": "report",
+    **dict.fromkeys(("watch", "serve"), "live"),
     **dict.fromkeys(("schema", "events", "rules", "examples", "views"), "reference"),
 }
 

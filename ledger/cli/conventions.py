@@ -23,7 +23,7 @@ from ledger.store import is_postgres
 
 #: Options of the app itself that may also be given after the subcommand, and whether each
 #: takes a value.
-GLOBAL_OPTIONS: Final = {"--db": True, "--plain": False}
+GLOBAL_OPTIONS: Final = {"--db": True, "--plain": False, "--as": True}
 
 #: Metavars by option name, where the parameter's Python type does not say enough.
 METAVARS: Final = {
@@ -236,6 +236,25 @@ def complete_combatants(ctx: typer.Context, incomplete: str) -> list[str]:
 # no system, then each system's own (`System.examples`: its verbs, and its files).
 
 EXAMPLES: Final[dict[str, tuple[str, ...]]] = {
+    "propose": (
+        "encounter propose duel hit.resolved target=Ogre harm=2 --as ana",
+        "encounter hit duel Ogre 2 --propose --as ana",
+    ),
+    "accept": (
+        "encounter accept duel 14 --as gm",
+        "encounter accept duel 14 harm=1 --as gm",
+    ),
+    "reject": ('encounter reject duel 14 --reason "the Ogre ducked" --as gm',),
+    "gm": ("encounter gm add duel ben --as gm",),
+    "policy": (
+        "encounter policy duel",
+        "encounter policy duel --set hide-resilience.json --as gm",
+    ),
+    "watch": ("encounter watch duel", "encounter watch duel --last 20"),
+    "serve": (
+        "encounter serve duel",
+        "encounter serve duel --host 0.0.0.0 --port 8765",
+    ),
     "add": (
         "encounter add ford Bandit --side adversary --stat level=2",
         "encounter add duel Akodo --side player --stat-file akodo.json",

@@ -82,7 +82,16 @@ Scene = Annotated[
     str | None,
     typer.Option("--scene", help="The scene it happened in (default: the current scene)."),
 ]
-By = Annotated[str | None, typer.Option("--by", help="Who records it (a GM, a player, a bot).")]
+By = Annotated[
+    str | None,
+    typer.Option(
+        "--by", help="Who acts (a GM, a player, a bot); with --as, a GM recording for them."
+    ),
+]
+Propose = Annotated[
+    bool,
+    typer.Option("--propose", help="Propose it instead: it changes nothing until a GM accepts it."),
+]
 
 
 def game_time(round_: int | None, scene: str | None, by: str | None) -> dict[str, Any]:
@@ -120,20 +129,36 @@ def main_options(
         bool,
         typer.Option("--version", callback=_show_version, is_eager=True, help="Print the version."),
     ] = False,
+    user: Annotated[
+        str | None,
+        typer.Option(
+            "--as",
+            envvar="ENCOUNTER_USER",
+            metavar="USER",
+            help="Who acts: every event written names this user, and an encounter's policy "
+            "says what they may record.",
+        ),
+    ] = None,
 ) -> None:
     """Record, audit, undo and replay tabletop encounters in an append-only ledger.
 
-    --db and --plain may also follow the command: encounter tracks ford --db other.db
+    --db, --plain and --as may also follow the command: encounter tracks ford --db other.db
     """
     ctx.obj = db
+    ctx.meta[USER] = user
     render.configure(plain=plain)
+
+
+#: Where the callback keeps the acting user (`--as`) for the command (click's shared `meta`).
+USER = "encounter.user"
 
 
 @contextmanager
 def opened(ctx: typer.Context, create: bool = True) -> Iterator[api.Ledger]:
     """The ledger file named by --db / ENCOUNTER_DB; errors become one line and an exit code."""
+    user = ctx.meta.get(USER) if create else None
     try:
-        with api.Ledger(ctx.obj, create=create, readonly=not create) as ledger:
+        with api.Ledger(ctx.obj, create=create, readonly=not create, user=user) as ledger:
             yield ledger
     except LedgerError as exc:
         fail(exc)

@@ -160,6 +160,9 @@ def tracks(
     pools = render.pools_line(state)
     if pools:
         typer.echo(pools)
+    if state.proposals:
+        typer.echo("Open proposals (a GM accepts or rejects each):")
+        render.say(render.proposal_lines(state))
 
 
 @commands.command()

@@ -19,7 +19,7 @@ import typer
 
 from ledger import events, systems
 from ledger.store import Head
-from projections import gametime
+from projections import gametime, words
 from projections.changes import Change
 from projections.core import State
 from projections.diff import Downstream
@@ -127,6 +127,16 @@ def finding_line(f: Finding) -> str:
 def tracks_tables(state: State) -> list[Grid]:
     """One table a side (players, then adversaries): a row a combatant, a column a track."""
     return track_grids(state.view(), systems.readings(state.system))
+
+
+def proposal_lines(state: State) -> list[str]:
+    """`  seq 14: Ash proposes: ...`, one line a proposal still open, told as it would play if
+    a GM accepted it now."""
+    ruleset = systems.ruleset(state.system)
+    return [
+        visible(f"  seq {seq}: {words.proposed_now(ruleset, state, proposal)}")
+        for seq, proposal in state.proposals.items()
+    ]
 
 
 def pools_line(state: State) -> str | None:

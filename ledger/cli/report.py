@@ -110,6 +110,7 @@ commands = typer.Typer()
 @commands.command()
 def audit(ctx: typer.Context, name: Source, html_: Html = None, json_: Json = False) -> None:
     """Check the encounter against its rules; exit 1 when any finding is an error."""
+    acts: list[dict[str, object]] | None = None
     if html_ is not None:
         report = load(ctx, name)
         html(ctx, name, html_, report)
@@ -121,13 +122,22 @@ def audit(ctx: typer.Context, name: Source, html_: Html = None, json_: Json = Fa
             what = f"Auditing {encounter} ({head.seq if head else 0:,} events)"
             with progress.bar(what, None, show):
                 findings = guard(lambda: ledger.audit(encounter))
+            # An encounter with roles: who did what (an act outside the policy is a finding).
+            acts = guard(lambda: ledger.acts(encounter))
     errors = sum(f.severity == "error" for f in findings)
     outcome(1 if errors else 0)
     if json_:
-        emit_json(
-            {"encounter": encounter, "findings": [f.model_dump(mode="json") for f in findings]}
-        )
-    elif findings:
+        document = {
+            "encounter": encounter,
+            "findings": [f.model_dump(mode="json") for f in findings],
+        }
+        if acts is not None:
+            document["acts"] = acts
+        emit_json(document)
+        if errors:
+            raise typer.Exit(1)
+        return
+    if findings:
         render.show(render.findings_table(findings))
         warnings = sum(f.severity == "warning" for f in findings)
         notes = len(findings) - errors - warnings
@@ -137,6 +147,10 @@ def audit(ctx: typer.Context, name: Source, html_: Html = None, json_: Json = Fa
         )
     else:
         typer.echo(f"{encounter}: no findings.")
+    if acts is not None:
+        typer.echo("Who did what:")
+        rows = [[str(a["seq"]), str(a["by"] or "nobody named"), str(a["type"])] for a in acts]
+        render.show((["seq", "by", "act"], rows))
     if errors:
         raise typer.Exit(1)
 

@@ -23,6 +23,7 @@ from ledger.cli.options import (
     Encounter,
     Expect,
     Json,
+    Propose,
     Round,
     Scene,
     Strict,
@@ -42,6 +43,7 @@ _TRAILING: tuple[tuple[str, Any, Any], ...] = (
     ("round_", Round, None),
     ("scene", Scene, None),
     ("by", By, None),
+    ("propose", Propose, False),
 )
 
 
@@ -84,6 +86,7 @@ def _callback(verb: Verb) -> Callable[..., None]:
         strict, expect, json_ = values.pop("strict"), values.pop("expect"), values.pop("json_")
         played = bool(values.pop("as_played", False))
         stamp = game_time(values.pop("round_"), values.pop("scene"), values.pop("by"))
+        propose = values.pop("propose")
         try:
             for param in verb.params:
                 if param.parse is not None and values.get(param.name) is not None:
@@ -101,7 +104,7 @@ def _callback(verb: Verb) -> Callable[..., None]:
             fields = verb.fields(values)
         except ValueError as exc:
             fail(BadInput(str(exc)))
-        record_command(ctx, name, fields, strict, expect, json_=json_, stamp=stamp)
+        record_command(ctx, name, fields, strict, expect, json_=json_, stamp=stamp, propose=propose)
 
     context = inspect.Parameter(
         "ctx", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=typer.Context

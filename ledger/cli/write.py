@@ -20,6 +20,7 @@ from ledger.cli.options import (
     Encounter,
     Expect,
     Json,
+    Propose,
     Round,
     Scene,
     Side,
@@ -80,10 +81,12 @@ def record_command(
     expect: int | None = None,
     json_: bool = False,
     stamp: Mapping[str, Any] | None = None,
+    propose: bool = False,
 ) -> api.Written:
     """Record one event dict (with the game time in `stamp`) and print what it did: the
-    building block of friendly verbs. With `json_`, the JSON document is printed instead and
-    the command ends here."""
+    building block of friendly verbs (`propose`: a proposal of it, which changes nothing until
+    a GM accepts it). With `json_`, the JSON document is printed instead and the command ends
+    here."""
     for key, value in (stamp or {}).items():
         if key in fields and fields[key] != value:
             fail(BadInput(f"--{key} {value!r} and the field {key}={fields[key]!r} disagree"))
@@ -91,9 +94,14 @@ def record_command(
     verb = ctx.info_name if systems.verb_owner(ctx.info_name or "") else None
     with opened(ctx) as ledger:
         try:
-            result = ledger.record(
-                encounter, {**fields, **(stamp or {})}, strict=strict, expect=expect, verb=verb
-            )
+            if propose:
+                system = ledger.store.require(encounter).system
+                systems.refuse_other(encounter, system, verb, fields.get("type"))
+                result = ledger.propose(encounter, fields, expect=expect, stamp=stamp)
+            else:
+                result = ledger.record(
+                    encounter, {**fields, **(stamp or {})}, strict=strict, expect=expect, verb=verb
+                )
         except LedgerError as exc:
             fail(exc)
     if json_:
@@ -111,14 +119,26 @@ def new(
     rules: Annotated[
         Path | None, typer.Option("--rules", help="A JSON file of house-rule overrides.")
     ] = None,
+    policy: Annotated[
+        Path | None,
+        typer.Option(
+            "--policy",
+            help="A JSON file of policy keys (who may record what); opened --as USER, the "
+            "defaults are pinned without one.",
+        ),
+    ] = None,
     expect: Expect = None,
     json_: Json = False,
 ) -> None:
-    """Open a new encounter, pinning its house rules."""
+    """Open a new encounter, pinning its house rules (and, opened --as a user, who may record
+    what: that user is its GM)."""
     overrides = read_json_object(rules, "--rules") if rules else {}
+    table = read_json_object(policy, "--policy") if policy else None
     with opened(ctx) as ledger:
         result = guard(
-            lambda: ledger.open(name, system.value, title=title, rules=overrides, expect=expect)
+            lambda: ledger.open(
+                name, system.value, title=title, rules=overrides, expect=expect, policy=table
+            )
         )
     if json_:
         emit_recorded(result)
@@ -138,6 +158,10 @@ def add(
         Path | None,
         typer.Option("--stat-file", "--from", help="A JSON file with the stat block."),
     ] = None,
+    player: Annotated[
+        str | None,
+        typer.Option("--player", metavar="USER", help="The user who plays it (records its rolls)."),
+    ] = None,
     strict: Strict = False,
     expect: Expect = None,
     json_: Json = False,
@@ -149,6 +173,8 @@ def add(
     stats = read_json_object(from_file, "--stat-file") if from_file else {}
     stats.update(parse_pairs(stat or [], "--stat"))
     fields = {"type": "combatant.joined", "name": combatant, "side": side.value, "stats": stats}
+    if player is not None:
+        fields["player"] = player
     record_command(
         ctx, name, fields, strict, expect, json_=json_, stamp=game_time(round_, scene, by)
     )
@@ -168,6 +194,7 @@ def record(
     round_: Round = None,
     scene: Scene = None,
     by: By = None,
+    propose: Propose = False,
 ) -> None:
     """Record any event by its type."""
     data = parse_pairs(fields or [], "field")
@@ -177,7 +204,9 @@ def record(
     if type == "round.started" and "round" in stamp:
         # The event's own round is its `round` field: `encounter round NAME N` says it plainly.
         fail(BadInput("round.started takes its round as the field round=N, not --round"))
-    record_command(ctx, name, {"type": type, **data}, strict, expect, json_=json_, stamp=stamp)
+    record_command(
+        ctx, name, {"type": type, **data}, strict, expect, json_=json_, stamp=stamp, propose=propose
+    )
 
 
 @commands.command("round")

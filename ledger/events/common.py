@@ -14,12 +14,15 @@ Manner = Literal["defeated", "fled", "surrendered", "bargained", "escaped", "res
 
 
 class EncounterOpened(EventBase, frozen=True):
-    """Seq 1 of every encounter: its system and the full house-rule table in force."""
+    """Seq 1 of every encounter: its system and the full house-rule table in force, and the
+    policy (who may record what: `projections.policy`) when the encounter has roles."""
 
     type: Literal["encounter.opened"] = "encounter.opened"
     system: SystemKey
     title: Text | None = None
     rules: JsonObject = Field(default={}, validate_default=True)
+    #: The full policy table in force (None: no roles, anyone records anything: a notebook).
+    policy: JsonObject | None = None
 
     def pinning(self, table: Mapping[str, JsonValue]) -> EncounterOpened:
         """This opening with `table` (the full house-rule table in force) as its rules,
@@ -34,6 +37,8 @@ class CombatantJoined(EventBase, frozen=True):
     name: Name
     side: Side
     stats: JsonObject = Field(default={}, validate_default=True)
+    #: The user who plays it (a player records rolls for it where the policy lets them).
+    player: Name | None = None
 
 
 class CombatantLeft(EventBase, frozen=True):
@@ -139,6 +144,69 @@ class Note(EventBase, frozen=True):
     text: Text
 
 
+#: Event types a proposal may not propose: they open, revise, rule or set the policy.
+UNPROPOSABLE = frozenset(
+    {
+        "encounter.opened",
+        "event.retracted",
+        "event.corrected",
+        "proposal.made",
+        "proposal.accepted",
+        "proposal.rejected",
+        "policy.changed",
+    }
+)
+
+
+class ProposalMade(EventBase, frozen=True):
+    """A player's proposal of an event (its body, `type` included): it changes nothing until a
+    GM accepts it (`proposal.accepted`), and is closed by a rejection."""
+
+    type: Literal["proposal.made"] = "proposal.made"
+    event: JsonObject
+
+    @model_validator(mode="after")
+    def _proposes_an_event(self) -> ProposalMade:
+        kind = self.event.get("type")
+        if not isinstance(kind, str):
+            raise ValueError("a proposal's event names its type (event.type)")
+        if kind in UNPROPOSABLE:
+            raise ValueError(f"{kind} cannot be proposed: only a table fact can")
+        return self
+
+
+class ProposalAccepted(EventBase, frozen=True):
+    """A GM applies the proposal at `target`, with `fields` changed (as a correction merges
+    them), at this event's own position."""
+
+    type: Literal["proposal.accepted"] = "proposal.accepted"
+    target: Seq
+    fields: JsonObject | None = None
+
+    @model_validator(mode="after")
+    def _keeps_the_type(self) -> ProposalAccepted:
+        if self.fields is not None and "type" in self.fields:
+            raise ValueError("an acceptance keeps the proposed type; reject it instead")
+        return self
+
+
+class ProposalRejected(EventBase, frozen=True):
+    """A GM closes the proposal at `target` without applying it."""
+
+    type: Literal["proposal.rejected"] = "proposal.rejected"
+    target: Seq
+    reason: Text
+
+
+class PolicyChanged(EventBase, frozen=True):
+    """The policy in force from here on (the full table, pinned as `encounter.opened` pins
+    one): who is a GM, what a player may record, which values are the GM's only."""
+
+    type: Literal["policy.changed"] = "policy.changed"
+    policy: JsonObject
+    reason: Text | None = None
+
+
 Common = (
     EncounterOpened
     | CombatantJoined
@@ -150,4 +218,8 @@ Common = (
     | RoundStarted
     | SceneEnded
     | Note
+    | ProposalMade
+    | ProposalAccepted
+    | ProposalRejected
+    | PolicyChanged
 )

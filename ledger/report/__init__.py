@@ -7,7 +7,7 @@ One `Report` feeds both faces: `ledger.report.markdown` (the Markdown session lo
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -173,15 +173,11 @@ def _story(
     """The rounds and charts of a replay read once (no step is kept), and the state at its
     end."""
     grouped: list[tuple[tuple[int | None, str | None], list[Line], core.State]] = []
-    drawing: dict[str, _Drawing] = {}
+    drawing = _Charts()
     state: core.State | None = None
-    ruleset: Any = None
-    read: Any = None
     for step in steps:
         state = step.state
-        if ruleset is None:
-            ruleset = systems.ruleset(state.system)
-            read = systems.readings(state.system)
+        drawing.add(step)
         time = (step.round, None if step.scene is None else str(step.scene))
         line = Line(
             step.record.seq, step.record.type, step.text, step.changes, step.skipped, step.source
@@ -191,10 +187,6 @@ def _story(
             grouped[-1] = (time, grouped[-1][1], state)
         else:
             grouped.append((time, [line], state))
-        for name in {c.combatant for c in step.changes}:
-            them = state.combatants.get(name)
-            if them is not None:
-                drawing.setdefault(name, _Drawing()).add(step, them, ruleset, read)
     if state is None:
         raise LedgerError("the encounter has no effective event to report")
     rounds = []
@@ -203,24 +195,71 @@ def _story(
         title = _title(number, scene, seen, len(grouped))
         rounds.append(Round(number, scene, title, tuple(lines), end))
         seen = number if number is not None else seen
-    charts_ = tuple(
-        drawing.get(name, _Drawing()).chart(name, combatant)
-        for name, combatant in state.combatants.items()
-    )
-    return tuple(rounds), charts_, state
+    return tuple(rounds), drawing.charts(state), state
+
+
+def charts_of(steps: Iterable[Step], hides: Hides | None = None) -> tuple[Chart, ...]:
+    """A chart per combatant still in the encounter: a point per step that changed its tracks
+    (with `hides`, none of the tracks it hides: not a line, a limit or a change), the steps
+    read once."""
+    drawing = _Charts(hides)
+    state: core.State | None = None
+    for step in steps:
+        state = step.state
+        drawing.add(step)
+    return () if state is None else drawing.charts(state)
+
+
+#: Whether a track (the second) of a combatant of a side (the first) is hidden from a reader.
+Hides = Callable[[str, str], bool]
+
+
+class _Charts:
+    """Every combatant's chart as the replay goes (no step kept)."""
+
+    def __init__(self, hides: Hides | None = None) -> None:
+        self.hides = hides
+        self.drawing: dict[str, _Drawing] = {}
+        self.ruleset: Any = None
+        self.read: Any = None
+
+    def add(self, step: Step) -> None:
+        state = step.state
+        if self.ruleset is None:
+            self.ruleset = systems.ruleset(state.system)
+            self.read = systems.readings(state.system)
+        for name in {c.combatant for c in step.changes}:
+            them = state.combatants.get(name)
+            if them is not None:
+                if name not in self.drawing:
+                    self.drawing[name] = _Drawing(_hidden_of(self.hides, them.side))
+                self.drawing[name].add(step, them, self.ruleset, self.read)
+
+    def charts(self, state: core.State) -> tuple[Chart, ...]:
+        """A chart per combatant still in the encounter at `state`."""
+        return tuple(
+            self.drawing.get(name, _Drawing(_hidden_of(self.hides, combatant.side))).chart(
+                name, combatant
+            )
+            for name, combatant in state.combatants.items()
+        )
 
 
 class _Drawing:
     """One combatant's chart as the replay goes: its labels and points."""
 
-    def __init__(self) -> None:
+    def __init__(self, hidden: Callable[[str | None], bool]) -> None:
+        self.hidden = hidden
         self.labels: list[str] = []
         self.taken: list[tuple[int, int | None, dict[str, charts.Measure], str, str]] = []
 
     def add(self, step: Step, them: core.Combatant, ruleset: Any, read: Any) -> None:
-        mine = [c for c in step.changes if c.combatant == them.name]
+        hidden = self.hidden
+        mine = [c for c in step.changes if c.combatant == them.name and not hidden(c.track)]
+        if not mine:
+            return
         view = them.view()
-        found = {m.label: m for m in ruleset.charts(view)}
+        found = {m.label: _shown(m, hidden) for m in ruleset.charts(view) if not hidden(m.track)}
         self.labels.extend(label for label in found if label not in self.labels)
         note = words.tell(mine, read)
         status = charts.standing(them.status, ruleset.condition(view))
@@ -326,3 +365,19 @@ def _fields(changed: object) -> str | None:
     if not isinstance(changed, Mapping) or not changed:
         return None
     return ", ".join(f"{words.plain(str(k))} {words.value(v)}" for k, v in changed.items())
+
+
+def _hidden_of(hides: Hides | None, side: str) -> Callable[[str | None], bool]:
+    """Whether a track of a combatant of `side` is hidden (by `hides`)."""
+
+    def hidden(track: str | None) -> bool:
+        return hides is not None and track is not None and hides(side, track)
+
+    return hidden
+
+
+def _shown(found: charts.Measure, hidden: Callable[[str | None], bool]) -> charts.Measure:
+    """A measure with its limit left out when that limit is a hidden track."""
+    if hidden(found.limit_track):
+        return charts.Measure(found.label, found.value, None, found.track, None)
+    return found

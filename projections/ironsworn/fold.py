@@ -289,6 +289,7 @@ class Ironsworn(core.Ruleset[IronswornState, vocab.Events]):
     own_events = vocab.Events
     attrition = frozenset({"harm.suffered"})
     stats = MappingProxyType({"player": vocab.CharacterStats, "adversary": vocab.FoeStats})
+    rolls = frozenset({"roll.made", "oracle.rolled"})
 
     def join(
         self, state: IronswornState, seq: int, event: events.CombatantJoined

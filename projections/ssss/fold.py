@@ -229,6 +229,7 @@ class Ssss(core.Ruleset[SsssState, vocab.Events]):
     own_events = vocab.Events
     attrition = frozenset({"harm.inflicted", "throw.made"})
     stats = MappingProxyType({"player": vocab.PlayerStats, "adversary": vocab.EnemyStats})
+    rolls = frozenset({"roll.made", "throw.made"})
 
     def join(self, state: SsssState, seq: int, event: events.CombatantJoined) -> core.Combatant:
         """Validate stats and build an enemy (with its slot layout) or a player."""

@@ -384,6 +384,7 @@ def test_each_module_of_the_command_line_defines_the_commands_said_to_be_its_own
             for info in made.registered_commands
             if info.callback is not None
         }
+        names |= {str(info.name) for info in made.registered_groups}
         assert names == {name for name, home in cli.COMMANDS.items() if home == module}, module
 
 
@@ -394,13 +395,17 @@ def test_tracks_loads_the_module_of_the_reads_only() -> None:
     assert set(group.commands) == {"log", "tracks", "replay", "history", "list"}
 
 
-def test_the_generic_commands_are_listed_writes_reads_verify_repair_report_then_reference() -> None:
+def test_the_generic_commands_are_listed_in_the_order_of_a_session() -> (
+    None
+):
     group = typer.main.get_command(cli.app)
     listed = group.list_commands(typer.Context(group))  # type: ignore[attr-defined]
     names = [name for name in listed if name in cli.COMMANDS]
     assert listed[: len(names)] == names
     assert names == [
         "new", "add", "record", "round", "end-scene", "leave", "note", "undo", "redo", "amend",
-        "import", "copy", "log", "tracks", "replay", "history", "audit", "list", "export",
-        "verify", "repair", "report", "schema", "events", "rules", "examples", "views",
+        "import", "copy", "propose", "accept", "reject", "gm", "policy",
+        "log", "tracks", "replay", "history", "audit", "list", "export",
+        "verify", "repair", "report", "watch", "serve", "schema", "events", "rules", "examples",
+        "views",
     ]  # fmt: skip
