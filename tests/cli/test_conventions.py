@@ -395,9 +395,7 @@ def test_tracks_loads_the_module_of_the_reads_only() -> None:
     assert set(group.commands) == {"log", "tracks", "replay", "history", "list"}
 
 
-def test_the_generic_commands_are_listed_in_the_order_of_a_session() -> (
-    None
-):
+def test_the_generic_commands_are_listed_in_the_order_of_a_session() -> None:
     group = typer.main.get_command(cli.app)
     listed = group.list_commands(typer.Context(group))  # type: ignore[attr-defined]
     names = [name for name in listed if name in cli.COMMANDS]
