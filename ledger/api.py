@@ -287,6 +287,36 @@ class Ledger(Reader):
 
         return self._write(encounter, correction, strict=strict, expect=expect, dry_run=dry_run)
 
+    def rewind(
+        self,
+        encounter: str,
+        round: int,
+        *,
+        reason: str,
+        scene: int | str | None = None,
+        strict: bool = False,
+        expect: int | None = None,
+        dry_run: bool = False,
+        by: str | None = None,
+    ) -> Written:
+        """Back to the end of game round `round` (of `scene`): one `encounter.rewound`, which
+        sets aside every effective event of play recorded after that round's last one, as one
+        act (one `undo` of it brings them all back); later events build on the rewound state.
+        Bad input for a round no effective event is in, or after whose end nothing was played;
+        with `dry_run`, say what it would do downstream and append nothing."""
+        if not isinstance(round, int) or isinstance(round, bool) or round < 0:
+            raise BadInput(f"a round is a whole number from 0, not {round!r}")
+        if not isinstance(reason, str) or not reason.strip():
+            raise BadInput("rewind needs a reason (the ledger keeps why a ruling changed)")
+        time = game_time({"scene": scene, "by": by})
+
+        def rewinding(session: Session) -> events.Event:
+            fields = {"type": "encounter.rewound", "round": round, "reason": reason}
+            fields.update((k, v) for k, v in time.items() if v is not None)
+            return self._parse(fields, session.system())
+
+        return self._write(encounter, rewinding, strict=strict, expect=expect, dry_run=dry_run)
+
     @contextmanager
     def _transaction(
         self, encounter: str, expect: int | None, *, opening: bool = False, bulk: bool = False
@@ -321,7 +351,10 @@ class Ledger(Reader):
             record, found = revise.admit(session, parsed, strict=strict)
             after = session.state
             assert after is not None
-            result = Written([(before, record, after)], found, session.downstream, dry_run)
+            aside = [s for s, by in session.standing.rewound.items() if by == record.seq]
+            result = Written(
+                [(before, record, after)], found, session.downstream, dry_run, sorted(aside)
+            )
             if dry_run:
                 session.txn.discard()
         return result

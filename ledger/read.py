@@ -112,28 +112,9 @@ class Reader:
 
     def round_tracks(self, encounter: str, round: int, scene: gametime.Scene = None) -> core.State:
         """The tracks at the end of game round `round` (of `scene`, when given): after the last
-        effective event of play in it (undos and corrections end no round), with every undo and
-        correction in force today applied, as `replay` tells it."""
-        if not isinstance(round, int) or isinstance(round, bool) or round < 0:
-            raise BadInput(f"a round is a whole number from 0, not {round!r}")
-        found: core.State | None = None
-        rounds: set[int] = set()
-        for step in self.replay(encounter):
-            if isinstance(step.record.event, events.EventRetracted | events.EventCorrected):
-                continue  # an undo or a correction is not table play: it ends no round
-            at, where = step.round, step.scene
-            if at is not None and (scene is None or where == scene):
-                rounds.add(at)
-                if at == round:
-                    found = step.state
-        if found is None:
-            where = f" of scene {scene}" if scene is not None else ""
-            known = ", ".join(map(str, sorted(rounds))) or "none: record `encounter round`"
-            raise UnknownName(
-                f"no effective event of encounter {encounter!r} is in round {round}{where} "
-                f"(rounds: {known})"
-            )
-        return found
+        effective event of play in it (undos, corrections and rewinds end no round), with every
+        undo and correction in force today applied, as `replay` tells it."""
+        return steps.round_end(encounter, self.replay(encounter), round, scene).state
 
     def replay(
         self,

@@ -27,7 +27,8 @@ from projections.system import System
 #: `ledger.cli` that defines it (tests/cli/test_conventions.py holds the two together).
 COMMANDS: Final = {
     **dict.fromkeys(
-        ("new", "add", "record", "round", "undo", "redo", "amend", "import", "copy"), "write"
+        ("new", "add", "record", "round", "undo", "redo", "amend", "rewind", "import", "copy"),
+        "write",
     ),
     **dict.fromkeys(("log", "tracks", "replay", "history"), "read"),
     "audit": "report",

@@ -190,6 +190,10 @@ EXAMPLES: Final[dict[str, tuple[str, ...]]] = {
     ),
     "redo": ("encounter redo ford", "encounter redo ford 6"),
     "amend": ('encounter amend ford 4 level=1 --reason "a glancing blow"',),
+    "rewind": (
+        'encounter rewind ford --round 2 --reason "the bridge held after all"',
+        'encounter rewind ford --round 1 --reason "what if?" --dry-run',
+    ),
     "import": (
         "encounter import ford.jsonl",
         "encounter import ford.jsonl --into ford-copy --new-ids",

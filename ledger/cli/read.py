@@ -38,7 +38,8 @@ commands = typer.Typer()
 @commands.command()
 def log(ctx: typer.Context, name: Source, json_: Json = False) -> None:
     """Every event, retractions and corrections included; undone events marked with the seq
-    that undid them, corrected ones with the seqs of the corrections in force."""
+    that undid them (or the rewind that set them aside), corrected ones with the seqs of the
+    corrections in force."""
     with source(ctx, name) as (ledger, encounter):
         records = guard(lambda: ledger.records(encounter))
     now = standing(records)
@@ -50,16 +51,18 @@ def log(ctx: typer.Context, name: Source, json_: Json = False) -> None:
     fixed = {seq: [r.seq for r in fixes] for seq, fixes in now.fixes.items()}
     if json_:
         # The export's lines, and on each event that does not count the seq that retracts
-        # it (on each corrected one, the corrections in force).
+        # it, or the rewind that set it aside (on each corrected one, the corrections in force).
         for record in records:
             line = record.exchange()
             if record.seq in by:
                 line["retracted_by"] = by[record.seq]
+            if record.seq in now.rewound:
+                line["rewound_by"] = now.rewound[record.seq]
             if record.seq in fixed:
                 line["corrected_by"] = fixed[record.seq]
             emit_json(line)
         return
-    render.show(render.log_table(records, by, fixed, now.gone))
+    render.show(render.log_table(records, by, fixed, now.gone, now.rewound))
 
 
 @commands.command()

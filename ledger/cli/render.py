@@ -131,10 +131,12 @@ def log_table(
     retracted: Mapping[int, int],
     corrected: Mapping[int, Sequence[int]] | None = None,
     gone: frozenset[int] = frozenset(),
+    rewound: Mapping[int, int] | None = None,
 ) -> Grid:
-    """The stream, retracted and corrected events marked; the round and scene of each event
-    when it has any."""
-    stamped = list(gametime.stamps(records, gone))
+    """The stream, retracted, set aside and corrected events marked; the round and scene of
+    each event when it has any."""
+    # An event a rewind set aside was played in its round: the log tells it so.
+    stamped = list(gametime.stamps(records, gone - set(rewound or {})))
     rounds = any(at is not None for _, at, _ in stamped)
     scenes = any(where is not None for _, _, where in stamped)
     columns = ["seq", "recorded_at", *(["round"] * rounds), *(["scene"] * scenes), "type"]
@@ -143,6 +145,8 @@ def log_table(
         details = summary(r.event)
         if r.seq in retracted:
             details = f"(retracted by seq {retracted[r.seq]}) {details}"
+        elif r.seq in (rewound or {}):
+            details = f"(set aside by the rewind at seq {(rewound or {})[r.seq]}) {details}"
         fixes = (corrected or {}).get(r.seq)
         if fixes:
             details = f"(corrected by seq {', '.join(map(str, fixes))}) {details}"

@@ -1,5 +1,5 @@
-"""The commands that write: new, add, record, round, undo, redo, amend, import and copy, and
-what every recording command (a system's verbs included) prints of what it did.
+"""The commands that write: new, add, record, round, undo, redo, amend, rewind, import and
+copy, and what every recording command (a system's verbs included) prints of what it did.
 
 Each builds its arguments, calls one `ledger.api.Ledger` method and shows the result.
 """
@@ -12,7 +12,7 @@ from typing import Annotated, Any, NoReturn
 
 import typer
 
-from ledger import api, jsonl, systems
+from ledger import api, events, jsonl, systems
 from ledger.cli import progress, render
 from ledger.cli.errors import fail, guard
 from ledger.cli.options import (
@@ -324,14 +324,62 @@ def amend(
     _show_revision(result, "corrects", "amend")
 
 
+@commands.command()
+def rewind(
+    ctx: typer.Context,
+    name: Encounter,
+    round_: Annotated[
+        int, typer.Option("--round", help="The game round whose end the encounter goes back to.")
+    ],
+    reason: Annotated[str, typer.Option("--reason", help="Why the fight is rewound.")] = "",
+    scene: Annotated[
+        str | None, typer.Option("--scene", help="The round of this scene (as tracks --round).")
+    ] = None,
+    strict: Strict = False,
+    expect: Expect = None,
+    dry_run: DryRun = False,
+    json_: Json = False,
+    by: By = None,
+) -> None:
+    """Go back to the end of game round N, as one act: every event played after it is set
+    aside (one undo brings them all back); later events build on the rewound state, and what
+    that changed downstream is shown."""
+    if not reason.strip():
+        fail(BadInput("rewind needs --reason TEXT (the ledger keeps why a ruling changed)"))
+    stamp = game_time(None, scene, by)
+    with opened(ctx) as ledger:
+        result = guard(
+            lambda: ledger.rewind(
+                name,
+                round_,
+                reason=reason,
+                scene=stamp.get("scene"),
+                strict=strict,
+                expect=expect,
+                dry_run=dry_run,
+                by=stamp.get("by"),
+            )
+        )
+    if json_:
+        emit_recorded(result)
+    _show_revision(result, "back to", "rewind")
+
+
 def _show_revision(result: api.Written, verb: str, command: str) -> None:
-    """What an undo, redo or amend recorded (or would record), then its downstream diff."""
+    """What an undo, redo, amend or rewind recorded (or would record), then its downstream
+    diff."""
     record = result.records[-1]
     target = getattr(record.event, "target", "?")
     what = f"{verb} seq {target}"
     changed = getattr(record.event, "fields", None)
     if changed:
         what += ": " + render.fields(changed)
+    if isinstance(record.event, events.EncounterRewound):
+        count = len(result.set_aside)
+        what = (
+            f"{verb} the end of round {record.event.round}, seq {record.event.after}: "
+            f"{count} event{'s' * (count != 1)} set aside"
+        )
     if result.dry_run:
         typer.echo(f"Dry run: {command} would record seq {record.seq}: {record.type} ({what})")
     else:

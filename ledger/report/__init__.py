@@ -17,6 +17,7 @@ from projections import charts, core, words
 from projections.changes import Change
 from projections.findings import Finding
 from projections.replay import Step
+from projections.revisions import standing
 from projections.values import builtins
 
 
@@ -53,7 +54,8 @@ class Round:
 
 @dataclass(frozen=True)
 class Ruling:
-    """An undo, a redo or a correction, what it reversed, and why."""
+    """An undo, a redo, a correction or a rewind, what it reversed, and why (a rewind's target
+    is the last event of the round it went back to)."""
 
     seq: int
     verb: str
@@ -62,7 +64,8 @@ class Ruling:
     target_text: str
     reason: str
     in_force: bool
-    #: What a correction changed, in words (`level 2, stake none`), or None.
+    #: What a correction changed, in words (`level 2, stake none`), what a rewind set aside
+    #: (`sets aside seqs 6-9, 4 events`), or None.
     fields: str | None = None
 
 
@@ -216,14 +219,17 @@ def _rulings(book: Reader, encounter: str, records: Sequence[events.Recorded]) -
     revisions = [
         (record, record.event)
         for record in records
-        if isinstance(record.event, events.EventRetracted | events.EventCorrected)
-        and record.event.target in by_seq
+        if isinstance(record.event, Reversing) and _target(record.event) in by_seq
     ]
-    told = _as_played(book, encounter, {event.target for _, event in revisions})
+    told = _as_played(book, encounter, {_target(event) for _, event in revisions})
     for record, event in revisions:
-        target = event.target
+        target = _target(event)
         reversed_ = by_seq[target]
-        if record.type == "event.corrected":
+        fields = _fields(getattr(event, "fields", None))
+        if isinstance(event, events.EncounterRewound):
+            verb = f"rewound to the end of round {event.round} at"
+            fields = _rewound(records, record.seq)
+        elif record.type == "event.corrected":
             verb = "corrected"
         elif reversed_.type == "event.retracted":
             verb = "redid"
@@ -237,8 +243,43 @@ def _rulings(book: Reader, encounter: str, records: Sequence[events.Recorded]) -
             target_text=told[target],
             reason=str(getattr(event, "reason", "")),
             in_force=record.seq not in gone,
-            fields=_fields(getattr(event, "fields", None)),
+            fields=fields,
         )
+
+
+#: The events the report lists as rulings.
+Reversing = events.EventRetracted | events.EventCorrected | events.EncounterRewound
+
+
+def _target(event: events.EventBase) -> int:
+    """The seq a ruling names: what an undo or correction reverses, where a rewind goes back to."""
+    if isinstance(event, events.EncounterRewound):
+        return event.after or 0
+    target: int = getattr(event, "target")  # noqa: B009 - a retraction's or correction's
+    return target
+
+
+def _rewound(records: Sequence[events.Recorded], seq: int) -> str:
+    """What the rewind at `seq` sets aside (while it is in force: undoing it brings them back)."""
+    undos = [
+        r.seq
+        for r in records
+        if isinstance(r.event, events.EventRetracted) and r.event.target == seq
+    ]
+    aside = sorted(s for s, by in standing(records, undos).rewound.items() if by == seq)
+    return f"sets aside {_spans(aside)}, {words.plural(len(aside), 'event')}"
+
+
+def _spans(seqs: Sequence[int]) -> str:
+    """`seqs 6-9, 12` (or `seq 6`)."""
+    runs: list[list[int]] = []
+    for seq in seqs:
+        if runs and seq == runs[-1][1] + 1:
+            runs[-1][1] = seq
+        else:
+            runs.append([seq, seq])
+    text = ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in runs)
+    return f"seq{'s' * (len(seqs) != 1)} {text}"
 
 
 def _fields(changed: object) -> str | None:

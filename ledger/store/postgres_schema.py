@@ -23,6 +23,10 @@ TRIGGERS: Final = ("events_no_update", "events_no_delete", "events_no_truncate")
 #: The projection cache of 0.2, replaced by `snapshots` (a cache: dropping it loses nothing).
 _OLD_CACHE: Final = ("cache_snapshots", "cache_views", "cache_rolls")
 
+#: Rewinds (and the dice events a rewind keeps) are read before every fold, as undos are.
+KEPT_INDEX: Final = """CREATE INDEX IF NOT EXISTS events_kept ON events (encounter, seq)
+    WHERE type IN ('dice.committed', 'dice.revealed', 'encounter.rewound')"""
+
 SCHEMA: Final = (
     """CREATE TABLE IF NOT EXISTS events (
         encounter TEXT NOT NULL,
@@ -50,6 +54,7 @@ SCHEMA: Final = (
     WHERE type = 'event.retracted'""",
     """CREATE INDEX IF NOT EXISTS events_corrections ON events (encounter, seq)
     WHERE type = 'event.corrected'""",
+    KEPT_INDEX,
     """CREATE TABLE IF NOT EXISTS heads (
         encounter TEXT PRIMARY KEY,
         system TEXT NOT NULL,
@@ -77,14 +82,15 @@ def ensure(conn: psycopg.Connection[Any], *, create: bool, readonly: bool, name:
     owner only: another role's open leaves it as it is), or refuse a database with no ledger."""
     present = conn.execute(
         "SELECT to_regclass('events') IS NOT NULL, to_regclass('heads') IS NOT NULL, "
-        "to_regclass('snapshots') IS NOT NULL, to_regclass('cache_snapshots') IS NOT NULL"
+        "to_regclass('snapshots') IS NOT NULL, to_regclass('cache_snapshots') IS NOT NULL, "
+        "to_regclass('events_kept') IS NOT NULL"
     ).fetchone()
     assert present is not None
-    events, heads, snapshots, old_cache = present
+    events, heads, snapshots, old_cache, kept = present
     if events and heads:
         if readonly:
             return
-        if missing_triggers(conn) or not snapshots or old_cache:
+        if missing_triggers(conn) or not snapshots or old_cache or not kept:
             # As a write recreates SQLite's: only a role that may (the owner) does.
             with suppress(psycopg.errors.InsufficientPrivilege), conn.transaction():
                 _lock_schema(conn)
@@ -96,6 +102,7 @@ def ensure(conn: psycopg.Connection[Any], *, create: bool, readonly: bool, name:
                     conn.execute("UPDATE heads SET verified = 0")
                 for old in _OLD_CACHE:
                     conn.execute(f"DROP TABLE IF EXISTS {old}")
+                conn.execute(KEPT_INDEX)
                 conn.execute(SCHEMA[-1])
         return
     if not create and not events:

@@ -8,7 +8,7 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator, Field, model_validator
 
 from ledger.events.base import Amount, EventBase, Model, Name, Positive, SignedAmount, Text
-from ledger.events.common import StakesLocked
+from ledger.events.common import LedgerRolled, StakesLocked
 from ledger.events.frozen import frozen_object
 
 Armor = Literal["none", "light", "medium", "heavy"]
@@ -104,7 +104,7 @@ class FEStakesLocked(StakesLocked, frozen=True):
     move: Name | None = None
 
 
-class FERollMade(EventBase, frozen=True):
+class FERollMade(LedgerRolled, frozen=True):
     """A Fate's Edge roll: the d10 faces of the pool for a locked stake."""
 
     type: Literal["roll.made"] = "roll.made"

@@ -167,9 +167,9 @@ def test_record_prints_the_tracks_it_changed_and_the_findings(skirmish: Path) ->
         (
             ["record", "ford", "blow.landed", "target=Bandit", "harm=1"],
             "unknown event type 'blow.landed' for ssss (known: combatant.joined, combatant.left, "
-            "encounter.opened, event.corrected, event.retracted, grit.used, harm.inflicted, note, "
-            "roll.made, round.started, scene.ended, stakes.locked, throw.made, track.adjusted, "
-            "tracks.noted)",
+            "dice.committed, dice.revealed, encounter.opened, encounter.rewound, "
+            "event.corrected, event.retracted, grit.used, harm.inflicted, note, roll.made, "
+            "round.started, scene.ended, stakes.locked, throw.made, track.adjusted, tracks.noted)",
         ),
         (
             ["record", "ford", "harm.inflicted", "target=Bandit", "level=1", "colour=red"],

@@ -400,7 +400,7 @@ def test_the_generic_commands_are_listed_writes_reads_verify_report_then_referen
     names = [name for name in listed if name in cli.COMMANDS]
     assert listed[: len(names)] == names
     assert names == [
-        "new", "add", "record", "round", "undo", "redo", "amend", "import", "copy",
+        "new", "add", "record", "round", "undo", "redo", "amend", "rewind", "import", "copy",
         "log", "tracks", "replay", "history", "audit", "list", "export",
         "verify", "report", "schema", "rules", "views",
     ]  # fmt: skip

@@ -481,3 +481,54 @@ def test_a_correction_folds_as_the_corrected_event_written_in_place_from_the_sta
             assert without_rulings(after[1]) == without_rulings(before[1])
 
     check()
+
+
+def in_rounds(system: str) -> st.SearchStrategy[list[Event]]:
+    """A random stream with `round.started` events among its events (rounds 1, 2, ...)."""
+    items = st.lists(st.tuples(STRATEGIES[system](), st.booleans()), min_size=6, max_size=30)
+
+    def numbered(drawn: list[tuple[Event, bool]]) -> list[Event]:
+        out: list[Event] = [{"type": "round.started", "round": 1}]
+        for item, starts in drawn:
+            if starts:
+                out.append({"type": "round.started", "round": out_rounds(out) + 1})
+            out.append(item)
+        return out
+
+    return items.map(numbered)
+
+
+def out_rounds(stream: list[Event]) -> int:
+    return sum(1 for e in stream if e.get("type") == "round.started")
+
+
+@pytest.mark.parametrize("system", list(STRATEGIES))
+def test_a_rewind_leaves_the_end_of_its_round_and_its_undo_restores_the_exact_tracks(
+    system: str,
+) -> None:
+    @FUZZ
+    @given(in_rounds(system), st.integers(1, 12))
+    def check(stream: list[Event], pick: int) -> None:
+        with record_all(system, stream) as ledger:
+            played = sorted({s.round for s in ledger.replay("fuzz") if s.round is not None})
+            number = played[pick % len(played)]
+            before = ledger.tracks("fuzz")
+            end = ledger.round_tracks("fuzz", number)
+            try:
+                ledger.rewind("fuzz", number, reason="fuzz")
+            except BadInput as exc:
+                assert str(exc).startswith("nothing to rewind"), exc
+                assert number == played[-1] or end.view() == before.view()
+                return
+            rewound = ledger.tracks("fuzz")
+            assert effective_view(rewound) == effective_view(end)
+            records = ledger.records("fuzz")
+            assert rewound == core.fold(ruleset_of(records), records)
+            ledger.undo("fuzz", reason="fuzz")
+            after = ledger.tracks("fuzz")
+            assert effective_view(after) == effective_view(before)
+            assert after.skipped == before.skipped
+            ledger.redo("fuzz")
+            assert effective_view(ledger.tracks("fuzz")) == effective_view(rewound)
+
+    check()
