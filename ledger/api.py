@@ -15,14 +15,14 @@ Writes are `ledger.write` (and `ledger.revise` for undo, redo and amend), reads
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from ledger import events, jsonl, revise, systems
+from ledger import dice, events, jsonl, revise, systems
 from ledger.errors import BadInput, BrokenChain, Conflict
 from ledger.read import Reader
 from ledger.store import DEFAULT_DB, SCRATCH, is_postgres, now_utc
@@ -172,12 +172,15 @@ class Ledger(Reader):
         strict: bool = False,
         expect: int | None = None,
         verb: str | None = None,
+        roll: Sequence[dice.Throw] = (),
         _opening: bool = False,
     ) -> Written:
         """Append one event (a dict with `type`, or an event model) after validating it.
 
         `verb` names the system verb it comes from (`endure-harm`): a verb, or an event type,
-        of another system than the encounter's is bad input that says whose it is."""
+        of another system than the encounter's is bad input that says whose it is. `roll`
+        lets the ledger roll dice into fields left out, from the seed of the encounter's open
+        dice commitment (`commit_dice`), so that anyone can check them once it is revealed."""
 
         def build(session: Session) -> events.Event:
             system = session.system()
@@ -186,6 +189,10 @@ class Ledger(Reader):
                 if isinstance(event, Mapping):
                     kind = event.get("type")
                 systems.refuse_other(encounter, system, verb, kind)
+            if roll:
+                if not isinstance(event, Mapping):
+                    raise BadInput("roll= fills the fields of an event given as a mapping")
+                return self._parse(revise.rolled_into(session, event, roll), system)
             return self._parse(event, system)
 
         return self._write(encounter, build, strict=strict, expect=expect, opening=_opening)
@@ -316,6 +323,35 @@ class Ledger(Reader):
             return self._parse(fields, session.system())
 
         return self._write(encounter, rewinding, strict=strict, expect=expect, dry_run=dry_run)
+
+    def commit_dice(
+        self, encounter: str, *, expect: int | None = None, by: str | None = None
+    ) -> Written:
+        """Draw a secret seed, keep it in the user's state directory (never in the file), and
+        append `dice.committed` with its SHA-256: from here on `record(..., roll=...)` lets the
+        ledger roll, verifiably once `reveal_dice` publishes the seed."""
+        time = game_time({"by": by} if by is not None else {})
+
+        def commitment(session: Session) -> events.Event:
+            revise.refuse_open(session)
+            _, digest = dice.new_seed()
+            fields = {"type": "dice.committed", "digest": digest, "encounter_name": encounter}
+            return self._parse({**fields, **time}, session.system())
+
+        return self._write(encounter, commitment, strict=False, expect=expect)
+
+    def reveal_dice(
+        self, encounter: str, *, expect: int | None = None, by: str | None = None
+    ) -> Written:
+        """Append `dice.revealed` with the seed of the open commitment (kept on this machine):
+        `verify` then recomputes every die the ledger rolled under it."""
+        time = game_time({"by": by} if by is not None else {})
+
+        def reveal(session: Session) -> events.Event:
+            _, seed = revise.open_seed(session)
+            return self._parse({"type": "dice.revealed", "seed": seed, **time}, session.system())
+
+        return self._write(encounter, reveal, strict=False, expect=expect)
 
     @contextmanager
     def _transaction(

@@ -10,6 +10,7 @@ import json
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Final
 
+from ledger import dice as dice_checks
 from ledger import events, systems
 from ledger.errors import BadInput, BrokenChain, UnknownName, did_you_mean
 from ledger.store import Head
@@ -224,6 +225,13 @@ class Reader:
                     self.store.require(encounter)
                 return [self.store.verify(encounter)]
             return [self.store.verify(name) for name in self.store.names()]
+
+    def dice(self, encounter: str) -> dice_checks.DiceReport | None:
+        """Every die the ledger rolled in the encounter, recomputed from its revealed seed (the
+        first that does not match named); how many rolls await a reveal. None: the encounter
+        has no dice commitment and no ledger-rolled die."""
+        with self.store.reading():
+            return dice_checks.check(encounter, dice_checks.bodies(self.iter_records(encounter)))
 
     def problems(self) -> list[str]:
         """What is wrong with the file as a whole: append-only triggers missing or altered."""

@@ -1,8 +1,9 @@
 """The `encounter` command: a thin typer shell over `ledger.api` (parse, call, render).
 
 The commands are grouped by what they do, a module each: `write` (new, add, record, round,
-undo, redo, amend, import, copy), `read` (log, tracks, replay, history, list), `report` (audit,
-export, report), `verify`, and `reference` (schema, rules, views); each rule system's verbs
+undo, redo, amend, rewind, import, copy), `read` (log, tracks, replay, history, list), `report`
+(audit, export, report), `verify`, `dice` (dice commit, dice reveal), and `reference` (schema,
+rules, views); each rule system's verbs
 (`verbs`) come from its description. A command line loads only the module of the command it
 names, and a verb's only its system's (`OneLineErrors.get_command`, click's lazy group); `--help`
 loads them all. `options` holds the shared parameters and the callback.
@@ -36,6 +37,7 @@ COMMANDS: Final = {
     "export": "report",
     "verify": "verify",
     "report": "report",
+    "dice": "dice",
     **dict.fromkeys(("schema", "rules", "views"), "reference"),
 }
 

@@ -90,6 +90,8 @@ def tidy(group: typer.core.TyperGroup) -> None:
     """Help as people read it: a flag shows no `<bool>`, a repeated option `SEQ...`, a value
     its kind in capitals (`FILE`, `N`, `TEXT`, a choice's `a|b`)."""
     for command in [group, *group.commands.values()]:
+        if command is not group and isinstance(command, typer.core.TyperGroup):
+            tidy(command)  # a group of commands (`dice`): its own commands too
         if command.help and not command.short_help:
             # The command list shows a docstring's first paragraph with its line breaks kept,
             # which wraps mid-sentence: the summary as one line, for the list to wrap itself.
@@ -126,8 +128,11 @@ def _metavar(param: typer.core.TyperOption) -> str:
 
 
 def examples(group: typer.core.TyperGroup, texts: Mapping[str, Iterable[str]]) -> None:
-    """Put each command's examples under its help (the epilog)."""
+    """Put each command's examples under its help (the epilog); a group's own commands are
+    found as `GROUP COMMAND`."""
     for name, command in group.commands.items():
+        if isinstance(command, typer.core.TyperGroup):
+            examples(command, {k.removeprefix(f"{name} "): v for k, v in texts.items()})
         lines = list(texts.get(name, ()))
         if lines and not command.epilog:
             # Escaped by hand for typer's rich help: importing rich costs every command.
@@ -229,6 +234,9 @@ EXAMPLES: Final[dict[str, tuple[str, ...]]] = {
         "encounter verify ford.jsonl --json",
     ),
     "schema": ("encounter schema",),
+    "dice": ("encounter dice commit ford", "encounter dice reveal ford"),
+    "dice commit": ("encounter dice commit ford", "encounter roll ford s1 --pool 3 --roll"),
+    "dice reveal": ("encounter dice reveal ford", "encounter verify ford"),
     "views": ("encounter views", "encounter views --drop"),
 }
 

@@ -6,7 +6,7 @@ Each builds its arguments, calls one `ledger.api.Ledger` method and shows the re
 
 # No `from __future__ import annotations`: typer reads every command's annotations each time the
 # app runs.
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
@@ -31,6 +31,7 @@ from ledger.cli.options import (
     parse_pairs,
     read_json_object,
 )
+from ledger.dice import Throw
 from ledger.errors import BadInput, LedgerError
 
 #: The writing commands (`ledger.cli` adds them to the app first).
@@ -79,10 +80,11 @@ def record_command(
     expect: int | None = None,
     json_: bool = False,
     stamp: Mapping[str, Any] | None = None,
+    roll: Sequence[Throw] = (),
 ) -> api.Written:
-    """Record one event dict (with the game time in `stamp`) and print what it did: the
-    building block of friendly verbs. With `json_`, the JSON document is printed instead and
-    the command ends here."""
+    """Record one event dict (with the game time in `stamp`, and the dice `roll` names rolled
+    by the ledger) and print what it did: the building block of friendly verbs. With `json_`,
+    the JSON document is printed instead and the command ends here."""
     for key, value in (stamp or {}).items():
         if key in fields and fields[key] != value:
             fail(BadInput(f"--{key} {value!r} and the field {key}={fields[key]!r} disagree"))
@@ -91,7 +93,12 @@ def record_command(
     with opened(ctx) as ledger:
         try:
             result = ledger.record(
-                encounter, {**fields, **(stamp or {})}, strict=strict, expect=expect, verb=verb
+                encounter,
+                {**fields, **(stamp or {})},
+                strict=strict,
+                expect=expect,
+                verb=verb,
+                roll=roll,
             )
         except LedgerError as exc:
             fail(exc)

@@ -149,7 +149,7 @@ def build(book: Reader, encounter: str, published: bool = True) -> Report:
         system=state.system,
         title=state.title,
         house_rules=_house_rules(state),
-        rounds=tuple(_rounds(steps)),
+        rounds=tuple(_rounds(steps, any(r.type == "dice.committed" for r in records))),
         rulings=tuple(_rulings(book, encounter, records)),
         findings=tuple(book.audit(encounter)),
         charts=tuple(_charts(steps)),
@@ -171,8 +171,9 @@ def _house_rules(state: core.State) -> tuple[HouseRule, ...]:
     )
 
 
-def _rounds(steps: Sequence[Step]) -> Iterable[Round]:
-    """Consecutive events of the same round (and scene) grouped, in seq order."""
+def _rounds(steps: Sequence[Step], committed: bool = False) -> Iterable[Round]:
+    """Consecutive events of the same round (and scene) grouped, in seq order; in an encounter
+    with a dice commitment, each event with dice says whether the ledger rolled them."""
     groups: list[tuple[tuple[int | None, str | None], list[Step]]] = []
     for step in steps:
         time = (step.round, None if step.scene is None else str(step.scene))
@@ -183,12 +184,25 @@ def _rounds(steps: Sequence[Step]) -> Iterable[Round]:
     seen: int | None = None
     for (number, scene), group in groups:
         lines = tuple(
-            Line(step.record.seq, step.record.type, step.text, step.changes, step.skipped)
+            Line(
+                step.record.seq,
+                step.record.type,
+                step.text + (_dice_mark(step.record.event) if committed else ""),
+                step.changes,
+                step.skipped,
+            )
             for step in group
         )
         title = _title(number, scene, seen, len(groups))
         yield Round(number, scene, title, lines, group[-1].state)
         seen = number if number is not None else seen
+
+
+def _dice_mark(event: events.EventBase) -> str:
+    """How an event's dice came to be: rolled by the ledger (verifiable), or typed in."""
+    if not isinstance(event, events.LedgerRolled):
+        return ""
+    return " (dice rolled by the ledger)" if event.ledger_rolled else " (dice typed)"
 
 
 def _title(number: int | None, scene: str | None, seen: int | None, groups: int) -> str:
