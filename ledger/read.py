@@ -21,6 +21,7 @@ from ledger.write import fold_on, from_snapshot
 from projections import audit as audit_rules
 from projections import core, gametime
 from projections import replay as steps
+from projections import stats as tallies
 from projections.findings import Finding, error, warning
 from projections.revisions import Standing, standing
 
@@ -225,6 +226,16 @@ class Reader:
                     self.store.require(encounter)
                 return [self.store.verify(encounter)]
             return [self.store.verify(name) for name in self.store.names()]
+
+    def stats(self, encounter: str) -> tallies.Stats:
+        """The encounter's statistics (`projections.stats`): damage dealt and taken by
+        combatant, track and round, rolls per actor beside the chances their dice gave, the
+        GM's pools, defeats by round, rulings and findings; from the replay as corrected."""
+        head = self.store.require(encounter)
+        told = list(self.replay(encounter))
+        return tallies.tally_encounter(
+            systems.ruleset(head.system), told, self.records(encounter), self.audit(encounter)
+        )
 
     def dice(self, encounter: str) -> dice_checks.DiceReport | None:
         """Every die the ledger rolled in the encounter, recomputed from its revealed seed (the

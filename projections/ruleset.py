@@ -20,7 +20,8 @@ from ledger.events.base import code_of
 from ledger.events.common import Common
 from projections.charts import Measure
 from projections.findings import Finding
-from projections.state import Combatant, State
+from projections.odds import Odds
+from projections.state import Combatant, Roll, State
 from projections.values import builtins, fields_of
 
 S = TypeVar("S", bound=State)
@@ -39,6 +40,8 @@ class Ruleset(ABC, Generic[S, E]):
     audit shows it while it is open and drops it once met. `rescores` names the earlier roll an
     event changes the outcome of (a momentum burn). `touches` says, for each combatant, what an
     event did to each track it touched, even one that ended where it started (`history`).
+    `hurt`, `dealer` and `odds` feed the statistics: what of a combatant counts as damage, who
+    dealt an event's damage, and the chances of a roll's outcomes.
     """
 
     #: The system's key, as `encounter.opened` names it.
@@ -102,6 +105,22 @@ class Ruleset(ABC, Generic[S, E]):
         """What the report charts of a combatant, from its tracks (`view()`): by default
         nothing but its changes."""
         return ()
+
+    def hurt(self, combatant: Combatant) -> Mapping[str, int]:
+        """What of a combatant grows as it is hurt, by track (Resilience lost, Fatigue marked,
+        slots filled): the statistics count each step's rise as damage taken and each fall as
+        recovered. By default nothing."""
+        return {}
+
+    def dealer(self, before: S, seq: int, event: Common | E, after: S) -> str | None:
+        """The combatant who dealt the damage `event` did, where the events say (its stake's
+        roller, the foe it names); None when they do not."""
+        return None
+
+    def odds(self, before: S, event: Common | E, roll: Roll) -> Odds | None:
+        """The chances the dice gave `roll` (made by `event`, on the state `before` it), exactly;
+        None where the ledger does not read the dice."""
+        return None
 
 
 #: A ruleset of any system, as the core and the registry hold them.

@@ -2,8 +2,8 @@
 
 The commands are grouped by what they do, a module each: `write` (new, add, record, round,
 undo, redo, amend, rewind, import, copy), `read` (log, tracks, replay, history, list), `report`
-(audit, export, report), `verify`, `dice` (dice commit, dice reveal), and `reference` (schema,
-rules, views); each rule system's verbs
+(audit, export, report), `verify`, `summary` (stats, recap), `dice` (dice commit, dice reveal),
+and `reference` (schema, rules, views); each rule system's verbs
 (`verbs`) come from its description. A command line loads only the module of the command it
 names, and a verb's only its system's (`OneLineErrors.get_command`, click's lazy group); `--help`
 loads them all. `options` holds the shared parameters and the callback.
@@ -37,6 +37,8 @@ COMMANDS: Final = {
     "export": "report",
     "verify": "verify",
     "report": "report",
+    "stats": "summary",
+    "recap": "summary",
     "dice": "dice",
     **dict.fromkeys(("schema", "rules", "views"), "reference"),
 }

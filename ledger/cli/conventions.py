@@ -229,6 +229,8 @@ EXAMPLES: Final[dict[str, tuple[str, ...]]] = {
         "encounter export ford --format md --out ford.md",
     ),
     "report": ("encounter report ford --html ford.html",),
+    "stats": ("encounter stats ford", "encounter stats ford --json"),
+    "recap": ("encounter recap ford", "encounter recap ford --format discord"),
     "verify": (
         "encounter verify",
         "encounter verify ford.jsonl --json",

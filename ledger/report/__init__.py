@@ -18,6 +18,7 @@ from projections.changes import Change
 from projections.findings import Finding
 from projections.replay import Step
 from projections.revisions import standing
+from projections.stats import Stats, tally_encounter
 from projections.values import builtins
 
 
@@ -118,6 +119,8 @@ class Report:
     #: Why the stored chain does not verify (then there is no head to publish), or None.
     broken: str | None
     state: core.State
+    #: The statistics (`projections.stats`): damage, rolls and their odds, pools, defeats.
+    stats: Stats
 
     @property
     def name(self) -> str:
@@ -144,6 +147,8 @@ def build(book: Reader, encounter: str, published: bool = True) -> Report:
     records = book.records(encounter)
     steps = list(book.replay(encounter))
     state = steps[-1].state
+    findings = tuple(book.audit(encounter))
+    stats = tally_encounter(systems.ruleset(state.system), steps, records, findings)
     return Report(
         encounter=encounter,
         system=state.system,
@@ -151,12 +156,13 @@ def build(book: Reader, encounter: str, published: bool = True) -> Report:
         house_rules=_house_rules(state),
         rounds=tuple(_rounds(steps, any(r.type == "dice.committed" for r in records))),
         rulings=tuple(_rulings(book, encounter, records)),
-        findings=tuple(book.audit(encounter)),
+        findings=findings,
         charts=tuple(_charts(steps)),
         events=len(records),
         head=head,
         broken=broken,
         state=state,
+        stats=stats,
     )
 
 

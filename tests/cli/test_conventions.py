@@ -403,5 +403,5 @@ def test_the_generic_commands_are_listed_writes_reads_verify_report_then_referen
     assert names == [
         "new", "add", "record", "round", "undo", "redo", "amend", "rewind", "import", "copy",
         "log", "tracks", "replay", "history", "audit", "list", "export",
-        "verify", "report", "dice", "schema", "rules", "views",
+        "verify", "report", "stats", "recap", "dice", "schema", "rules", "views",
     ]  # fmt: skip

@@ -120,6 +120,10 @@ def _reads(name: str) -> list[list[str]]:
         ["verify", name],
         ["verify", name, "--json"],
         ["verify", "--json"],
+        ["stats", name],
+        ["stats", name, "--json"],
+        ["recap", name],
+        ["recap", name, "--format", "discord"],
     ]
 
 

@@ -532,3 +532,57 @@ def test_a_rewind_leaves_the_end_of_its_round_and_its_undo_restores_the_exact_tr
             assert effective_view(ledger.tracks("fuzz")) == effective_view(rewound)
 
     check()
+
+
+def hurt_from_the_tracks(view: dict[str, Any]) -> dict[str, int]:
+    """What each system counts as damage, read from a combatant's `tracks --json` alone (an
+    adversary's Resilience in Fate's Edge spans its phases: the stats check it by its ruleset)."""
+    if "criticals" in view:  # l5r
+        return {"fatigue": view["fatigue"], "criticals": len(view["criticals"])}
+    if "momentum" in view:  # an ironsworn character
+        return {"health": -view["health"], "spirit": -view["spirit"]}
+    if "slots" in view:  # an ssss enemy
+        return {"slots": sum(slot["filled"] for slot in view["slots"].values())}
+    if isinstance(view.get("harm"), list):  # an ssss player
+        return {"harm": sum(view["harm"])}
+    if "harm" in view:  # a fates-edge player
+        return {"harm": view["harm"], "fatigue": view["fatigue"] or 0}
+    if "phase" in view and view.get("resilience") is not None:  # a fates-edge adversary
+        return {"fatigue": view["fatigue"]}
+    return {}
+
+
+@pytest.mark.parametrize("system", list(STRATEGIES))
+def test_damage_taken_less_damage_recovered_is_how_far_the_tracks_moved(system: str) -> None:
+    @FUZZ
+    @given(in_rounds(system))
+    def check(stream: list[Event]) -> None:
+        with record_all(system, stream) as ledger:
+            stats = ledger.stats("fuzz")
+            told = list(ledger.replay("fuzz"))
+            ruleset = ruleset_of(ledger.records("fuzz"))
+            final = told[-1].state
+            at = {step.record.seq: step.state for step in told}
+            for fighter in stats.fighters:
+                now = final.combatants[fighter.name]
+                joined = at[now.joined].combatants[fighter.name]
+                moved = {
+                    track: ruleset.hurt(now).get(track, 0) - ruleset.hurt(joined).get(track, 0)
+                    for track in {*ruleset.hurt(now), *ruleset.hurt(joined)}
+                }
+                net = {
+                    track: fighter.taken.get(track, 0) - fighter.recovered.get(track, 0)
+                    for track in moved
+                }
+                assert net == moved, (fighter.name, net, moved)
+                seen = hurt_from_the_tracks(now.view())
+                was = hurt_from_the_tracks(joined.view())
+                assert {t: seen[t] - was[t] for t in seen} == {t: net[t] for t in seen}
+                by_round: dict[str, int] = {}
+                for (_, track), amount in fighter.taken_by_round.items():
+                    by_round[track] = by_round.get(track, 0) + amount
+                assert by_round == dict(fighter.taken)
+            dealt = sum(sum(f.dealt.values()) for f in stats.fighters)
+            assert dealt == sum(b.amount for b in stats.blows if b.dealer is not None)
+
+    check()
