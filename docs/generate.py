@@ -94,9 +94,7 @@ def _cli() -> Iterator[str]:
             yield f"\n### `encounter {name}`\n\n```text\n" + help_text(name) + "```\n"
             for sub in subcommands(name):
                 yield (
-                    f"\n#### `encounter {name} {sub}`\n\n```text\n"
-                    + help_text(name, sub)
-                    + "```\n"
+                    f"\n#### `encounter {name} {sub}`\n\n```text\n" + help_text(name, sub) + "```\n"
                 )
 
 
