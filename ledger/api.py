@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ledger import dice, events, jsonl, revise, systems
+from ledger.dice import admit as dice_admit
 from ledger.errors import BadInput, BrokenChain, Conflict
 from ledger.read import Reader
 from ledger.store import DEFAULT_DB, SCRATCH, is_postgres, now_utc
@@ -192,7 +193,7 @@ class Ledger(Reader):
             if roll:
                 if not isinstance(event, Mapping):
                     raise BadInput("roll= fills the fields of an event given as a mapping")
-                return self._parse(revise.rolled_into(session, event, roll), system)
+                return self._parse(dice_admit.rolled_into(session, event, roll), system)
             return self._parse(event, system)
 
         return self._write(encounter, build, strict=strict, expect=expect, opening=_opening)
@@ -333,7 +334,7 @@ class Ledger(Reader):
         time = game_time({"by": by} if by is not None else {})
 
         def commitment(session: Session) -> events.Event:
-            revise.refuse_open(session)
+            dice_admit.refuse_open(session)
             _, digest = dice.new_seed()
             fields = {"type": "dice.committed", "digest": digest, "encounter_name": encounter}
             return self._parse({**fields, **time}, session.system())
@@ -348,7 +349,7 @@ class Ledger(Reader):
         time = game_time({"by": by} if by is not None else {})
 
         def reveal(session: Session) -> events.Event:
-            _, seed = revise.open_seed(session)
+            _, seed = dice_admit.open_seed(session)
             return self._parse({"type": "dice.revealed", "seed": seed, **time}, session.system())
 
         return self._write(encounter, reveal, strict=False, expect=expect)
