@@ -20,6 +20,7 @@ from typing import Any, Final, get_args
 from typer.testing import CliRunner
 
 from ledger import cli, errors, events, reference, systems
+from ledger.cli import verbs
 from projections.verbs import REQUIRED, Verb
 
 DOCS: Final = Path(__file__).resolve().parent
@@ -91,6 +92,24 @@ def _cli() -> Iterator[str]:
         yield f"\n## {title}\n"
         for name in names:
             yield f"\n### `encounter {name}`\n\n```text\n" + help_text(name) + "```\n"
+            for sub in subcommands(name):
+                yield (
+                    f"\n#### `encounter {name} {sub}`\n\n```text\n" + help_text(name, sub) + "```\n"
+                )
+
+
+def subcommands(name: str) -> list[str]:
+    """The commands of a group of commands (`dice`: commit, reveal), from its help."""
+    found: list[str] = []
+    inside = False
+    for line in help_text(name).splitlines():
+        if line.startswith("╭─ "):
+            inside = line.startswith("╭─ Commands ")
+            continue
+        command = re.match(r"│ ([a-z][a-z-]+) ", line)
+        if inside and command:
+            found.append(command[1])
+    return found
 
 
 def system_part(key: str, part: str) -> str:
@@ -111,14 +130,15 @@ def _verbs(key: str) -> Iterator[str]:
     yield "| verb | records | what it does |\n|---|---|---|\n"
     for verb in verbs:
         yield f"| `{verb.name}` | `{verb.event}` | {_cell(verb.help)} |\n"
-    yield "\n```text\n" + "".join(f"{_usage(verb)}\n" for verb in verbs) + "```\n"
+    yield "\n```text\n" + "".join(f"{_usage(key, verb)}\n" for verb in verbs) + "```\n"
     examples = [line for verb in described.verb_names for line in described.examples.get(verb, ())]
     if examples:
         yield "\nFor example:\n\n```text\n" + "".join(f"{line}\n" for line in examples) + "```\n"
 
 
-def _usage(verb: Verb) -> str:
-    """`encounter VERB NAME ARGS [--option VALUE]...` (its shown options; `[...]`: optional)."""
+def _usage(key: str, verb: Verb) -> str:
+    """`encounter VERB NAME ARGS [--option VALUE]...` (its shown options; `[...]`: optional;
+    `[--roll]` where the ledger may roll its dice)."""
     words = [f"encounter {verb.name} NAME"]
     for param in verb.params:
         if param.hidden:
@@ -129,6 +149,9 @@ def _usage(verb: Verb) -> str:
         flag = param.flags[0]
         option = flag if param.type is bool else f"{flag} {flag.lstrip('-').upper()}"
         words.append(option if param.default is REQUIRED else f"[{option}]")
+    rolling = verbs.roll_flags(key, verb)
+    if rolling:
+        words.append(f"[{rolling[0]}]")
     return " ".join(words)
 
 

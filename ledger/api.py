@@ -22,7 +22,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from ledger import events, ironvault, jsonl, revise, systems
+from ledger import dice, events, ironvault, jsonl, revise, systems
+from ledger.dice import admit as dice_admit
 from ledger.errors import BadInput, BrokenChain, Conflict, NotAllowed
 from ledger.events.portable import normalized
 from ledger.follow import Followed, follow
@@ -202,12 +203,15 @@ class Ledger(Reader, Table):
         strict: bool = False,
         expect: int | None = None,
         verb: str | None = None,
+        roll: Sequence[dice.Throw] = (),
         _opening: bool = False,
     ) -> Written:
         """Append one event (a dict with `type`, or an event model) after validating it.
 
         `verb` names the system verb it comes from (`endure-harm`): a verb, or an event type,
-        of another system than the encounter's is bad input that says whose it is."""
+        of another system than the encounter's is bad input that says whose it is. `roll`
+        lets the ledger roll dice into fields left out, from the seed of the encounter's open
+        dice commitment (`commit_dice`), so that anyone can check them once it is revealed."""
 
         def build(session: Session) -> events.Event:
             system = session.system()
@@ -216,6 +220,10 @@ class Ledger(Reader, Table):
                 if isinstance(event, Mapping):
                     kind = event.get("type")
                 systems.refuse_other(encounter, system, verb, kind)
+            if roll:
+                if not isinstance(event, Mapping):
+                    raise BadInput("roll= fills the fields of an event given as a mapping")
+                return self._parse(dice_admit.rolled_into(session, event, roll), system)
             return self._parse(event, system)
 
         return self._write(encounter, build, strict=strict, expect=expect, opening=_opening)
@@ -345,6 +353,65 @@ class Ledger(Reader, Table):
             assert after is not None
         return Written([(before, record, after)], found)
 
+    def rewind(
+        self,
+        encounter: str,
+        round: int,
+        *,
+        reason: str,
+        scene: int | str | None = None,
+        strict: bool = False,
+        expect: int | None = None,
+        dry_run: bool = False,
+        by: str | None = None,
+    ) -> Written:
+        """Back to the end of game round `round` (of `scene`): one `encounter.rewound`, which
+        sets aside every effective event of play recorded after that round's last one, as one
+        act (one `undo` of it brings them all back); later events build on the rewound state.
+        Bad input for a round no effective event is in, or after whose end nothing was played;
+        with `dry_run`, say what it would do downstream and append nothing."""
+        if not isinstance(round, int) or isinstance(round, bool) or round < 0:
+            raise BadInput(f"a round is a whole number from 0, not {round!r}")
+        if not isinstance(reason, str) or not reason.strip():
+            raise BadInput("rewind needs a reason (the ledger keeps why a ruling changed)")
+        time = game_time({"scene": scene, "by": by})
+
+        def rewinding(session: Session) -> events.Event:
+            fields = {"type": "encounter.rewound", "round": round, "reason": reason}
+            fields.update((k, v) for k, v in time.items() if v is not None)
+            return self._parse(fields, session.system())
+
+        return self._write(encounter, rewinding, strict=strict, expect=expect, dry_run=dry_run)
+
+    def commit_dice(
+        self, encounter: str, *, expect: int | None = None, by: str | None = None
+    ) -> Written:
+        """Draw a secret seed, keep it in the user's state directory (never in the file), and
+        append `dice.committed` with its SHA-256: from here on `record(..., roll=...)` lets the
+        ledger roll, verifiably once `reveal_dice` publishes the seed."""
+        time = game_time({"by": by} if by is not None else {})
+
+        def commitment(session: Session) -> events.Event:
+            dice_admit.refuse_open(session)
+            _, digest = dice.new_seed()
+            fields = {"type": "dice.committed", "digest": digest, "encounter_name": encounter}
+            return self._parse({**fields, **time}, session.system())
+
+        return self._write(encounter, commitment, strict=False, expect=expect)
+
+    def reveal_dice(
+        self, encounter: str, *, expect: int | None = None, by: str | None = None
+    ) -> Written:
+        """Append `dice.revealed` with the seed of the open commitment (kept on this machine):
+        `verify` then recomputes every die the ledger rolled under it."""
+        time = game_time({"by": by} if by is not None else {})
+
+        def reveal(session: Session) -> events.Event:
+            _, seed = dice_admit.open_seed(session)
+            return self._parse({"type": "dice.revealed", "seed": seed, **time}, session.system())
+
+        return self._write(encounter, reveal, strict=False, expect=expect)
+
     @contextmanager
     def _transaction(
         self,
@@ -387,7 +454,10 @@ class Ledger(Reader, Table):
             record, found = revise.admit(session, parsed, strict=strict)
             after = session.state
             assert after is not None
-            result = Written([(before, record, after)], found, session.downstream, dry_run)
+            aside = [s for s, by in session.standing.rewound.items() if by == record.seq]
+            result = Written(
+                [(before, record, after)], found, session.downstream, dry_run, sorted(aside)
+            )
             if dry_run:
                 session.txn.discard()
         return result

@@ -27,6 +27,8 @@ CODES: Final[dict[str, str]] = {
     "unknown-combatant": "no combatant of that name in the encounter",
     "unknown-seq": "no event at that seq in the encounter",
     "unknown-track": "the combatant has no track of that name",
+    "unknown-round": "no effective event of the encounter is in that game round",
+    "no-commitment": "the ledger rolls dice only under an open commitment (`dice commit`)",
     "no-ledger": "no ledger file at that path (read commands never create one)",
     "no-file": "no such input file",
     "encounter-exists": "an encounter of that name is already open",

@@ -20,7 +20,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import IO, Any, Final
 
-from ledger import events, revise, systems
+from ledger import dice, events, revise, systems
+from ledger.dice import DiceReport
 from ledger.errors import BadInput, UnknownName
 from ledger.events import portable, versions
 from ledger.events.portable import normalized
@@ -556,6 +557,20 @@ def _mode(target: Path) -> int:
         umask = os.umask(0)
         os.umask(umask)
         return 0o666 & ~umask
+
+
+def dice_of_file(path: str | Path) -> dict[str, DiceReport | None]:
+    """The ledger-rolled dice of each encounter in an exported JSON Lines file, recomputed
+    where their seed is revealed (`ledger.dice.check`), by encounter."""
+    file = Path(path)
+    found: dict[str, list[tuple[int, str, Mapping[str, Any]]]] = {}
+    for item in parse_lines(list(lines(file)), str(file)):
+        body = {k: v for k, v in item.items() if k != "type" and k not in _LINE_KEYS}
+        seq = item.get("seq")
+        kind = item.get("type")
+        if isinstance(seq, int) and isinstance(kind, str):
+            found.setdefault(str(item.get("encounter", "")), []).append((seq, kind, body))
+    return {name: dice.check(name, items) for name, items in found.items()}
 
 
 def verify_file(path: str | Path) -> list[ChainReport]:

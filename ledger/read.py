@@ -10,6 +10,7 @@ import json
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Final
 
+from ledger import dice as dice_checks
 from ledger import events, systems
 from ledger.errors import BadInput, BrokenChain, UnknownName, UnknownVersion, did_you_mean
 from ledger.events.portable import normalized
@@ -21,6 +22,7 @@ from ledger.write import fold_on, from_snapshot
 from projections import audit as audit_rules
 from projections import core, gametime
 from projections import replay as steps
+from projections import statistics as tallies
 from projections.findings import Finding, error, warning
 from projections.revisions import Standing, standing
 
@@ -120,27 +122,9 @@ class Reader:
 
     def round_tracks(self, encounter: str, round: int, scene: gametime.Scene = None) -> core.State:
         """The tracks at the end of game round `round` (of `scene`, when given): after the last
-        effective event of play in it (undos and corrections end no round), with every undo and
-        correction in force today applied, as `replay` tells it."""
-        if not isinstance(round, int) or isinstance(round, bool) or round < 0:
-            raise BadInput(f"a round is a whole number from 0, not {round!r}")
-        found: core.State | None = None
-        rounds: set[int] = set()
-        for step in self.replay(encounter):
-            # An undo or a correction is not table play (nor a step): it ends no round.
-            at, where = step.round, step.scene
-            if at is not None and (scene is None or where == scene):
-                rounds.add(at)
-                if at == round:
-                    found = step.state
-        if found is None:
-            where = f" of scene {scene}" if scene is not None else ""
-            known = ", ".join(map(str, sorted(rounds))) or "none: record `encounter round`"
-            raise UnknownName(
-                f"no effective event of encounter {encounter!r} is in round {round}{where} "
-                f"(rounds: {known})"
-            )
-        return found
+        effective event of play in it (undos, corrections and rewinds end no round), with every
+        undo and correction in force today applied, as `replay` tells it."""
+        return steps.round_end(encounter, self.replay(encounter), round, scene).state
 
     def replay(
         self,
@@ -289,6 +273,23 @@ class Reader:
             except BadInput as exc:
                 return report.but(invalid=f"seq {row.seq} ({row.type}): {exc}")
         return report
+
+    def stats(self, encounter: str) -> tallies.Stats:
+        """The encounter's statistics (`projections.statistics`): damage dealt and taken by
+        combatant, track and round, rolls per actor beside the chances their dice gave, the
+        GM's pools, defeats by round, rulings and findings; from the replay as corrected."""
+        head = self.store.require(encounter)
+        told = list(self.replay(encounter))
+        return tallies.tally_encounter(
+            systems.ruleset(head.system), told, self.records(encounter), self.audit(encounter)
+        )
+
+    def dice(self, encounter: str) -> dice_checks.DiceReport | None:
+        """Every die the ledger rolled in the encounter, recomputed from its revealed seed (the
+        first that does not match named); how many rolls await a reveal. None: the encounter
+        has no dice commitment and no ledger-rolled die."""
+        with self.store.reading():
+            return dice_checks.check(encounter, dice_checks.bodies(self.iter_records(encounter)))
 
     def problems(self) -> list[str]:
         """What is wrong with the file as a whole: append-only triggers missing or altered."""

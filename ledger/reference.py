@@ -125,6 +125,7 @@ _ENVELOPE_TYPES: Final[dict[str, dict[str, Any]]] = {
     "hash": {"type": "string", "pattern": "^[0-9a-f]{64}$"},
     "prev_hash": {"type": "string", "pattern": "^[0-9a-f]{64}$"},
     "retracted_by": {"type": "integer", "minimum": 1},
+    "rewound_by": {"type": "integer", "minimum": 1},
     "corrected_by": {"type": "integer", "minimum": 1},
 }
 

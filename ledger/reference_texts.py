@@ -20,6 +20,7 @@ ENVELOPE: Final[dict[str, str]] = {
     "hash": "SHA-256 of the sorted, compact JSON of the envelope with the body (DESIGN 3).",
     "retracted_by": "An annotation of `log --json`: the seq that retracts this event.",
     "corrected_by": "An annotation of `log --json`: the seq of the correction in force on it.",
+    "rewound_by": "An annotation of `log --json`: the seq of the rewind that set it aside.",
 }
 
 FIELDS: Final[dict[str, str]] = {
@@ -50,6 +51,14 @@ FIELDS: Final[dict[str, str]] = {
     "event.retracted.kind": "undo, redo (a retraction of a retraction) or amend (0.2 streams).",
     "reason": "Why, in words (kept with the ruling).",
     "fields": "The corrected fields (null removes a key; nested keys merge).",
+    "encounter.rewound.round": "The game round whose end the encounter goes back to.",
+    "encounter.rewound.after": "The seq of that round's last event of play (filled in when "
+    "recorded): every effective event of play after it is set aside.",
+    "digest": "The hex SHA-256 of the secret seed, which stays outside the file until revealed.",
+    "encounter_name": "The name the dice are derived under (the encounter's when committed).",
+    "seed": "The revealed seed (64 hex digits): its SHA-256 is the commitment's digest.",
+    "ledger_rolled": "The fields whose dice the ledger rolled from the committed seed, each "
+    "with its dice's sides (`dice: 10`); absent: the faces were typed in.",
     "track": "The track's key (as `tracks --json` names it).",
     "value": "The value the GM sets, applied as given.",
     "values": "The table's sheet, track by track (compared by the audit, not applied).",

@@ -1,7 +1,7 @@
-"""Admitting a retraction (undo, redo) or a correction inside a write transaction, and what an
-undo or redo with no seq retracts.
+"""Admitting a retraction (undo, redo), a correction or a rewind inside a write transaction,
+and what an undo or redo with no seq retracts.
 
-Either one changes how earlier events count, so everything before the first seq whose standing
+Each one changes how earlier events count, so everything before the first seq whose standing
 changes folds as it did: the stream is refolded from the last checkpoint before it, once as it
 stood and once as it stands, side by side and audited, which gives what the change broke, what it
 mended and where the two stories part (`projections.diff`).
@@ -11,16 +11,31 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from typing import Final
 
 from ledger import events, systems
+from ledger.dice import admit as dice_admit
 from ledger.errors import BadInput, BrokenChain, RuleRefused, UnknownName
 from ledger.store import snapshots
 from ledger.write import NOTHING_GIVEN, Given, Session, refusal
 from projections import audit as audit_rules
 from projections import core
+from projections import replay as steps
 from projections.diff import compare, new_findings
 from projections.findings import Finding
-from projections.revisions import UNCORRECTABLE, Standing, merged, reparsed, standing
+from projections.revisions import (
+    KEPT_MODELS,
+    UNCORRECTABLE,
+    Standing,
+    merged,
+    reparsed,
+    standing,
+)
+
+#: What `revise` admits: the events that change how earlier ones count.
+Revision = events.EventRetracted | events.EventCorrected | events.EncounterRewound
+#: Event types no undo reaches: a dice commitment or reveal is what the dice are checked against.
+UNRETRACTABLE: Final = frozenset({"encounter.opened", "dice.committed", "dice.revealed"})
 
 
 def admit(
@@ -31,7 +46,8 @@ def admit(
     audit: bool = True,
     given: Given = NOTHING_GIVEN,
 ) -> tuple[events.Recorded, list[Finding]]:
-    """Admit any event: a retraction or correction here, every other one by the session.
+    """Admit any event: a retraction, correction or rewind here, every other one by the
+    session (a dice event, or an event with dice the ledger rolled, checked first).
 
     While the encounter holds an effective event the ledger never accepted (unreadable), the
     only write it takes is the retraction of that event: nothing is judged on a stream that
@@ -47,38 +63,45 @@ def admit(
             f"never accepted ({first.type}: {first.reason}): nothing was appended; retract it "
             f"first: encounter undo {session.encounter} {first.seq} --reason TEXT"
         )
-    if isinstance(event, events.EventRetracted | events.EventCorrected):
+    if isinstance(event, events.DiceCommitted | events.DiceRevealed) or getattr(
+        event, "ledger_rolled", None
+    ):
+        dice_admit.check_dice(session, event)
+    if isinstance(event, Revision):
         before = session.ready().state
         if before is None:
             raise UnknownName(
                 f"encounter {session.encounter!r} does not exist yet", code="unknown-encounter"
             )
         revision = session.attributed(before, event)
-        assert isinstance(revision, events.EventRetracted | events.EventCorrected)
+        assert isinstance(revision, Revision)
+        if isinstance(revision, events.EncounterRewound):
+            revision = rewind_end(session, revision)
         return revise(session, revision, before, strict=strict, audit=audit, given=given)
     return session.admit(event, strict=strict, audit=audit, given=given)
 
 
 def revise(
     session: Session,
-    event: events.EventRetracted | events.EventCorrected,
+    event: Revision,
     before: core.State,
     *,
     strict: bool,
     audit: bool,
     given: Given,
 ) -> tuple[events.Recorded, list[Finding]]:
-    """Check, append and fold one retraction or correction; set `session.downstream`."""
-    target, top = event.target, session.seq
+    """Check, append and fold one retraction, correction or rewind; set `session.downstream`."""
+    target, top = getattr(event, "target", 0), session.seq
     if target > top:
         raise UnknownName(
             f"seq {target} is not in encounter {session.encounter!r} (seqs 1-{top})",
             code="unknown-seq",
         )
+    kind: str | None = None
     if isinstance(event, events.EventRetracted):
         _check_retraction(session, target)
         kind = session.stored_event(target).type if audit or strict else None
-    else:
+    elif isinstance(event, events.EventCorrected):
         kind = _check_correction(session, event)
     record = session.append(event, given)
     revisions = [*session.revisions, record]
@@ -136,6 +159,30 @@ def revise(
     return record, found
 
 
+def rewind_end(session: Session, event: events.EncounterRewound) -> events.EncounterRewound:
+    """The rewind with the seq that ends its round (`after`) filled in (checked, when given):
+    the last effective event of play in that round (of its scene, when it has one), as
+    `tracks --round N` finds it. Bad input for a round that never started, or one after whose
+    end nothing was played."""
+    told = list(
+        steps.replay_stream(
+            session.ruleset, session.records(), session.gone, fixes=session.standing.fixes
+        )
+    )
+    end = steps.round_end(session.encounter, told, event.round, event.scene).record.seq
+    if event.after is not None and event.after != end:
+        raise BadInput(
+            f"encounter.rewound after={event.after}: round {event.round} ends at seq {end} "
+            "(its last effective event of play)"
+        )
+    if not any(s.record.seq > end and type(s.record.event) not in KEPT_MODELS for s in told):
+        raise BadInput(
+            f"nothing to rewind: nothing was played after the end of round {event.round} "
+            f"(seq {end})"
+        )
+    return event.model_copy(update={"after": end})
+
+
 def amend_at(session: Session, seq: int) -> events.EventRetracted | None:
     """The retraction at `seq` when it is the first half of an amend of version 0.1."""
     for r in session.revisions:
@@ -157,18 +204,24 @@ def amended(session: Session, seq: int) -> str | None:
 
 def undo_target(session: Session, seq: int | None) -> int:
     """What an undo retracts: `seq`, else the last effective event that is not a retraction
-    (nor seq 1); a correction is undone like any other event."""
+    (nor seq 1, nor a dice commitment or reveal); a correction is undone like any other event,
+    and a rewind as one act (right after a rewind, `undo` brings back all it set aside)."""
     if seq is not None:
         return seq
     for s, kind in session.txn.seqs_from_head():
-        if s > 1 and s not in session.gone and kind != "event.retracted":
+        if s > 1 and s not in session.gone and kind not in _NOT_UNDONE:
             return s
     raise BadInput(f"encounter {session.encounter!r} has nothing to undo")
 
 
+#: What `undo` with no seq passes over: undos (that is `redo`), and what no undo reaches.
+_NOT_UNDONE: Final = UNRETRACTABLE | {"event.retracted"}
+
+
 def redo_target(session: Session, seq: int | None) -> int:
     """What a redo retracts: the undo in effect that is `seq` or retracted `seq`, else the
-    last undo in effect."""
+    last undo in effect recorded after the last rewind in effect (a redo does not reach back
+    past a rewind: what it set aside stays aside until the rewind is undone)."""
     # A redo's own retraction is not an undo, so a second redo finds nothing rather than
     # undoing the first.
     undos = [
@@ -179,9 +232,12 @@ def redo_target(session: Session, seq: int | None) -> int:
         and r.event.kind == "undo"
     ]
     if seq is None:
-        if not undos:
-            raise BadInput(f"encounter {session.encounter!r} has nothing to redo")
-        return undos[-1].seq
+        rewind = _last_rewind(session)
+        later = [r for r in undos if r.seq > rewind]
+        if not later:
+            since = f" since the rewind at seq {rewind} (undo it first)" if rewind else ""
+            raise BadInput(f"encounter {session.encounter!r} has nothing to redo{since}")
+        return later[-1].seq
     if any(r.seq == seq for r in undos):
         return seq
     advice = amended(session, seq) if seq in session.gone else None
@@ -199,15 +255,57 @@ def redo_target(session: Session, seq: int | None) -> int:
     return match[-1]
 
 
-def _doing(event: events.EventRetracted | events.EventCorrected) -> str:
+def _last_rewind(session: Session) -> int:
+    """The seq of the last rewind in effect (0: none)."""
+    found = [
+        r.seq
+        for r in session.revisions
+        if isinstance(r.event, events.EncounterRewound) and r.seq not in session.gone
+    ]
+    return found[-1] if found else 0
+
+
+def _set_aside(session: Session, target: int) -> str | None:
+    """When a rewind in effect set `target` aside: which one, as advice."""
+    by = session.standing.rewound.get(target)
+    if by is None:
+        return None
+    return f"seq {target} is set aside by the rewind at seq {by}: undo seq {by} to bring it back"
+
+
+def _doing(event: Revision) -> str:
     if isinstance(event, events.EventRetracted):
         return f"retracting seq {event.target}"
+    if isinstance(event, events.EncounterRewound):
+        return f"rewinding to round {event.round}"
     return f"correcting seq {event.target}"
 
 
 def _check_retraction(session: Session, target: int) -> None:
     if target == 1:
         raise BadInput("seq 1 (encounter.opened) cannot be retracted")
+    aside = _set_aside(session, target)
+    if aside is not None:
+        raise BadInput(aside)
+    kind = next((r.type for r in session.revisions if r.seq == target), None)
+    if kind in UNRETRACTABLE:
+        raise BadInput(
+            f"seq {target} is {kind}, which stands: the dice the ledger rolled are checked "
+            "against it"
+        )
+    undone = next(
+        (
+            r.event.target
+            for r in session.revisions
+            if r.seq == target and isinstance(r.event, events.EventRetracted)
+        ),
+        None,
+    )
+    if undone is not None and target not in session.gone:
+        aside = _set_aside(session, undone)
+        if aside is not None:
+            # Redoing it would change nothing while the rewind stands.
+            raise BadInput(f"seq {target} undid seq {undone}, and {aside}")
     amend = amend_at(session, target)
     if amend is not None:
         raise BadInput(
@@ -233,9 +331,17 @@ def _check_correction(session: Session, event: events.EventCorrected) -> str:
     kind = original.type
     if kind in UNCORRECTABLE:
         raise BadInput(f"seq {target} is {kind}: {_why_not(session, original)}")
+    rolled = getattr(original.event, "ledger_rolled", None) or {}
+    touched = sorted(set(event.fields) & {"ledger_rolled", *rolled})
+    if touched:
+        raise BadInput(
+            f"seq {target}'s {touched[0]} is the ledger's own roll, which no correction "
+            "changes (undo the roll to take it back)"
+        )
     if target in session.gone:
         raise BadInput(
-            amended(session, target)
+            _set_aside(session, target)
+            or amended(session, target)
             or f"seq {target} is retracted; redo it, or record the event anew"
         )
     now = events.body_of(session.as_read(target).event)
@@ -244,7 +350,12 @@ def _check_correction(session: Session, event: events.EventCorrected) -> str:
         changed = ", ".join(f"{k}={json.dumps(v)}" for k, v in event.fields.items())
         raise BadInput(f"seq {target} already has {changed}: nothing to amend")
     system = session.system()
-    known = systems.field_names(system, kind) if system is not None else None
+    # The fields a correction may name: never the ledger's own roll.
+    known = (
+        [k for k in systems.field_names(system, kind) if k != "ledger_rolled"]
+        if system is not None
+        else None
+    )
     reparsed(original.event, fixed, target, known)
     return kind
 
@@ -255,6 +366,10 @@ def _why_not(session: Session, original: events.Recorded) -> str:
         return f"correct the event it corrects (seq {event.target}) instead"
     if isinstance(event, events.EventRetracted):
         return "a retraction is reversed with redo (or undo), not corrected"
+    if isinstance(event, events.EncounterRewound):
+        return "a rewind is undone (and rewound again), not corrected"
+    if isinstance(event, events.DiceCommitted | events.DiceRevealed):
+        return "the dice the ledger rolled are checked against it"
     return "amend corrects a table fact (house rules are fixed when the encounter opens)"
 
 

@@ -30,7 +30,7 @@ from projections.changes import Change
 from projections.changes import changes as changed_tracks
 from projections.diff import Downstream
 from projections.findings import Finding
-from projections.revisions import Standing, corrected, standing
+from projections.revisions import KEPT_MODELS, Standing, corrected, standing
 
 Checkpoint = tuple[int, core.State]
 
@@ -110,7 +110,7 @@ class Session:
         self.policed = policed
         self._ready = False
         self.state: core.State | None = None
-        #: The encounter's retractions and corrections, in seq order.
+        #: The encounter's retractions, corrections, rewinds and dice events, in seq order.
         self.revisions: list[events.Recorded] = []
         self.standing = Standing()
         #: States after every `snapshots.EVERY`th seq, oldest first; `stored`: the newest in
@@ -290,6 +290,9 @@ class Session:
                 raise RuleRefused(refusal(found))
         record = self.append(event, given)
         self.state = after
+        if type(event) in KEPT_MODELS:
+            # A dice event: a rewind keeps it, so the standing must know its seq.
+            self.revisions.append(record)
         if record.seq % sealed.EVERY == 0:
             self.checkpoints.append((record.seq, after))
         return record, found
@@ -340,6 +343,7 @@ class Written:
         findings: Iterable[Finding],
         downstream: Downstream | None = None,
         dry_run: bool = False,
+        set_aside: Iterable[int] = (),
     ) -> None:
         self._folds = tuple(folds)
         #: The events appended (on a dry run: what would have been).
@@ -350,6 +354,8 @@ class Written:
         self.downstream = downstream
         #: A dry run: nothing was appended.
         self.dry_run = dry_run
+        #: The seqs a rewind set aside (none for any other write).
+        self.set_aside: tuple[int, ...] = tuple(set_aside)
 
     @functools.cached_property
     def changes(self) -> tuple[Change, ...]:
@@ -398,6 +404,8 @@ class Written:
         }
         if self.downstream is not None:
             document["downstream"] = self.downstream.document()
+        if self.set_aside:
+            document["set_aside"] = list(self.set_aside)
         if self.dry_run:
             document["dry_run"] = True
         return document

@@ -237,6 +237,19 @@ def _corrected(
     )
 
 
+def _rewound(
+    before: State, record: events.Recorded, after: State, types: Mapping[int, str]
+) -> Iterator[Finding]:
+    seq, event = record.seq, record.event
+    assert isinstance(event, events.EncounterRewound)
+    yield info(
+        "ruling-reversed",
+        (seq,),
+        f"seq {seq} rewinds to the end of round {event.round} (seq {event.after}): what was "
+        f"played after it is set aside: {event.reason}",
+    )
+
+
 @cache
 def _checks(kind: type[events.EventBase], attrition: frozenset[str]) -> tuple[Check, ...]:
     """The common rules that can apply to an event of class `kind` in a system whose attrition
@@ -257,6 +270,7 @@ def _checks(kind: type[events.EventBase], attrition: frozenset[str]) -> tuple[Ch
         (events.TrackAdjusted, _adjusted),
         (events.EventRetracted, _retracted),
         (events.EventCorrected, _corrected),
+        (events.EncounterRewound, _rewound),
     )
     found += [check for base, check in own if issubclass(kind, base)]
     return tuple(found)

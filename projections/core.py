@@ -190,6 +190,13 @@ def _round(ruleset: AnyRuleset, state: State, seq: int, event: events.RoundStart
     return replace(state, round=event.round, scene=scene)
 
 
+def _rewound(ruleset: AnyRuleset, state: State, seq: int, event: events.EncounterRewound) -> State:
+    # The effective stream has already set aside what the rewind took back; the game is at
+    # the end of its round again, so later events without a round of their own are in it.
+    scene = event.scene if event.scene is not None else state.scene
+    return replace(state, round=event.round, scene=scene)
+
+
 def _scene_ended(ruleset: AnyRuleset, state: State, seq: int, event: events.SceneEnded) -> State:
     after: State = ruleset.scene_end(state, seq)
     return after
@@ -246,6 +253,10 @@ _COMMON: Final[Mapping[type, Handler]] = MappingProxyType(
         events.ProposalAccepted: _accepted,
         events.ProposalRejected: _rejected,
         events.PolicyChanged: _policy,
+        events.EncounterRewound: _rewound,
+        # What the dice are checked against: nothing in the fight changes.
+        events.DiceCommitted: _same,
+        events.DiceRevealed: _same,
     }
 )
 

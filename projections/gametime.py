@@ -13,12 +13,14 @@ def stamps(
     records: Iterable[events.Recorded], gone: frozenset[int] = frozenset()
 ) -> Iterator[tuple[events.Recorded, int | None, Scene]]:
     """Each record with its round and scene: its own, else the latest effective `round.started`
-    before it (a `round.started` in `gone`, undone, sets nothing)."""
+    (or rewind, which puts the game back in its round) before it (one in `gone` sets nothing)."""
     round_: int | None = None
     scene: Scene = None
     for record in records:
         event = record.event
-        if isinstance(event, events.RoundStarted) and record.seq not in gone:
+        if isinstance(event, events.RoundStarted | events.EncounterRewound) and (
+            record.seq not in gone
+        ):
             round_ = event.round
             scene = event.scene if event.scene is not None else scene
         yield (

@@ -7,10 +7,12 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ledger import events
+from ledger.errors import BadInput, UnknownName
 from projections import words
 from projections.changes import Change, changes
 from projections.core import AnyRuleset, RunningFold, State
-from projections.revisions import standing
+from projections.revisions import REVISION_MODELS, standing
+from projections.shown import Scene
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,7 +142,7 @@ def as_played(
     for record in records:
         if end is not None and record.seq > end:
             break
-        if isinstance(record.event, events.EventRetracted | events.EventCorrected):
+        if type(record.event) in REVISION_MODELS:
             revisions.append(record)
             then, now = now, standing(revisions)
             fork = then.first_change(now) or record.seq
@@ -162,6 +164,34 @@ def as_played(
                 before=previous,
             )
         previous = state
+
+
+def round_end(encounter: str, steps: Iterable[Step], round: int, scene: Scene = None) -> Step:
+    """The step that ends game round `round` (of `scene`, when given): the last effective event
+    of play in it, with every undo and correction in force applied (an undo, a correction or a
+    rewind is not play: it ends no round). `tracks --round N` is its state, and a rewind to
+    round N sets aside what was played after it. Unknown name when no event is in that round."""
+    if not isinstance(round, int) or isinstance(round, bool) or round < 0:
+        raise BadInput(f"a round is a whole number from 0, not {round!r}")
+    found: Step | None = None
+    rounds: set[int] = set()
+    for step in steps:
+        if type(step.record.event) in REVISION_MODELS:
+            continue
+        at, where = step.round, step.scene
+        if at is not None and (scene is None or where == scene):
+            rounds.add(at)
+            if at == round:
+                found = step
+    if found is None:
+        where = f" of scene {scene}" if scene is not None else ""
+        known = ", ".join(map(str, sorted(rounds))) or "none: record `encounter round`"
+        raise UnknownName(
+            f"no effective event of encounter {encounter!r} is in round {round}{where} "
+            f"(rounds: {known})",
+            code="unknown-round",
+        )
+    return found
 
 
 def _checkpoint(

@@ -21,7 +21,8 @@ from ledger.events.base import code_of
 from ledger.events.common import Common
 from projections.charts import Measure
 from projections.findings import Finding, Obligation
-from projections.state import Combatant, State
+from projections.odds import Odds
+from projections.state import Combatant, Roll, State
 from projections.values import builtins, fields_of
 
 S = TypeVar("S", bound=State)
@@ -43,6 +44,8 @@ class Ruleset(ABC, Generic[S, E]):
     `stats` names the stat block of each side (`add --help` lists its keys); `refines` says
     which of its rules says more about a mistake than another rule that sees it too
     (`projections.audit.one_per_mistake`).
+    `hurt`, `dealer` and `odds` feed the statistics: what of a combatant counts as damage, who
+    dealt an event's damage, and the chances of a roll's outcomes.
     """
 
     #: The system's key, as `encounter.opened` names it.
@@ -120,6 +123,22 @@ class Ruleset(ABC, Generic[S, E]):
     def condition(self, view: Mapping[str, Any]) -> str | None:
         """How a combatant still in the fight stands where its status does not say it (an
         L5R character `incapacitated`), from its tracks: the report marks where it began."""
+        return None
+
+    def hurt(self, combatant: Combatant) -> Mapping[str, int]:
+        """What of a combatant grows as it is hurt, by track (Resilience lost, Fatigue marked,
+        slots filled): the statistics count each step's rise as damage taken and each fall as
+        recovered. By default nothing."""
+        return {}
+
+    def dealer(self, before: S, seq: int, event: Common | E, after: S) -> str | None:
+        """The combatant who dealt the damage `event` did, where the events say (its stake's
+        roller, the foe it names); None when they do not."""
+        return None
+
+    def odds(self, before: S, event: Common | E, roll: Roll) -> Odds | None:
+        """The chances the dice gave `roll` (made by `event`, on the state `before` it), exactly;
+        None where the ledger does not read the dice."""
         return None
 
 

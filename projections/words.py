@@ -155,6 +155,18 @@ def common(before: State | None, seq: int, event: events.Event, after: State) ->
             return rejected(before, event)
         case events.PolicyChanged():
             return policy_changed(before, event, after)
+        case events.EncounterRewound():
+            return rewound(event)
+        case events.DiceCommitted():
+            return (
+                f"dice committed (seed digest {event.digest[:12]}): the dice the ledger rolls "
+                "from here can be checked once the seed is revealed"
+            )
+        case events.DiceRevealed():
+            return (
+                f"dice seed revealed ({event.seed[:12]}...): every die the ledger rolled can "
+                "be checked with `encounter verify`"
+            )
         case _:
             return fallback(before, event, after)
 
@@ -254,6 +266,15 @@ def retracted(event: events.EventRetracted) -> str:
     else:
         text = f"seq {event.target} undone: {reason}"
     return text
+
+
+def rewound(event: events.EncounterRewound) -> str:
+    """A rewind: back to the end of its round, what was played after it set aside."""
+    end = f" (seq {event.after})" if event.after is not None else ""
+    return (
+        f"back to the end of round {event.round}{end}: what was played after it is set "
+        f"aside: {event.reason.strip()}"
+    )
 
 
 def corrected(event: events.EventCorrected, after: State) -> str:

@@ -1,8 +1,9 @@
 """The `encounter` command: a thin typer shell over `ledger.api` (parse, call, render).
 
 The commands are grouped by what they do, a module each: `write` (new, add, record, round,
-undo, redo, amend, import, copy), `read` (log, tracks, replay, history, list), `report` (audit,
-export, report), `verify`, and `reference` (schema, rules, views); each rule system's verbs
+undo, redo, amend, rewind, import, copy), `read` (log, tracks, replay, history, list), `report`
+(audit, export, report), `verify`, `summary` (stats, recap), `dice` (dice commit, dice reveal),
+and `reference` (schema, rules, views); each rule system's verbs
 (`verbs`) come from its description. A command line loads only the module of the command it
 names, and a verb's only its system's (`OneLineErrors.get_command`, click's lazy group); `--help`
 loads them all. `options` holds the shared parameters and the callback.
@@ -27,7 +28,19 @@ from projections.system import System
 #: `ledger.cli` that defines it (tests/cli/test_conventions.py holds the two together).
 COMMANDS: Final = {
     **dict.fromkeys(
-        ("new", "add", "record", "round", "end-scene", "leave", "note", "undo", "redo", "amend"),
+        (
+            "new",
+            "add",
+            "record",
+            "round",
+            "end-scene",
+            "leave",
+            "note",
+            "undo",
+            "redo",
+            "amend",
+            "rewind",
+        ),
         "write",
     ),
     **dict.fromkeys(("import", "copy"), "write"),
@@ -39,6 +52,9 @@ COMMANDS: Final = {
     "verify": "verify",
     "repair": "verify",
     "report": "report",
+    "stats": "summary",
+    "recap": "summary",
+    "dice": "dice",
     **dict.fromkeys(("watch", "serve"), "live"),
     **dict.fromkeys(("schema", "events", "rules", "examples", "views"), "reference"),
 }

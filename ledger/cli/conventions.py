@@ -94,6 +94,8 @@ def tidy(group: typer.core.TyperGroup) -> None:
     """Help as people read it: a flag shows no `<bool>`, a repeated option `SEQ...`, a value
     its kind in capitals (`FILE`, `N`, `TEXT`, a choice's `a|b`)."""
     for command in [group, *group.commands.values()]:
+        if command is not group and isinstance(command, typer.core.TyperGroup):
+            tidy(command)  # a group of commands (`dice`): its own commands too
         if command.help and not command.short_help:
             # The command list shows a docstring's first paragraph with its line breaks kept,
             # which wraps mid-sentence: the summary as one line, for the list to wrap itself.
@@ -155,8 +157,11 @@ def examples(
     texts: Mapping[str, Iterable[str]],
     notes: Mapping[str, str] | None = None,
 ) -> None:
-    """Put each command's examples under its help (the epilog), after its `notes` if any."""
+    """Put each command's examples under its help (the epilog), after its `notes` if any; a
+    group's own commands are found as `GROUP COMMAND`."""
     for name, command in group.commands.items():
+        if isinstance(command, typer.core.TyperGroup):
+            examples(command, {k.removeprefix(f"{name} "): v for k, v in texts.items()})
         lines = list(texts.get(name, ()))
         note = (notes or {}).get(name)
         if (lines or note) and not command.epilog:
@@ -269,6 +274,10 @@ EXAMPLES: Final[dict[str, tuple[str, ...]]] = {
     ),
     "redo": ("encounter redo ford", "encounter redo ford 6"),
     "amend": ('encounter amend ford 4 level=1 --reason "a glancing blow"',),
+    "rewind": (
+        'encounter rewind ford --round 2 --reason "the bridge held after all"',
+        'encounter rewind ford --round 1 --reason "what if?" --dry-run',
+    ),
     "import": (
         "encounter import ford.jsonl",
         "encounter import ford.jsonl --into ford-copy --new-ids",
@@ -307,6 +316,8 @@ EXAMPLES: Final[dict[str, tuple[str, ...]]] = {
         "encounter export ford --format md --out ford.md",
     ),
     "report": ("encounter report ford --html ford.html",),
+    "stats": ("encounter stats ford", "encounter stats ford --json"),
+    "recap": ("encounter recap ford", "encounter recap ford --format discord"),
     "verify": (
         "encounter verify",
         "encounter verify ford --head 3f2a9c41d07be5a1",
@@ -314,6 +325,9 @@ EXAMPLES: Final[dict[str, tuple[str, ...]]] = {
     ),
     "repair": ('encounter repair ford --accept-loss --reason "restored from last week\'s backup"',),
     "schema": ("encounter schema",),
+    "dice": ("encounter dice commit ford", "encounter dice reveal ford"),
+    "dice commit": ("encounter dice commit ford", "encounter roll ford s1 --pool 3 --roll"),
+    "dice reveal": ("encounter dice reveal ford", "encounter verify ford"),
     "views": ("encounter views", "encounter views --drop"),
 }
 

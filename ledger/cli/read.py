@@ -6,7 +6,7 @@ memory. `ledger.cli` adds them (`commands`) to the app after the writing command
 
 # No `from __future__ import annotations`: typer reads these annotations each time the app runs.
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Annotated
 
@@ -40,7 +40,8 @@ commands = typer.Typer()
 @commands.command()
 def log(ctx: typer.Context, name: Source, json_: Json = False) -> None:
     """Every event, retractions and corrections included; undone events marked with the seq
-    that undid them, corrected ones with the seqs of the corrections in force."""
+    that undid them (or the rewind that set them aside), corrected ones with the seqs of the
+    corrections in force."""
     with source(ctx, name) as (ledger, encounter):
         # The stream is read as it is printed (twice for the table: its columns first), never
         # held whole: memory stays bounded however long the encounter.
@@ -55,24 +56,32 @@ def log(ctx: typer.Context, name: Source, json_: Json = False) -> None:
         fixed = {seq: [r.seq for r in fixes] for seq, fixes in now.fixes.items()}
         if json_:
             # The export's lines, and on each event that does not count the seq that retracts
-            # it (on each corrected one, the corrections in force).
-            guard(lambda: _log_lines(ledger.iter_records(encounter), by, fixed))
+            # it, or the rewind that set it aside (on each corrected one, the corrections in
+            # force).
+            guard(lambda: _log_lines(ledger.iter_records(encounter), by, now.rewound, fixed))
             return
-        shape = guard(lambda: render.log_shape(ledger.iter_records(encounter), now.gone))
+        shape = guard(
+            lambda: render.log_shape(ledger.iter_records(encounter), now.gone, now.rewound)
+        )
         rows = render.log_rows(
-            guard(lambda: ledger.iter_records(encounter)), by, fixed, now.gone, shape
+            guard(lambda: ledger.iter_records(encounter)), by, fixed, now.gone, shape, now.rewound
         )
         guard(lambda: render.show_rows(render.log_columns(shape), rows))
 
 
 def _log_lines(
-    records: Iterable[events.Recorded], by: dict[int, int], fixed: dict[int, list[int]]
+    records: Iterable[events.Recorded],
+    by: dict[int, int],
+    rewound: Mapping[int, int],
+    fixed: dict[int, list[int]],
 ) -> None:
-    """`log --json`: each record as exported, marked as retracted or corrected."""
+    """`log --json`: each record as exported, marked as retracted, set aside or corrected."""
     for record in records:
         line = record.exchange()
         if record.seq in by:
             line["retracted_by"] = by[record.seq]
+        if record.seq in rewound:
+            line["rewound_by"] = rewound[record.seq]
         if record.seq in fixed:
             line["corrected_by"] = fixed[record.seq]
         emit_json(line)

@@ -149,11 +149,12 @@ def log_table(
     retracted: Mapping[int, int],
     corrected: Mapping[int, Sequence[int]] | None = None,
     gone: frozenset[int] = frozenset(),
+    rewound: Mapping[int, int] | None = None,
 ) -> Grid:
-    """The stream, retracted and corrected events marked; the round and scene of each event
-    when it has any."""
-    shape = log_shape(records, gone)
-    rows = list(log_rows(records, retracted, corrected, gone, shape))
+    """The stream, retracted, set aside and corrected events marked; the round and scene of
+    each event when it has any."""
+    shape = log_shape(records, gone, rewound)
+    rows = list(log_rows(records, retracted, corrected, gone, shape, rewound))
     return log_columns(shape), rows
 
 
@@ -165,11 +166,15 @@ class LogShape(NamedTuple):
     sources: bool = False
 
 
-def log_shape(records: Iterable[events.Recorded], gone: frozenset[int]) -> LogShape:
+def log_shape(
+    records: Iterable[events.Recorded],
+    gone: frozenset[int],
+    rewound: Mapping[int, int] | None = None,
+) -> LogShape:
     """Whether any event of the stream is in a round, any in a scene, and any was imported from
     a file (the log then has those columns), read as the stream comes."""
     rounds = scenes = sources = False
-    for r, at, where in gametime.stamps(records, gone):
+    for r, at, where in gametime.stamps(records, _played(gone, rewound)):
         rounds, scenes = rounds or at is not None, scenes or where is not None
         sources = sources or bool(events.origin(r.event))
     return LogShape(rounds, scenes, sources)
@@ -181,18 +186,27 @@ def log_columns(shape: LogShape) -> list[str]:
     return ["seq", "recorded_at", *time, "type", *["source"] * shape.sources, "details"]
 
 
+def _played(gone: frozenset[int], rewound: Mapping[int, int] | None) -> frozenset[int]:
+    """The seqs that count for nothing, less those a rewind set aside: they were played in
+    their round, and the log tells them so."""
+    return gone - set(rewound or {})
+
+
 def log_rows(
     records: Iterable[events.Recorded],
     retracted: Mapping[int, int],
     corrected: Mapping[int, Sequence[int]] | None,
     gone: frozenset[int],
     shape: LogShape,
+    rewound: Mapping[int, int] | None = None,
 ) -> Iterator[list[str]]:
     """The log's rows, one an event, as the stream is read (none of it is kept)."""
-    for r, at, where in gametime.stamps(records, gone):
+    for r, at, where in gametime.stamps(records, _played(gone, rewound)):
         details = summary(r.event)
         if r.seq in retracted:
             details = f"(retracted by seq {retracted[r.seq]}) {details}"
+        elif r.seq in (rewound or {}):
+            details = f"(set aside by the rewind at seq {(rewound or {})[r.seq]}) {details}"
         fixes = (corrected or {}).get(r.seq)
         if fixes:
             details = f"(corrected by seq {', '.join(map(str, fixes))}) {details}"

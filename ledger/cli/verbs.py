@@ -2,8 +2,9 @@
 
 Each verb becomes a command whose parameters are the verb's params, in order, between the
 encounter's name and the options every recording command takes (`--strict`, `--expect`,
-`--json`, `--round`, `--scene`, `--by`); its body parses what was given, rolls the dice the
-table left out (the ledger stores faces only), builds the event and records it
+`--json`, `--round`, `--scene`, `--by`, and `--roll` where it has dice); its body parses what
+was given, rolls the dice the table left out (the ledger stores faces only; with `--roll` the
+ledger rolls them from the committed seed, inside the write), builds the event and records it
 (`write.record_command`). A system's description is all it takes: no system imports the CLI.
 """
 
@@ -31,6 +32,7 @@ from ledger.cli.options import (
     opened,
 )
 from ledger.cli.write import record_command
+from ledger.dice import Throw
 from ledger.errors import BadInput
 from projections.system import System
 from projections.verbs import REQUIRED, Dice, Param, Verb
@@ -57,11 +59,22 @@ AsPlayed = Annotated[
 ]
 
 
+def roll_flags(system: str, verb: Verb) -> tuple[str, ...]:
+    """The flags of a verb's `--roll` (the ledger rolls its dice from the committed seed):
+    none when it has no dice or its event cannot say the ledger rolled them; `--ledger-roll`
+    alone where a param of its own is spelled `--roll` (the oracle's d100)."""
+    model = systems.vocabulary(system).models.get(verb.event)
+    if not verb.dice or model is None or "ledger_rolled" not in model.model_fields:
+        return ()
+    taken = any("--roll" in p.flags for p in verb.params)
+    return ("--ledger-roll",) if taken else ("--roll", "--ledger-roll")
+
+
 def commands(system: System) -> typer.Typer:
     """A typer app holding one command per verb of `system`."""
     app = typer.Typer()
     for verb in systems.verbs(system.key):
-        app.command(verb.name, help=verb.help)(_callback(verb))
+        app.command(verb.name, help=verb.help)(_callback(verb, roll_flags(system.key, verb)))
     return app
 
 
@@ -76,8 +89,9 @@ def _annotation(param: Param) -> Any:
     return Annotated[param.type, info]
 
 
-def _callback(verb: Verb) -> Callable[..., None]:
-    """The command of one verb: a function whose signature typer reads."""
+def _callback(verb: Verb, rolling: tuple[str, ...]) -> Callable[..., None]:
+    """The command of one verb: a function whose signature typer reads (with a `--roll` flag
+    spelled `rolling`, when it has one)."""
 
     reads = any(p.infer is not None or p.stake for p in verb.params)
     checks = any(p.stake for p in verb.params)
@@ -87,6 +101,8 @@ def _callback(verb: Verb) -> Callable[..., None]:
         played = bool(values.pop("as_played", False))
         stamp = game_time(values.pop("round_"), values.pop("scene"), values.pop("by"))
         propose = values.pop("propose")
+        by_ledger = bool(values.pop("ledger_roll", False))
+        throws: list[Throw] = []
         try:
             for param in verb.params:
                 if param.parse is not None and values.get(param.name) is not None:
@@ -100,11 +116,26 @@ def _callback(verb: Verb) -> Callable[..., None]:
                     fail(BadInput(unlocked, code="unknown-name"))
                 values = verb.inferred(values, state)
             for dice in verb.dice:
-                _roll(verb, dice, values)
+                if by_ledger:
+                    throws.append(_throw(verb, dice, values, rolling[0]))
+                else:
+                    _roll(verb, dice, values)
             fields = verb.fields(values)
         except ValueError as exc:
             fail(BadInput(str(exc)))
-        record_command(ctx, name, fields, strict, expect, json_=json_, stamp=stamp, propose=propose)
+        if propose and throws:
+            fail(BadInput(f"a proposal's dice are given (--dice): {rolling[0]} rolls in a write"))
+        record_command(
+            ctx,
+            name,
+            fields,
+            strict,
+            expect,
+            json_=json_,
+            stamp=stamp,
+            propose=propose,
+            roll=throws,
+        )
 
     context = inspect.Parameter(
         "ctx", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=typer.Context
@@ -123,6 +154,20 @@ def _callback(verb: Verb) -> Callable[..., None]:
                 annotation=_annotation(param),
             )
         )
+    if rolling:
+        flag = typer.Option(
+            *rolling,
+            help="Let the ledger roll the dice left out, from the seed committed with `encounter "
+            "dice commit` (anyone can check them once it is revealed).",
+        )
+        parameters.append(
+            inspect.Parameter(
+                "ledger_roll",
+                inspect.Parameter.KEYWORD_ONLY,
+                default=False,
+                annotation=Annotated[bool, flag],
+            )
+        )
     trailing = [*_TRAILING, *([("as_played", AsPlayed, False)] if checks else [])]
     parameters += [
         inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=kind)
@@ -133,6 +178,19 @@ def _callback(verb: Verb) -> Callable[..., None]:
     run.__name__ = verb.name.replace("-", "_")
     run.__doc__ = verb.help
     return run
+
+
+def _throw(verb: Verb, dice: Dice, values: dict[str, Any], flag: str) -> Throw:
+    """The dice the ledger is to roll into `dice`'s field (none of its faces may be given)."""
+    param = verb.param_of(dice.field)
+    key = param.name if param is not None else dice.field
+    if values.get(key) is not None:
+        given = param.flags[0] if param is not None and param.flags else dice.field
+        raise ValueError(f"{flag} lets the ledger roll the dice: leave out {given}")
+    count = dice.count if isinstance(dice.count, int) else values.get(dice.count)
+    if not isinstance(count, int) or count < 1:
+        raise ValueError(dice.missing or f"{verb.name} needs the dice of {dice.field}")
+    return Throw(dice.field, dice.sides, count, dice.single)
 
 
 def _roll(verb: Verb, dice: Dice, values: dict[str, Any]) -> None:

@@ -5,7 +5,7 @@ checked against a published digest; `encounter repair`, which accepts a loss ver
 """
 
 # No `from __future__ import annotations`: typer reads these annotations each time the app runs.
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Annotated, NoReturn
 
@@ -15,6 +15,7 @@ from ledger import api, jsonl
 from ledger.cli import progress, render
 from ledger.cli.errors import fail, guard, outcome
 from ledger.cli.options import Encounter, Json, emit_json, names_a_file, opened
+from ledger.dice import DiceReport
 from ledger.errors import BadInput
 from ledger.store import Head, chain
 from ledger.store.chain import ChainReport
@@ -58,7 +59,8 @@ def verify(
     ] = None,
     json_: Json = False,
 ) -> None:
-    """Recompute the hash chains; exit 1 when one is broken (or does not end at --head)."""
+    """Recompute the hash chains and the dice the ledger rolled (once their seed is revealed);
+    exit 1 when one is broken, a die does not match, or a chain does not end at --head."""
     wrong = _head_problem(head) if head is not None else None
     if wrong is not None:
         fail(BadInput(wrong))
@@ -68,6 +70,8 @@ def verify(
         size = Path(file).stat().st_size if show and Path(file).is_file() else 0
         with progress.bar(f"Verifying {Path(file).name}", None, size >= progress.LARGE_BYTES):
             reports = guard(lambda: jsonl.verify_file(file))
+            intact = all(r.ok and r.unread is None for r in reports)
+            rolled = guard(lambda: jsonl.dice_of_file(file)) if intact else {}
         problems: list[str] = []
     else:
         with opened(ctx, create=False) as ledger:
@@ -80,14 +84,18 @@ def verify(
                 if not heads:
                     reports = guard(lambda: ledger.verify(name))
             problems = ledger.problems()
+            # Dice are read from the events: a chain this build cannot read has none to show.
+            readable = [r for r in reports if r.ok and r.unread is None]
+            rolled = {r.encounter: _dice(ledger, r.encounter) for r in readable}
     # One encounter publishes its head; a whole file (or a file of several) one digest.
     digest = chain.file_digest({r.encounter: r.head for r in reports})
     whole = len(reports) > 1 or (name is None and bool(reports))
     ends_at = digest if whole else (reports[0].head if reports else None)
     matched = None if head is None else ends_at is not None and chain.matches(ends_at, head)
     if json_:
-        _verify_document(reports, problems, digest if whole else None, matched)
+        _verify_document(reports, problems, digest if whole else None, matched, rolled)
     broken = bool(problems) or any(not r.ok or r.cache or r.invalid for r in reports)
+    broken = broken or any(d is not None and not d.ok for d in rolled.values())
     outcome(1 if broken or matched is False else 0)
     for problem in problems:
         typer.echo(f"{ctx.obj}: BROKEN: {problem}")
@@ -106,6 +114,9 @@ def verify(
                 f"{r.encounter}: NEVER ACCEPTED: {r.invalid} (another hand stored it; retract "
                 f"it: encounter undo {r.encounter} {seq} --reason TEXT)"
             )
+        checked = rolled.get(r.encounter)
+        for line in checked.lines() if checked is not None else ():
+            typer.echo(f"{r.encounter}: {line}")
     if not reports:
         typer.echo(f"No encounters in {ctx.obj}.")
     elif whole and not broken:
@@ -127,15 +138,24 @@ def verify(
 
 
 def _verify_document(
-    reports: list[ChainReport], problems: list[str], digest: str | None, matched: bool | None
+    reports: list[ChainReport],
+    problems: list[str],
+    digest: str | None,
+    matched: bool | None,
+    rolled: Mapping[str, DiceReport | None],
 ) -> NoReturn:
     """`verify --json`: one document, `{"ok", "problems", "encounters": [{"encounter",
-    "events", "head", "ok", "bad_seq", "problem", "cache", "unread", "invalid"}], "digest",
-    "head_matches"}`
-    (`digest` over every head for a whole file, else null; `head_matches` null without
-    --head); exit 1 when anything is broken or the chain does not end at --head."""
-    encounters = [r.document() for r in reports]
+    "events", "head", "ok", "bad_seq", "problem", "cache", "unread", "invalid", "dice"}],
+    "digest", "head_matches"}` (`digest` over every head for a whole file, else null;
+    `head_matches` null without --head; `dice` null without dice commitments, else `{"rolls",
+    "dice", "checked", "awaiting", "committed_at", "bad_seq", "problem", "ok"}`); exit 1 when
+    anything is broken (a die included) or the chain does not end at --head."""
+    encounters = []
+    for r in reports:
+        found = rolled.get(r.encounter)
+        encounters.append({**r.document(), "dice": found.document() if found else None})
     ok = not problems and all(r.ok and r.cache is None and r.invalid is None for r in reports)
+    ok = ok and all(d is None or d.ok for d in rolled.values())
     outcome(0 if ok and matched is not False else 1)
     emit_json(
         {
@@ -147,6 +167,10 @@ def _verify_document(
         }
     )
     raise typer.Exit(0 if ok and matched is not False else 1)
+
+
+def _dice(ledger: api.Ledger, encounter: str) -> DiceReport | None:
+    return guard(lambda: ledger.dice(encounter))
 
 
 @commands.command()

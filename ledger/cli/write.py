@@ -1,18 +1,18 @@
-"""The commands that write: new, add, record, round, undo, redo, amend, import and copy, and
-what every recording command (a system's verbs included) prints of what it did.
+"""The commands that write: new, add, record, round, undo, redo, amend, rewind, import and
+copy, and what every recording command (a system's verbs included) prints of what it did.
 
 Each builds its arguments, calls one `ledger.api.Ledger` method and shows the result.
 """
 
 # No `from __future__ import annotations`: typer reads every command's annotations each time the
 # app runs.
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
 import typer
 
-from ledger import api, jsonl, systems
+from ledger import api, events, jsonl, systems
 from ledger.cli import conventions, journal, progress, render
 from ledger.cli.errors import fail, guard
 from ledger.cli.options import (
@@ -32,6 +32,7 @@ from ledger.cli.options import (
     parse_pairs,
     read_json_object,
 )
+from ledger.dice import Throw
 from ledger.errors import BadInput, LedgerError
 from ledger.events import common
 
@@ -82,11 +83,12 @@ def record_command(
     json_: bool = False,
     stamp: Mapping[str, Any] | None = None,
     propose: bool = False,
+    roll: Sequence[Throw] = (),
 ) -> api.Written:
-    """Record one event dict (with the game time in `stamp`) and print what it did: the
-    building block of friendly verbs (`propose`: a proposal of it, which changes nothing until
-    a GM accepts it). With `json_`, the JSON document is printed instead and the command ends
-    here."""
+    """Record one event dict (with the game time in `stamp`, and the dice `roll` names rolled
+    by the ledger) and print what it did: the building block of friendly verbs (`propose`: a
+    proposal of it, which changes nothing until a GM accepts it). With `json_`, the JSON
+    document is printed instead and the command ends here."""
     for key, value in (stamp or {}).items():
         if key in fields and fields[key] != value:
             fail(BadInput(f"--{key} {value!r} and the field {key}={fields[key]!r} disagree"))
@@ -100,7 +102,12 @@ def record_command(
                 result = ledger.propose(encounter, fields, expect=expect, stamp=stamp)
             else:
                 result = ledger.record(
-                    encounter, {**fields, **(stamp or {})}, strict=strict, expect=expect, verb=verb
+                    encounter,
+                    {**fields, **(stamp or {})},
+                    strict=strict,
+                    expect=expect,
+                    verb=verb,
+                    roll=roll,
                 )
         except LedgerError as exc:
             fail(exc)
@@ -435,14 +442,62 @@ def options_as_pairs(words: list[str]) -> list[str]:
     return out
 
 
+@commands.command()
+def rewind(
+    ctx: typer.Context,
+    name: Encounter,
+    round_: Annotated[
+        int, typer.Option("--round", help="The game round whose end the encounter goes back to.")
+    ],
+    reason: Annotated[str, typer.Option("--reason", help="Why the fight is rewound.")] = "",
+    scene: Annotated[
+        str | None, typer.Option("--scene", help="The round of this scene (as tracks --round).")
+    ] = None,
+    strict: Strict = False,
+    expect: Expect = None,
+    dry_run: DryRun = False,
+    json_: Json = False,
+    by: By = None,
+) -> None:
+    """Go back to the end of game round N, as one act: every event played after it is set
+    aside (one undo brings them all back); later events build on the rewound state, and what
+    that changed downstream is shown."""
+    if not reason.strip():
+        fail(BadInput("rewind needs --reason TEXT (the ledger keeps why a ruling changed)"))
+    stamp = game_time(None, scene, by)
+    with opened(ctx) as ledger:
+        result = guard(
+            lambda: ledger.rewind(
+                name,
+                round_,
+                reason=reason,
+                scene=stamp.get("scene"),
+                strict=strict,
+                expect=expect,
+                dry_run=dry_run,
+                by=stamp.get("by"),
+            )
+        )
+    if json_:
+        emit_recorded(result)
+    _show_revision(result, "back to", "rewind")
+
+
 def _show_revision(result: api.Written, verb: str, command: str) -> None:
-    """What an undo, redo or amend recorded (or would record), then its downstream diff."""
+    """What an undo, redo, amend or rewind recorded (or would record), then its downstream
+    diff."""
     record = result.records[-1]
     target = getattr(record.event, "target", "?")
     what = f"{verb} seq {target}"
     changed = getattr(record.event, "fields", None)
     if changed:
         what += ": " + render.fields(changed)
+    if isinstance(record.event, events.EncounterRewound):
+        count = len(result.set_aside)
+        what = (
+            f"{verb} the end of round {record.event.round}, seq {record.event.after}: "
+            f"{count} event{'s' * (count != 1)} set aside"
+        )
     if result.dry_run:
         said = f"Dry run: {command} would record seq {record.seq}: {record.type} ({what})"
     else:

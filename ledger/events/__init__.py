@@ -28,9 +28,13 @@ from ledger.events.common import (
     CombatantJoined,
     CombatantLeft,
     Common,
+    DiceCommitted,
+    DiceRevealed,
     EncounterOpened,
+    EncounterRewound,
     EventCorrected,
     EventRetracted,
+    LedgerRolled,
     Note,
     PolicyChanged,
     ProposalAccepted,
@@ -56,7 +60,7 @@ Event = EventBase
 #: Keys of an exchanged (JSON Lines) event that belong to the envelope, not the event.
 ENVELOPE_KEYS: Final = ("encounter", "seq", "id", "recorded_at", "hash", "prev_hash")
 #: Keys a reader adds to an exchanged line (`log --json`); ignored when the line is read back.
-ANNOTATION_KEYS: Final = ("retracted_by", "corrected_by")
+ANNOTATION_KEYS: Final = ("retracted_by", "corrected_by", "rewound_by")
 
 
 def _none(kind: str) -> list[str]:
@@ -337,11 +341,15 @@ __all__ = [
     "ENVELOPE_KEYS",
     "CombatantJoined",
     "CombatantLeft",
+    "DiceCommitted",
+    "DiceRevealed",
     "EncounterOpened",
+    "EncounterRewound",
     "Event",
     "EventBase",
     "EventCorrected",
     "EventRetracted",
+    "LedgerRolled",
     "Name",
     "Note",
     "PolicyChanged",

@@ -5,10 +5,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Annotated, Literal
 
-from pydantic import Field, JsonValue, model_validator
+from pydantic import AfterValidator, Field, JsonValue, model_validator
 
 from ledger.events.base import MAX_AMOUNT, EventBase, Name, Seq, Side, SystemKey, Text
 from ledger.events.frozen import Json, JsonObject, frozen_object
+
+#: A SHA-256 digest, or a dice seed, as lowercase hex.
+Hex64 = Annotated[str, Field(pattern="^[0-9a-f]{64}$")]
 
 Manner = Literal["defeated", "fled", "surrendered", "bargained", "escaped", "resolved", "other"]
 
@@ -154,6 +157,9 @@ UNPROPOSABLE = frozenset(
         "proposal.accepted",
         "proposal.rejected",
         "policy.changed",
+        "encounter.rewound",
+        "dice.committed",
+        "dice.revealed",
     }
 )
 
@@ -207,6 +213,53 @@ class PolicyChanged(EventBase, frozen=True):
     reason: Text | None = None
 
 
+class EncounterRewound(EventBase, frozen=True):
+    """Back to the end of round `round`, as one act: every effective event of play recorded
+    after seq `after` (the last event of play in that round) is set aside; undone as one.
+
+    Retractions, corrections, rewinds and dice commitments are not play: they stay in force.
+    `after` is filled in when the rewind is recorded, so the standing is read from the log.
+    """
+
+    type: Literal["encounter.rewound"] = "encounter.rewound"
+    round: Annotated[int, Field(ge=0, le=MAX_AMOUNT)]
+    reason: Text
+    after: Seq | None = None
+
+
+class DiceCommitted(EventBase, frozen=True):
+    """The SHA-256 `digest` of a secret seed kept outside the file: the dice the ledger rolls
+    from here on derive from it (`ledger.dice`), and its reveal lets anyone check them."""
+
+    type: Literal["dice.committed"] = "dice.committed"
+    digest: Hex64
+    #: The name the dice are derived under (the encounter's when committed), so that a copy
+    #: under another name still verifies.
+    encounter_name: Name | None = None
+
+
+class DiceRevealed(EventBase, frozen=True):
+    """The seed of the open commitment, revealed: every ledger-rolled die can be recomputed."""
+
+    type: Literal["dice.revealed"] = "dice.revealed"
+    seed: Hex64
+
+
+class LedgerRolled(EventBase, frozen=True):
+    """A base of the events that carry dice the ledger may roll (`--roll`): `ledger_rolled`
+    names each field it rolled and the dice's sides, `{"dice": 10}`; its absence means the
+    faces were given (typed, or rolled by the command line)."""
+
+    ledger_rolled: (
+        Annotated[
+            dict[Name, Annotated[int, Field(ge=2, le=1000)]],
+            Field(min_length=1),
+            AfterValidator(frozen_object),
+        ]
+        | None
+    ) = None
+
+
 Common = (
     EncounterOpened
     | CombatantJoined
@@ -222,4 +275,7 @@ Common = (
     | ProposalAccepted
     | ProposalRejected
     | PolicyChanged
+    | EncounterRewound
+    | DiceCommitted
+    | DiceRevealed
 )

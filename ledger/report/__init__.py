@@ -18,6 +18,8 @@ from projections import charts, core, words
 from projections.changes import Change
 from projections.findings import Finding
 from projections.replay import Step
+from projections.revisions import standing
+from projections.statistics import Stats, tally_encounter
 from projections.values import builtins
 
 
@@ -56,7 +58,8 @@ class Round:
 
 @dataclass(frozen=True)
 class Ruling:
-    """An undo, a redo or a correction, what it reversed, and why."""
+    """An undo, a redo, a correction or a rewind, what it reversed, and why (a rewind's target
+    is the last event of the round it went back to)."""
 
     seq: int
     verb: str
@@ -65,7 +68,8 @@ class Ruling:
     target_text: str
     reason: str
     in_force: bool
-    #: What a correction changed, in words (`level 2, stake none`), or None.
+    #: What a correction changed, in words (`level 2, stake none`), what a rewind set aside
+    #: (`sets aside seqs 6-9, 4 events`), or None.
     fields: str | None = None
 
 
@@ -118,6 +122,8 @@ class Report:
     #: Why the stored chain does not verify (then there is no head to publish), or None.
     broken: str | None
     state: core.State
+    #: The statistics (`projections.statistics`): damage, rolls and their odds, pools, defeats.
+    stats: Stats
 
     @property
     def name(self) -> str:
@@ -147,10 +153,15 @@ def build(book: Reader, encounter: str, published: bool = True) -> Report:
     broken = None if chain.ok else f"at seq {chain.bad_seq}: {chain.problem}"
     if broken is not None:
         head = None
-    # One pass over the replay: each step's words, changes and chart points are kept, its
-    # state let go (a state a step is what made a long encounter's report hold gigabytes).
-    rounds, charts_, state = _story(book.replay(encounter))
+    # One replay: each step's words, changes and chart points are kept for the story; the
+    # statistics read the steps too (they look back at earlier rolls), so the steps are held
+    # for the length of the report.
+    steps = list(book.replay(encounter))
     records = _reversed_and_rulings(book, encounter)
+    committed = any(r.type == "dice.committed" for r in records)
+    rounds, charts_, state = _story(steps, committed)
+    findings = tuple(book.audit(encounter))
+    stats = tally_encounter(systems.ruleset(state.system), steps, records, findings)
     return Report(
         encounter=encounter,
         system=state.system,
@@ -158,20 +169,21 @@ def build(book: Reader, encounter: str, published: bool = True) -> Report:
         house_rules=_house_rules(state),
         rounds=rounds,
         rulings=tuple(_rulings(book, encounter, records)),
-        findings=tuple(book.audit(encounter)),
+        findings=findings,
         charts=charts_,
         events=book.store.require(encounter).seq,
         head=head,
         broken=broken,
         state=state,
+        stats=stats,
     )
 
 
 def _story(
-    steps: Iterable[Step],
+    steps: Iterable[Step], committed: bool = False
 ) -> tuple[tuple[Round, ...], tuple[Chart, ...], core.State]:
-    """The rounds and charts of a replay read once (no step is kept), and the state at its
-    end."""
+    """The rounds and charts of a replay read once, and the state at its end; in an encounter
+    with a dice commitment, each event with dice says whether the ledger rolled them."""
     grouped: list[tuple[tuple[int | None, str | None], list[Line], core.State]] = []
     drawing = _Charts()
     state: core.State | None = None
@@ -179,8 +191,9 @@ def _story(
         state = step.state
         drawing.add(step)
         time = (step.round, None if step.scene is None else str(step.scene))
+        text = step.text + (_dice_mark(step.record.event) if committed else "")
         line = Line(
-            step.record.seq, step.record.type, step.text, step.changes, step.skipped, step.source
+            step.record.seq, step.record.type, text, step.changes, step.skipped, step.source
         )
         if grouped and grouped[-1][0] == time:
             grouped[-1][1].append(line)
@@ -282,15 +295,13 @@ class _Drawing:
 
 
 def _reversed_and_rulings(book: Reader, encounter: str) -> list[events.Recorded]:
-    """The retractions and corrections, and the events they reverse (few, however long the
-    encounter: the rulings need nothing else)."""
+    """The retractions, corrections and rewinds (and the dice events), and the events they
+    name (few, however long the encounter: the rulings need nothing else)."""
     head = book.store.require(encounter)
     revisions = book.revisions(head)
-    targets = sorted(
-        {t for r in revisions if isinstance(t := getattr(r.event, "target", None), int)}
-    )
+    targets = sorted({_target(r.event) for r in revisions if isinstance(r.event, Reversing)})
     found = {r.seq: r for r in revisions}
-    for target in sorted(t for t in targets if isinstance(t, int)):
+    for target in targets:
         if target not in found:
             found.update((r.seq, r) for r in book.iter_records(encounter, target - 1, target))
     return [found[seq] for seq in sorted(found)]
@@ -305,6 +316,13 @@ def _house_rules(state: core.State) -> tuple[HouseRule, ...]:
         for key, value in pinned.items()
         if defaults.get(key) != value
     )
+
+
+def _dice_mark(event: events.EventBase) -> str:
+    """How an event's dice came to be: rolled by the ledger (verifiable), or typed in."""
+    if not isinstance(event, events.LedgerRolled):
+        return ""
+    return " (dice rolled by the ledger)" if event.ledger_rolled else " (dice typed)"
 
 
 def _title(number: int | None, scene: str | None, seen: int | None, groups: int) -> str:
@@ -335,14 +353,17 @@ def _rulings(book: Reader, encounter: str, records: Sequence[events.Recorded]) -
     revisions = [
         (record, record.event)
         for record in records
-        if isinstance(record.event, events.EventRetracted | events.EventCorrected)
-        and record.event.target in by_seq
+        if isinstance(record.event, Reversing) and _target(record.event) in by_seq
     ]
-    told = _as_played(book, encounter, {event.target for _, event in revisions})
+    told = _as_played(book, encounter, {_target(event) for _, event in revisions})
     for record, event in revisions:
-        target = event.target
+        target = _target(event)
         reversed_ = by_seq[target]
-        if record.type == "event.corrected":
+        fields = _fields(getattr(event, "fields", None))
+        if isinstance(event, events.EncounterRewound):
+            verb = f"rewound to the end of round {event.round} at"
+            fields = _rewound(records, record.seq)
+        elif record.type == "event.corrected":
             verb = "corrected"
         elif reversed_.type == "event.retracted":
             verb = "redid"
@@ -356,8 +377,43 @@ def _rulings(book: Reader, encounter: str, records: Sequence[events.Recorded]) -
             target_text=told[target],
             reason=str(getattr(event, "reason", "")),
             in_force=record.seq not in gone,
-            fields=_fields(getattr(event, "fields", None)),
+            fields=fields,
         )
+
+
+#: The events the report lists as rulings.
+Reversing = events.EventRetracted | events.EventCorrected | events.EncounterRewound
+
+
+def _target(event: events.EventBase) -> int:
+    """The seq a ruling names: what an undo or correction reverses, where a rewind goes back to."""
+    if isinstance(event, events.EncounterRewound):
+        return event.after or 0
+    target: int = getattr(event, "target")  # noqa: B009 - a retraction's or correction's
+    return target
+
+
+def _rewound(records: Sequence[events.Recorded], seq: int) -> str:
+    """What the rewind at `seq` sets aside (while it is in force: undoing it brings them back)."""
+    undos = [
+        r.seq
+        for r in records
+        if isinstance(r.event, events.EventRetracted) and r.event.target == seq
+    ]
+    aside = sorted(s for s, by in standing(records, undos).rewound.items() if by == seq)
+    return f"sets aside {_spans(aside)}, {words.plural(len(aside), 'event')}"
+
+
+def _spans(seqs: Sequence[int]) -> str:
+    """`seqs 6-9, 12` (or `seq 6`)."""
+    runs: list[list[int]] = []
+    for seq in seqs:
+        if runs and seq == runs[-1][1] + 1:
+            runs[-1][1] = seq
+        else:
+            runs.append([seq, seq])
+    text = ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in runs)
+    return f"seq{'s' * (len(seqs) != 1)} {text}"
 
 
 def _fields(changed: object) -> str | None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ledger import systems
-from ledger.report import Chart, Report, Round
+from ledger.report import Chart, Report, Round, statistics
 from ledger.report import svg as report_svg
 from ledger.report.markdown import table_columns
 from projections import shown
@@ -58,6 +58,8 @@ def page(report: Report) -> str:
         uncharted=[chart for chart in report.charts if not chart.labels],
         rounds=[(group, _tables(report, group)) for group in report.rounds],
         errors=sum(f.severity == "error" for f in report.audit),
+        statistics=statistics.tables(report.stats),
+        notes=statistics.notes(report.stats),
         reversed_count=sum(r.in_force for r in report.rulings),
     )
 

@@ -9,8 +9,9 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from ledger import systems
-from ledger.report import Report, Round
+from ledger.report import Report, Round, statistics
 from projections import shown
+from projections.statistics import Stats
 
 # Characters that would start Markdown (emphasis, code, links, tables, strikethrough) or raw
 # HTML, which Obsidian renders: escaped so that a name shows exactly as it was typed.
@@ -39,6 +40,7 @@ def session_chunks(report: Report) -> Iterator[str]:
     yield _header(report)
     for group in report.rounds:
         yield "\n\n" + _round(report, group)
+    yield "\n\n## Statistics\n\n" + statistics_text(report.stats)
     yield "\n\n" + _rulings(report)
     yield "\n\n" + _findings(report)
     yield "\n\n" + _head(report) + "\n"
@@ -126,6 +128,18 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     ]
     lines.insert(1, "| " + " | ".join("-" * w for w in widths) + " |")
     return "\n".join(lines)
+
+
+def statistics_text(stats: Stats) -> str:
+    """The statistics (`projections.statistics`) as Markdown that also reads as plain text: each
+    table under its title, then a sentence each for the pools, the fallen, the rulings, the
+    findings and the dice (`encounter stats` prints it)."""
+    parts = [
+        f"{escape(table.title)}:\n\n{_table(table.header, table.rows)}"
+        for table in statistics.tables(stats)
+    ]
+    parts.append("\n".join(f"- {escape(note)}" for note in statistics.notes(stats)))
+    return "\n\n".join(parts)
 
 
 def _rulings(report: Report) -> str:

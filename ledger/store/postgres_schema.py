@@ -23,6 +23,10 @@ _SCHEMA_LOCK: Final = 0
 #: The projection cache of 0.2, replaced by `snapshots` (a cache: dropping it loses nothing).
 _OLD_CACHE: Final = ("cache_snapshots", "cache_views", "cache_rolls")
 
+#: Rewinds (and the dice events a rewind keeps) are read before every fold, as undos are.
+KEPT_INDEX: Final = """CREATE INDEX IF NOT EXISTS events_kept ON events (encounter, seq)
+    WHERE type IN ('dice.committed', 'dice.revealed', 'encounter.rewound')"""
+
 SCHEMA: Final = (
     """CREATE TABLE IF NOT EXISTS events (
         encounter TEXT NOT NULL,
@@ -39,6 +43,7 @@ SCHEMA: Final = (
     WHERE type = 'event.retracted'""",
     """CREATE INDEX IF NOT EXISTS events_corrections ON events (encounter, seq)
     WHERE type = 'event.corrected'""",
+    KEPT_INDEX,
     """CREATE TABLE IF NOT EXISTS heads (
         encounter TEXT PRIMARY KEY,
         system TEXT NOT NULL,
@@ -66,14 +71,15 @@ def ensure(conn: psycopg.Connection[Any], *, create: bool, readonly: bool, name:
     owner only: another role's open leaves it as it is), or refuse a database with no ledger."""
     present = conn.execute(
         "SELECT to_regclass('events') IS NOT NULL, to_regclass('heads') IS NOT NULL, "
-        "to_regclass('snapshots') IS NOT NULL, to_regclass('cache_snapshots') IS NOT NULL"
+        "to_regclass('snapshots') IS NOT NULL, to_regclass('cache_snapshots') IS NOT NULL, "
+        "to_regclass('events_kept') IS NOT NULL"
     ).fetchone()
     assert present is not None
-    events, heads, snapshots, old_cache = present
+    events, heads, snapshots, old_cache, kept = present
     if events and heads:
         if readonly:
             return
-        if postgres_guard.altered(conn) or not snapshots or old_cache:
+        if postgres_guard.altered(conn) or not snapshots or old_cache or not kept:
             # As a write recreates SQLite's: only a role that may (the owner) does. (Rows may
             # have changed meanwhile: every write checks its encounter's whole chain.)
             with suppress(psycopg.errors.InsufficientPrivilege), conn.transaction():
@@ -83,6 +89,7 @@ def ensure(conn: psycopg.Connection[Any], *, create: bool, readonly: bool, name:
                         conn.execute(statement)
                 for old in _OLD_CACHE:
                     conn.execute(f"DROP TABLE IF EXISTS {old}")
+                conn.execute(KEPT_INDEX)
                 conn.execute(SCHEMA[-1])
         return
     if not create and not events:

@@ -65,6 +65,9 @@ INDEX: Final = """CREATE INDEX IF NOT EXISTS events_retractions ON events (encou
 #: Corrections are read before every fold, as retractions are.
 CORRECTIONS_INDEX: Final = """CREATE INDEX IF NOT EXISTS events_corrections ON events
     (encounter, seq) WHERE type = 'event.corrected'"""
+#: Rewinds (and the dice events a rewind keeps) are read before every fold too.
+KEPT_INDEX: Final = """CREATE INDEX IF NOT EXISTS events_kept ON events (encounter, seq)
+    WHERE type IN ('dice.committed', 'dice.revealed', 'encounter.rewound')"""
 #: The head the ledger last acknowledged for each encounter (its rows must still hold it), and
 #: a cache of its system and title; `verified`, a mark earlier versions trusted, is no longer
 #: read: every write checks the encounter's whole chain.
@@ -225,10 +228,10 @@ def _make_current(conn: sqlite3.Connection, kind: str, path: Path) -> None:
         name
         for (name,) in conn.execute(
             "SELECT name FROM sqlite_master WHERE name IN "
-            "('heads', 'events_corrections', 'snapshots')"
+            "('heads', 'events_corrections', 'events_kept', 'snapshots')"
         )
     }
-    if kind == CURRENT and len(present) == 3 and not missing_triggers(conn):
+    if kind == CURRENT and len(present) == 4 and not missing_triggers(conn):
         return
     if kind == EMPTY:
         mode = conn.execute("PRAGMA journal_mode").fetchone()[0]
@@ -255,6 +258,7 @@ def _apply(conn: sqlite3.Connection, path: Path) -> None:
     conn.execute(EVENTS)
     conn.execute(INDEX)
     conn.execute(CORRECTIONS_INDEX)
+    conn.execute(KEPT_INDEX)
     columns = {row[1] for row in conn.execute("PRAGMA table_info(heads)")}
     if columns and "verified" not in columns:
         # Format 1: the heads cache gains the verified mark (0: nothing verified yet).

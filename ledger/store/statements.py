@@ -41,10 +41,14 @@ _ROWS: Final = (
     f"SELECT {COLUMNS} FROM events WHERE encounter = ? AND seq > ? AND seq <= ? "
     "ORDER BY seq LIMIT ?"
 )
+#: The types of the third partial index: rewinds, and the dice events a rewind keeps
+#: (`projections.revisions.KEPT_MODELS`, beside the retractions and corrections).
+KEPT_TYPES: Final = "'dice.committed', 'dice.revealed', 'encounter.rewound'"
 _REVISIONS: Final = (
     f"SELECT {COLUMNS} FROM events WHERE encounter = ? AND type = 'event.retracted' "
     f"AND seq <= ? UNION ALL SELECT {COLUMNS} FROM events WHERE encounter = ? "
-    "AND type = 'event.corrected' AND seq <= ? ORDER BY seq"
+    f"AND type = 'event.corrected' AND seq <= ? UNION ALL SELECT {COLUMNS} FROM events "
+    f"WHERE encounter = ? AND type IN ({KEPT_TYPES}) AND seq <= ? ORDER BY seq"
 )
 _SEQS_DOWN: Final = (
     "SELECT seq, type FROM events WHERE encounter = ? AND seq <= ? ORDER BY seq DESC LIMIT ?"
@@ -69,9 +73,10 @@ def pages(fetch: Fetch, encounter: str, after: int, upto: int) -> Iterator[Row]:
 
 
 def revisions(fetch: Fetch, encounter: str, upto: int | None) -> list[Row]:
-    """The retractions and corrections up to `upto` (two partial indexes serve them)."""
+    """The retractions, corrections, rewinds and dice events up to `upto` (three partial
+    indexes serve them)."""
     top = upto if upto is not None else 2**62
-    return [Row(*r) for r in fetch(_REVISIONS, (encounter, top, encounter, top))]
+    return [Row(*r) for r in fetch(_REVISIONS, (encounter, top) * 3)]
 
 
 def seqs_down(fetch: Fetch, encounter: str, upto: int) -> Iterator[tuple[int, str]]:

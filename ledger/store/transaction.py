@@ -198,7 +198,8 @@ class Transaction:
         return itertools.chain(stored, pending)
 
     def revisions(self) -> list[Row]:
-        """The encounter's retractions and corrections, appended ones included."""
+        """The encounter's retractions, corrections, rewinds and dice events, appended ones
+        included."""
         stored = statements.revisions(self._conn.fetch, self.encounter, self._stored)
         return stored + [r for r in self._pending if r.type in _REVISIONS]
 
@@ -230,7 +231,9 @@ class Transaction:
         return next(iter(self._stored_rows(seq - 1, seq)), None)
 
 
-_REVISIONS: Final = frozenset({"event.retracted", "event.corrected"})
+_REVISIONS: Final = frozenset(
+    {"event.retracted", "event.corrected", "encounter.rewound", "dice.committed", "dice.revealed"}
+)
 
 
 def _not_stored(encounter: str, given: Sequence[Row], stored: Sequence[Sequence[Any]]) -> str:

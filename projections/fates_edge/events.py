@@ -23,7 +23,7 @@ from ledger.events.base import (
     Text,
     own_source_in_place,
 )
-from ledger.events.common import StakesLocked
+from ledger.events.common import LedgerRolled, StakesLocked
 from ledger.events.frozen import frozen_object
 
 Armor = Literal["none", "light", "medium", "heavy"]
@@ -125,7 +125,7 @@ class FEStakesLocked(StakesLocked, frozen=True):
         return own_source_in_place(self, handler, after="partial")
 
 
-class FERollMade(EventBase, frozen=True):
+class FERollMade(LedgerRolled, frozen=True):
     """A Fate's Edge roll: the d10 faces of the pool for a locked stake."""
 
     type: Literal["roll.made"] = "roll.made"

@@ -24,6 +24,7 @@ from projections import stats as stat_texts
 from projections.charts import Measure
 from projections.fates_edge import audit as fates_edge_audit
 from projections.fates_edge import events as vocab
+from projections.fates_edge import stats as fates_edge_stats
 from projections.fates_edge import words as fates_edge_words
 from projections.fates_edge.model import (
     Adversary,
@@ -45,6 +46,7 @@ from projections.fates_edge.model import (
 )
 from projections.fates_edge.shown import measures
 from projections.findings import Finding, Obligation
+from projections.odds import Odds
 
 
 def join(state: core.State, seq: int, event: events.CombatantJoined) -> core.Combatant:
@@ -354,6 +356,26 @@ class FatesEdge(core.Ruleset[FatesEdgeState, vocab.Events]):
     def charts(self, view: Mapping[str, Any]) -> tuple[Measure, ...]:
         """What the report charts of a combatant (`projections.fates_edge.shown`)."""
         return measures(view)
+
+    def hurt(self, combatant: core.Combatant) -> Mapping[str, int]:
+        """Resilience lost and Fatigue; a player's Harm and Fatigue (`.stats`)."""
+        return fates_edge_stats.hurt(combatant)
+
+    def dealer(
+        self,
+        before: FatesEdgeState,
+        seq: int,
+        event: Common | vocab.Events,
+        after: FatesEdgeState,
+    ) -> str | None:
+        """The other side of the stake a hit or a suffered harm resolves (`.stats`)."""
+        return fates_edge_stats.dealer(before, event)
+
+    def odds(
+        self, before: FatesEdgeState, event: Common | vocab.Events, roll: core.Roll
+    ) -> Odds | None:
+        """A pool of d10s against its DV, exactly (`.stats`)."""
+        return fates_edge_stats.odds(event, roll)
 
 
 RULESET = FatesEdge()

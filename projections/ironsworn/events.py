@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from ledger.events.base import Amount, EventBase, Model, Name, SignedAmount, Text
-from ledger.events.common import StakesLocked
+from ledger.events.common import LedgerRolled, StakesLocked
 
 Rank = Literal["troublesome", "dangerous", "formidable", "extreme", "epic"]
 Stat = Literal["edge", "heart", "iron", "shadow", "wits", "health", "spirit", "supply"]
@@ -56,7 +56,7 @@ class FoeStats(Model, frozen=True):
     rank: Rank = "dangerous"
 
 
-class IronswornRollMade(EventBase, frozen=True):
+class IronswornRollMade(LedgerRolled, frozen=True):
     """An action roll: action die + stat + adds against two challenge dice."""
 
     type: Literal["roll.made"] = "roll.made"
@@ -112,7 +112,7 @@ class DebilityCleared(EventBase, frozen=True):
     debility: Debility
 
 
-class OracleRolled(EventBase, frozen=True):
+class OracleRolled(LedgerRolled, frozen=True):
     """A roll on the Endure Harm oracle table (1-100)."""
 
     type: Literal["oracle.rolled"] = "oracle.rolled"

@@ -26,6 +26,7 @@ from projections.charts import Measure
 from projections.findings import Finding, Obligation
 from projections.ironsworn import audit as ironsworn_audit
 from projections.ironsworn import events as vocab
+from projections.ironsworn import stats as ironsworn_stats
 from projections.ironsworn import words as ironsworn_words
 from projections.ironsworn.model import (
     METER_MAX,
@@ -44,6 +45,7 @@ from projections.ironsworn.model import (
     shift_momentum,
 )
 from projections.ironsworn.shown import measures
+from projections.odds import Odds
 
 
 def join(state: IronswornState, seq: int, event: events.CombatantJoined) -> core.Combatant:
@@ -358,6 +360,26 @@ class Ironsworn(core.Ruleset[IronswornState, vocab.Events]):
     def charts(self, view: Mapping[str, Any]) -> tuple[Measure, ...]:
         """What the report charts of a combatant (`projections.ironsworn.shown`)."""
         return measures(view)
+
+    def hurt(self, combatant: core.Combatant) -> Mapping[str, int]:
+        """Health and spirit lost (`.stats`)."""
+        return ironsworn_stats.hurt(combatant)
+
+    def dealer(
+        self,
+        before: IronswornState,
+        seq: int,
+        event: Common | vocab.Events,
+        after: IronswornState,
+    ) -> str | None:
+        """The foe a harm names (`.stats`)."""
+        return ironsworn_stats.dealer(before, event)
+
+    def odds(
+        self, before: IronswornState, event: Common | vocab.Events, roll: core.Roll
+    ) -> Odds | None:
+        """An action roll's chances, enumerated (`.stats`)."""
+        return ironsworn_stats.odds(before, event, roll)
 
 
 RULESET = Ironsworn()

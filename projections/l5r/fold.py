@@ -26,6 +26,7 @@ from projections.charts import Measure
 from projections.findings import Finding, Obligation
 from projections.l5r import audit as l5r_audit
 from projections.l5r import events as vocab
+from projections.l5r import stats as l5r_stats
 from projections.l5r import words as l5r_words
 from projections.l5r.model import (
     Character,
@@ -215,6 +216,16 @@ class L5r(core.Ruleset[L5rState, vocab.Events]):
     def condition(self, view: Mapping[str, Any]) -> str | None:
         """Incapacitated: fatigue over endurance (the report marks where it began)."""
         return "incapacitated" if view.get("incapacitated") is True else None
+
+    def hurt(self, combatant: core.Combatant) -> Mapping[str, int]:
+        """What of a combatant counts as damage (`.stats`)."""
+        return l5r_stats.hurt(combatant)
+
+    def dealer(
+        self, before: L5rState, seq: int, event: Common | vocab.Events, after: L5rState
+    ) -> str | None:
+        """Who dealt an event's damage, where it says (`.stats`)."""
+        return l5r_stats.dealer(before, event)
 
 
 RULESET = L5r()

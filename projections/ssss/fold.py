@@ -25,6 +25,7 @@ from projections.charts import Measure
 from projections.findings import Finding, error, info
 from projections.played import as_played, delta, shown
 from projections.ssss import events as vocab
+from projections.ssss import stats as ssss_stats
 from projections.ssss import words as ssss_words
 from projections.ssss.model import (
     LEVEL_4_TIER,
@@ -277,6 +278,16 @@ class Ssss(core.Ruleset[SsssState, vocab.Events]):
     def charts(self, view: Mapping[str, Any]) -> tuple[Measure, ...]:
         """What the report charts of a combatant (`projections.ssss.shown`)."""
         return measures(view)
+
+    def hurt(self, combatant: core.Combatant) -> Mapping[str, int]:
+        """What of a combatant counts as damage (`.stats`)."""
+        return ssss_stats.hurt(combatant)
+
+    def dealer(
+        self, before: SsssState, seq: int, event: Common | vocab.Events, after: SsssState
+    ) -> str | None:
+        """Who dealt an event's damage, where it says (`.stats`)."""
+        return ssss_stats.dealer(before, event)
 
 
 RULESET = Ssss()

@@ -167,7 +167,8 @@ def test_record_prints_the_tracks_it_changed_and_the_findings(skirmish: Path) ->
         (
             ["record", "ford", "blow.landed", "target=Bandit", "harm=1"],
             "unknown event type 'blow.landed' for ssss (known: combatant.joined, combatant.left, "
-            "encounter.opened, event.corrected, event.retracted, grit.used, harm.inflicted, note, "
+            "dice.committed, dice.revealed, encounter.opened, encounter.rewound, "
+            "event.corrected, event.retracted, grit.used, harm.inflicted, note, "
             "policy.changed, proposal.accepted, proposal.made, proposal.rejected, roll.made, "
             "round.started, scene.ended, stakes.locked, throw.made, track.adjusted, tracks.noted)",
         ),

@@ -63,11 +63,11 @@ def _commands() -> list[str]:
 COMMANDS = _commands()
 
 
-@pytest.mark.parametrize("command", ["", *COMMANDS])
+@pytest.mark.parametrize("command", ["", *COMMANDS, "dice commit", "dice reveal"])
 def test_every_command_s_help_is_unchanged(command: str, update_golden: bool) -> None:
-    code, out, err = invoke([command, "--help"] if command else ["--help"])
+    code, out, err = invoke([*command.split(), "--help"])
     assert (code, err) == (0, "")
-    check(f"help/{command or 'encounter'}.txt", out, update_golden)
+    check(f"help/{command.replace(' ', '-') or 'encounter'}.txt", out, update_golden)
 
 
 #: Per example: a combatant for `history`, a seq to leave out, an amend that fits it, a verb.
@@ -120,6 +120,10 @@ def _reads(name: str) -> list[list[str]]:
         ["verify", name],
         ["verify", name, "--json"],
         ["verify", "--json"],
+        ["stats", name],
+        ["stats", name, "--json"],
+        ["recap", name],
+        ["recap", name, "--format", "discord"],
     ]
 
 

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from ledger import BadInput, Ledger, events
@@ -479,5 +479,111 @@ def test_a_correction_folds_as_the_corrected_event_written_in_place_from_the_sta
             after = (effective_view(ledger.tracks("fuzz")), ledger.audit("fuzz"))
             assert after[0] == before[0]
             assert without_rulings(after[1]) == without_rulings(before[1])
+
+    check()
+
+
+def in_rounds(system: str) -> st.SearchStrategy[list[Event]]:
+    """A random stream with `round.started` events among its events (rounds 1, 2, ...)."""
+    items = st.lists(st.tuples(STRATEGIES[system](), st.booleans()), min_size=6, max_size=30)
+
+    def numbered(drawn: list[tuple[Event, bool]]) -> list[Event]:
+        out: list[Event] = [{"type": "round.started", "round": 1}]
+        for item, starts in drawn:
+            if starts:
+                out.append({"type": "round.started", "round": out_rounds(out) + 1})
+            out.append(item)
+        return out
+
+    return items.map(numbered)
+
+
+def out_rounds(stream: list[Event]) -> int:
+    return sum(1 for e in stream if e.get("type") == "round.started")
+
+
+@pytest.mark.parametrize("system", list(STRATEGIES))
+def test_a_rewind_leaves_the_end_of_its_round_and_its_undo_restores_the_exact_tracks(
+    system: str,
+) -> None:
+    @FUZZ
+    @given(in_rounds(system), st.integers(1, 12))
+    def check(stream: list[Event], pick: int) -> None:
+        with record_all(system, stream) as ledger:
+            played = sorted({s.round for s in ledger.replay("fuzz") if s.round is not None})
+            assume(played)  # a stream whose round starts were all undone has no round
+            number = played[pick % len(played)]
+            before = ledger.tracks("fuzz")
+            end = ledger.round_tracks("fuzz", number)
+            try:
+                ledger.rewind("fuzz", number, reason="fuzz")
+            except BadInput as exc:
+                assert str(exc).startswith("nothing to rewind"), exc
+                assert number == played[-1] or end.view() == before.view()
+                return
+            rewound = ledger.tracks("fuzz")
+            assert effective_view(rewound) == effective_view(end)
+            records = ledger.records("fuzz")
+            assert rewound == core.fold(ruleset_of(records), records)
+            ledger.undo("fuzz", reason="fuzz")
+            after = ledger.tracks("fuzz")
+            assert effective_view(after) == effective_view(before)
+            assert after.skipped == before.skipped
+            ledger.redo("fuzz")
+            assert effective_view(ledger.tracks("fuzz")) == effective_view(rewound)
+
+    check()
+
+
+def hurt_from_the_tracks(view: dict[str, Any]) -> dict[str, int]:
+    """What each system counts as damage, read from a combatant's `tracks --json` alone (an
+    adversary's Resilience in Fate's Edge spans its phases: the stats check it by its ruleset)."""
+    if "criticals" in view:  # l5r
+        return {"fatigue": view["fatigue"], "criticals": len(view["criticals"])}
+    if "momentum" in view:  # an ironsworn character
+        return {"health": -view["health"], "spirit": -view["spirit"]}
+    if "slots" in view:  # an ssss enemy
+        return {"slots": sum(slot["filled"] for slot in view["slots"].values())}
+    if isinstance(view.get("harm"), list):  # an ssss player
+        return {"harm": sum(view["harm"])}
+    if "harm" in view:  # a fates-edge player
+        return {"harm": view["harm"], "fatigue": view["fatigue"] or 0}
+    if "phase" in view and view.get("resilience") is not None:  # a fates-edge adversary
+        return {"fatigue": view["fatigue"]}
+    return {}
+
+
+@pytest.mark.parametrize("system", list(STRATEGIES))
+def test_damage_taken_less_damage_recovered_is_how_far_the_tracks_moved(system: str) -> None:
+    @FUZZ
+    @given(in_rounds(system))
+    def check(stream: list[Event]) -> None:
+        with record_all(system, stream) as ledger:
+            stats = ledger.stats("fuzz")
+            told = list(ledger.replay("fuzz"))
+            ruleset = ruleset_of(ledger.records("fuzz"))
+            final = told[-1].state
+            at = {step.record.seq: step.state for step in told}
+            for fighter in stats.fighters:
+                now = final.combatants[fighter.name]
+                joined = at[now.joined].combatants[fighter.name]
+                moved = {
+                    track: ruleset.hurt(now).get(track, 0) - ruleset.hurt(joined).get(track, 0)
+                    for track in {*ruleset.hurt(now), *ruleset.hurt(joined)}
+                }
+                net = {
+                    track: fighter.taken.get(track, 0) - fighter.recovered.get(track, 0)
+                    for track in moved
+                }
+                assert net == moved, (fighter.name, net, moved)
+                seen = hurt_from_the_tracks(now.view())
+                was = hurt_from_the_tracks(joined.view())
+                assert {t: seen[t] - was[t] for t in seen} == {t: net[t] for t in seen}
+                by_round: dict[str, int] = {}
+                for (_, track), amount in fighter.taken_by_round.items():
+                    by_round[track] = by_round.get(track, 0) + amount
+                assert by_round == dict(fighter.taken)
+            dealt = sum(sum(f.dealt.values()) for f in stats.fighters)
+            assert dealt == sum(b.amount for b in stats.blows if b.dealer is not None)
 
     check()

@@ -14,7 +14,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from ledger import BadInput, Ledger, cli, systems
+from ledger import BadInput, Ledger, cli, dice, events, systems
+from ledger.store.chain import GENESIS, chain_hash
 from tests import paths
 from tests.conftest import missing
 
@@ -173,3 +174,58 @@ def test_a_stat_block_validates_the_same_by_orjson_as_by_the_stdlib(
     model = type(systems.parse({**joined, "stats": {}}, "ssss"))
     by_stdlib = model.model_validate_json(json.dumps(joined))
     assert systems.parse(joined, "ssss") == by_stdlib
+
+
+def dice_fight(book: Ledger, reveal: bool) -> None:
+    """fates-edge `ford` with dice the ledger rolled under a commitment, revealed or not (and
+    a rewind, whose log lines carry `rewound_by`)."""
+    book.open("ford", "fates-edge")
+    book.join("ford", "Ash", "player", {"armor": "light"})
+    book.join("ford", "Ogre", "adversary", {"resilience": 6, "fatigue_capacity": 3})
+    book.record("ford", {"type": "round.started", "round": 1})
+    book.commit_dice("ford")
+    for stake in ("s1", "s2"):
+        book.record("ford", {"type": "stakes.locked", "stake": stake, "actor": "Ash"})
+        book.record("ford", {"type": "roll.made", "stake": stake}, roll=[dice.Throw("dice", 10, 4)])
+    book.record("ford", {"type": "round.started", "round": 2})
+    book.record("ford", {"type": "stakes.locked", "stake": "s3", "actor": "Ash"})
+    book.rewind("ford", 1, reason="replay")
+    if reveal:
+        book.reveal_dice("ford")
+
+
+@pytest.mark.usefixtures("node")
+@pytest.mark.parametrize("reveal", [True, False], ids=["revealed", "awaiting"])
+def test_the_node_verifier_checks_the_ledgers_dice_as_verify_does(
+    tmp_path: Path, reveal: bool
+) -> None:
+    with Ledger(tmp_path / "e.db") as book:
+        dice_fight(book, reveal)
+    logged = runner.invoke(cli.app, ["--db", str(tmp_path / "e.db"), "log", "ford", "--json"])
+    assert "rewound_by" in logged.stdout
+    export = tmp_path / "ford.jsonl"
+    export.write_text(logged.stdout, encoding="utf-8")
+    ours = runner.invoke(cli.app, ["verify", str(export)])
+    assert ours.exit_code == 0
+    assert ("dice ok: 8 dice" if reveal else "dice: awaiting") in ours.stdout
+    assert node_verify(export) == (0, ours.stdout)
+
+
+@pytest.mark.usefixtures("node")
+def test_the_node_verifier_names_the_die_a_rechained_file_changed(tmp_path: Path) -> None:
+    with Ledger(tmp_path / "e.db") as book:
+        dice_fight(book, reveal=True)
+        lines = [json.loads(line) for line in book.export("ford")]
+    lines[8]["dice"][2] = lines[8]["dice"][2] % 10 + 1
+    prev = GENESIS
+    for line in lines:  # the whole chain made again: only the dice can tell
+        body = {k: v for k, v in line.items() if k not in (*events.ENVELOPE_KEYS, "type")}
+        where = (line["encounter"], line["seq"], line["id"], line["type"], line["recorded_at"])
+        line["prev_hash"], line["hash"] = prev, chain_hash(*where, body, prev)
+        prev = line["hash"]
+    export = tmp_path / "forged.jsonl"
+    export.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    ours = runner.invoke(cli.app, ["verify", str(export)])
+    assert ours.exit_code == 1
+    assert "ford: DICE DO NOT MATCH at seq 9: die 2 of seq 9 (dice, d10) is" in ours.stdout
+    assert node_verify(export) == (1, ours.stdout)

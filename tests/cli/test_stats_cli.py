@@ -1,0 +1,170 @@
+"""`encounter stats` and `encounter recap`: exact output, `--json`, the three recap forms, a
+Discord message that fits, and names from the table that cannot mark up or ping."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from freezegun import freeze_time
+from typer.testing import CliRunner
+
+from ledger import Ledger, cli
+from ledger.report import recap as recaps
+
+runner = CliRunner()
+
+
+def run(db: Path, *args: str) -> tuple[int, str, str]:
+    result = runner.invoke(cli.app, ["--db", str(db), *args])
+    return result.exit_code, result.stdout, result.stderr
+
+
+def ok(db: Path, *args: str) -> str:
+    code, out, err = run(db, *args)
+    assert (code, err) == (0, ""), out + err
+    return out
+
+
+@pytest.fixture
+def ford(db: Path) -> Path:
+    """ironsworn `ford`: the Raider harms Kira in round 1, she rolls a strong hit, it flees."""
+    with freeze_time("2026-11-29 20:00:00"):
+        ok(db, "new", "ford", "--system", "ironsworn", "--title", "Ford")
+        ok(db, "add", "ford", "Kira", "--side", "player", "--stat", "iron=3")
+        ok(db, "add", "ford", "Raider", "--side", "adversary", "--stat", "rank=dangerous")
+        ok(db, "round", "ford", "1")
+        ok(db, "endure-harm", "ford", "Kira", "--foe", "Raider")
+        ok(db, "action-roll", "ford", "Kira", "--using", "iron", "--die", "5", "--challenge", "2,7")
+        ok(db, "round", "ford", "2")
+        ok(db, "record", "ford", "combatant.left", "name=Raider", "manner=fled")
+    return db
+
+
+STATS = """\
+Damage:
+
+| combatant | side      | status | taken    | recovered | dealt    |
+| --------- | --------- | ------ | -------- | --------- | -------- |
+| Kira      | player    | active | health 2 | -         | -        |
+| Raider    | adversary | fled   | -        | -         | health 2 |
+
+Damage by round:
+
+| round | combatant | taken    | dealt    |
+| ----- | --------- | -------- | -------- |
+| 1     | Kira      | health 2 | -        |
+| 1     | Raider    | -        | health 2 |
+
+Rolls: outcomes as the dice gave them (expected):
+
+| actor | rolls | strong hit | weak hit | miss    |
+| ----- | ----- | ---------- | -------- | ------- |
+| Kira  | 1     | 1 (0.3)    | 0 (0.4)  | 0 (0.2) |
+
+Rolls by dice (expected):
+
+| actor | dice | rolls | strong hit | weak hit | miss    |
+| ----- | ---- | ----- | ---------- | -------- | ------- |
+| Kira  | d6+3 | 1     | 1 (0.3)    | 0 (0.4)  | 0 (0.2) |
+
+- Out of the fight: Raider fled (round 2, seq 8).
+- Rulings: none.
+- Findings: none.
+- Dice: 1 roll typed, 0 rolled by the ledger (verifiable).
+"""
+
+
+def test_stats_prints_damage_rolls_and_who_fell(ford: Path) -> None:
+    assert ok(ford, "stats", "ford") == STATS
+
+
+def test_stats_json_holds_the_same_figures_with_exact_odds_rounded(ford: Path) -> None:
+    document = json.loads(ok(ford, "stats", "ford", "--json"))
+    assert document["combatants"]["Kira"]["taken"] == {"health": 2}
+    assert document["combatants"]["Raider"]["dealt_by_round"] == [
+        {"round": 1, "tracks": {"health": 2}}
+    ]
+    # d6 + 3 against two d10s: 199 of the 600 outcomes beat both dice.
+    assert document["rolls"]["Kira"]["expected"]["strong_hit"] == round(199 / 600, 4)
+    assert document["defeats"] == [{"seq": 8, "round": 2, "combatant": "Raider", "status": "fled"}]
+    assert document["dice"] == {"ledger": 0, "typed": 1}
+
+
+def test_stats_of_an_unknown_encounter_is_one_line_exit_2(ford: Path) -> None:
+    code, out, err = run(ford, "stats", "frod")
+    assert (code, out) == (2, "")
+    assert err.startswith("Error: encounter 'frod' is not in")
+
+
+RECAP = """\
+# Ford
+ironsworn · 2 rounds · 8 events · head {head}
+
+Kira against Raider.
+
+**Moments**
+- round 1, seq 5: Kira endures 2 harm from Raider (dangerous): health 5 -> 3
+- round 2, seq 8: Raider flees
+
+**Out of the fight**: Raider (fled, round 2).
+
+**Numbers**
+- Kira: took health 2
+- Raider: dealt health 2
+- Kira rolled 1: strong hit 1 (0.3 expected), weak hit 0 (0.4 expected), miss 0 (0.2 expected)
+
+Rulings: none. Findings: none.
+"""
+
+
+def test_recap_tells_who_fought_whom_the_moments_who_fell_and_the_numbers(ford: Path) -> None:
+    head = json.loads(ok(ford, "verify", "ford", "--json"))["encounters"][0]["head"][:16]
+    assert ok(ford, "recap", "ford") == RECAP.format(head=head)
+    text = ok(ford, "recap", "ford", "--format", "text")
+    assert text.splitlines()[0] == "Ford" and "**" not in text
+    discord = ok(ford, "recap", "ford", "--format", "discord")
+    assert discord.splitlines()[0] == "**Ford**"
+
+
+def test_recap_of_an_exported_file_has_the_same_facts(ford: Path, tmp_path: Path) -> None:
+    export = tmp_path / "ford.jsonl"
+    assert run(ford, "export", "ford", "--out", str(export))[0] == 0
+    assert ok(ford, "recap", str(export)) == ok(ford, "recap", "ford")
+
+
+def test_a_discord_recap_of_a_long_fight_fits_in_one_message(db: Path) -> None:
+    with Ledger(db) as ledger:
+        ledger.open("melee", "ssss", title="The long melee")
+        ledger.join("melee", "Ash", "player", {})
+        foes = [
+            f"Bandit number {n} of the very long roll of the Yorelle road gang" for n in range(40)
+        ]
+        for name in foes:
+            ledger.join("melee", name, "adversary", {"level": 1})
+        for n, name in enumerate(foes):
+            ledger.record("melee", {"type": "round.started", "round": n + 1})
+            for _ in range(4):
+                ledger.record("melee", {"type": "harm.inflicted", "target": name, "level": 1})
+    full = ok(db, "recap", "melee")
+    assert len(full) > recaps.DISCORD_LIMIT
+    post = ok(db, "recap", "melee", "--format", "discord")
+    assert len(post.rstrip("\n")) <= recaps.DISCORD_LIMIT
+    lines = post.splitlines()
+    assert lines[0] == "**The long melee**"
+    assert lines[-1] == "- (more in the full report: `encounter report`)"
+    assert "Rulings: none. Findings:" in post
+
+
+def test_names_from_the_table_neither_mark_up_nor_ping(db: Path) -> None:
+    with Ledger(db) as ledger:
+        ledger.open("ford", "ssss", title="**Loud** @everyone")
+        ledger.join("ford", "<@123> *Ash*", "player", {})
+        ledger.join("ford", "Bandit", "adversary", {"level": 1})
+        ledger.record("ford", {"type": "harm.inflicted", "target": "Bandit", "level": 3})
+    discord = ok(db, "recap", "ford", "--format", "discord")
+    assert discord.splitlines()[0] == "**\\*\\*Loud\\*\\* @\u200beveryone**"
+    assert "\\<@\u200b123> \\*Ash\\* against Bandit." in discord
+    md = ok(db, "recap", "ford")
+    assert md.splitlines()[0] == "# \\*\\*Loud\\*\\* @everyone"
