@@ -561,16 +561,17 @@ def _mode(target: Path) -> int:
 
 def dice_of_file(path: str | Path) -> dict[str, DiceReport | None]:
     """The ledger-rolled dice of each encounter in an exported JSON Lines file, recomputed
-    where their seed is revealed (`ledger.dice.check`), by encounter."""
+    where their seed is revealed (`ledger.dice.check`), by encounter: the file is read once,
+    a line at a time, so memory stays bounded at any size."""
     file = Path(path)
-    found: dict[str, list[tuple[int, str, Mapping[str, Any]]]] = {}
-    for item in parse_lines(list(lines(file)), str(file)):
-        body = {k: v for k, v in item.items() if k != "type" and k not in _LINE_KEYS}
+    checks = dice.Checks()
+    for _, item in iter_lines(lines(file), str(file)):
         seq = item.get("seq")
         kind = item.get("type")
         if isinstance(seq, int) and isinstance(kind, str):
-            found.setdefault(str(item.get("encounter", "")), []).append((seq, kind, body))
-    return {name: dice.check(name, items) for name, items in found.items()}
+            body = {k: v for k, v in item.items() if k != "type" and k not in _LINE_KEYS}
+            checks.step(str(item.get("encounter", "")), seq, kind, body)
+    return checks.reports()
 
 
 def verify_file(path: str | Path) -> list[ChainReport]:

@@ -320,13 +320,15 @@ class Session:
         secret = self.secret or sealed.key(create=True)
         if secret is None:
             return
-        kept = []
         for seq, state in fresh:
+            # One at a time: a long encounter's state is large as text, and four at once
+            # were the peak of a long import's memory.
             row = self.txn.row_at(seq)
             text = core.state_to_json(state)
             if row is not None and text is not None:
-                kept.append(sealed.Snapshot(seq, row.hash, standing_key(self.standing, seq), text))
-        self.txn.keep_snapshots(secret, kept)
+                key = standing_key(self.standing, seq)
+                self.txn.keep_snapshots(secret, [sealed.Snapshot(seq, row.hash, key, text)])
+            del text
         self.stored = fresh[-1][0]
 
 

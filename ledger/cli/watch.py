@@ -81,6 +81,10 @@ def run(location: str, encounter: str, last: int, poll: float) -> None:
         )
         follower.start()
         signal.signal(signal.SIGWINCH, lambda *_: woken.put(None))
+        # Ctrl-C asks the loop to end at its next tick (never a KeyboardInterrupt raised in the
+        # middle of a redraw, which could leave the terminal as it was drawn).
+        quitting = threading.Event()
+        signal.signal(signal.SIGINT, lambda *_: quitting.set())
         console = Console(highlight=False, emoji=False)
         try:
             with (
@@ -95,7 +99,7 @@ def run(location: str, encounter: str, last: int, poll: float) -> None:
                 ) as live,
             ):
                 for key in keys:
-                    if key in QUIT:
+                    if key in QUIT or quitting.is_set():
                         break
                     if _drained(woken):
                         live.update(screen(book, encounter, last), refresh=True)

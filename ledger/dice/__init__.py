@@ -20,7 +20,7 @@ JSON has no spaces (`["ford",12,0,0]`). `dice.revealed {seed}` lets anyone recom
 
 from __future__ import annotations
 
-from ledger.dice.check import Commitment, DiceReport, bodies, check, open_commitment
+from ledger.dice.check import Checks, Commitment, DiceReport, bodies, check, open_commitment
 from ledger.dice.derive import (
     SEED_BYTES,
     Throw,
@@ -38,6 +38,7 @@ from ledger.dice.derive import (
 
 __all__ = [
     "SEED_BYTES",
+    "Checks",
     "Commitment",
     "DiceReport",
     "Throw",

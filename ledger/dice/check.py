@@ -105,17 +105,42 @@ def check(encounter: str, items: Iterable[tuple[int, str, Mapping[str, Any]]]) -
     """Recompute every ledger-rolled die of an encounter's events (seq, type, body, in seq
     order) whose seed is revealed; None when the encounter has no dice commitment and no
     ledger-rolled die."""
-    state = _Walk(encounter)
-    try:
-        for seq, kind, body in items:
-            state.step(seq, kind, body)
-    except _Mismatch as bad:
-        return state.report(bad.seq, bad.problem)
-    except BadInput as exc:
-        return state.report(state.at, str(exc))
-    if not state.seen:
-        return None
-    return state.report()
+    checks = Checks()
+    for seq, kind, body in items:
+        checks.step(encounter, seq, kind, body)
+    return checks.reports().get(encounter)
+
+
+class Checks:
+    """The dice checks of several encounters, fed one event at a time as a file is read (each
+    encounter's events in seq order; the encounters may interleave): nothing is held but the
+    ledger-rolled events whose seed is not revealed yet."""
+
+    def __init__(self) -> None:
+        self.walks: dict[str, _Walk] = {}
+        self.failed: dict[str, DiceReport] = {}
+
+    def step(self, encounter: str, seq: int, kind: str, body: Mapping[str, Any]) -> None:
+        """Check one event of `encounter` (nothing more of an encounter whose check failed)."""
+        if encounter in self.failed:
+            return
+        walk = self.walks.get(encounter)
+        if walk is None:
+            walk = self.walks[encounter] = _Walk(encounter)
+        try:
+            walk.step(seq, kind, body)
+        except _Mismatch as bad:
+            self.failed[encounter] = walk.report(bad.seq, bad.problem)
+        except BadInput as exc:
+            self.failed[encounter] = walk.report(walk.at, str(exc))
+
+    def reports(self) -> dict[str, DiceReport | None]:
+        """Each encounter's report: its first mismatch, or what was checked and what awaits
+        a reveal; None for one with no dice commitment and no ledger-rolled die."""
+        return {
+            name: self.failed.get(name) or (walk.report() if walk.seen else None)
+            for name, walk in self.walks.items()
+        }
 
 
 class _Walk:

@@ -409,7 +409,7 @@ def every_choice() -> set[str]:
         for cell in re.findall(r"\(([a-z_][a-z_|-]*\|[a-z_|-]+)", line)
         for word in cell.split("|")
     }
-    kinds = {"player", "adversary", "copy", "jsonl", "md", "iron-vault"}
+    kinds = {"player", "adversary", "copy", "jsonl", "md", "iron-vault", "discord", "text"}
     return fields | kinds | set(ledger.systems.known())
 
 
