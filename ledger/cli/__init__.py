@@ -38,6 +38,7 @@ COMMANDS: Final = {
     "export": "report",
     "verify": "verify",
     "repair": "verify",
+    "migrate": "verify",
     "report": "report",
     **dict.fromkeys(("watch", "serve"), "live"),
     **dict.fromkeys(("schema", "events", "rules", "examples", "views"), "reference"),

@@ -23,7 +23,7 @@ from ledger.store import is_postgres
 
 #: Options of the app itself that may also be given after the subcommand, and whether each
 #: takes a value.
-GLOBAL_OPTIONS: Final = {"--db": True, "--plain": False, "--as": True}
+GLOBAL_OPTIONS: Final = {"--db": True, "--tenant": True, "--plain": False, "--as": True}
 
 #: Metavars by option name, where the parameter's Python type does not say enough.
 METAVARS: Final = {
