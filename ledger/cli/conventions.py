@@ -313,6 +313,7 @@ EXAMPLES: Final[dict[str, tuple[str, ...]]] = {
         "encounter verify ford.jsonl --json",
     ),
     "repair": ('encounter repair ford --accept-loss --reason "restored from last week\'s backup"',),
+    "migrate": ("encounter migrate --db postgresql://encounter_owner@localhost/encounters",),
     "schema": ("encounter schema",),
     "views": ("encounter views", "encounter views --drop"),
 }

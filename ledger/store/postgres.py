@@ -43,6 +43,12 @@ CONNECT_TIMEOUT_S: Final = 10
 _ID_KEY: Final = "events_id_key"
 #: The channel an append notifies (its payload: the tenant) when the ledger is told to.
 CHANNEL: Final = "encounter_ledger"
+#: The transactions running now that have an id (each holds the lock of its own id until it
+#: has ended; `pg_locks` is every role's to read).
+_RUNNING: Final = (
+    "SELECT transactionid::text FROM pg_locks WHERE locktype = 'transactionid' "
+    "AND mode = 'ExclusiveLock' AND granted"
+)
 #: The tenant of one transaction, for row-level security (`SET LOCAL`, as a function).
 _SCOPE_SQL: Final = "set_config('app.tenant', %s, true)"
 _SCOPE: Final = f"SELECT {_SCOPE_SQL}"
@@ -182,22 +188,34 @@ class PostgresDatabase:
         rows = self.fetch(statements.NAMES, (self.tenant, self.tenant))
         return sorted(str(name) for (name,) in rows)
 
-    def fence(self) -> tuple[int, int]:
-        """(the last position given, a transaction id): once every transaction below that id
-        has ended (`passed`), every row at or below the position is committed or never will
-        be. The sequence is read first, the snapshot after, in two statements: a position was
-        given after its transaction had its id (the guard's row check), so that transaction's
-        id is below the snapshot's xmax."""
+    def fence(self) -> tuple[int, tuple[str, ...]]:
+        """(the last position given, the transactions running then): once none of them runs
+        (`passed`), every row at or below the position is committed or never will be. The
+        sequence is read first, the running transactions after, in two statements: the guard's
+        row check gives a position only once its transaction has an id, and a transaction
+        holds the lock of its own id from then until it has ended (`pg_locks`, which every
+        role may read); no lock is taken here."""
         try:
             with self.pool.connection() as conn:
                 last = conn.execute("SELECT last_value, is_called FROM events_position").fetchone()
-                xmax = conn.execute(
-                    "SELECT pg_snapshot_xmax(pg_current_snapshot())::text::bigint"
+                running = conn.execute(_RUNNING).fetchall()
+        except psycopg.Error as exc:
+            raise StoreError(f"cannot read the ledger at {self.name}: {one_line(exc)}") from exc
+        assert last is not None
+        return (int(last[0]) if last[1] else 0), tuple(str(x) for (x,) in running)
+
+    def passed(self, token: tuple[str, ...]) -> bool:
+        """Whether every transaction of the fence has ended."""
+        if not token:
+            return True
+        try:
+            with self.pool.connection() as conn:
+                found = conn.execute(
+                    f"{_RUNNING} AND transactionid::text = ANY(%s) LIMIT 1", (list(token),)
                 ).fetchone()
         except psycopg.Error as exc:
             raise StoreError(f"cannot read the ledger at {self.name}: {one_line(exc)}") from exc
-        assert last is not None and xmax is not None
-        return (int(last[0]) if last[1] else 0), int(xmax[0])
+        return found is None
 
     def waiter(self, sleep: Callable[[float], None]) -> Callable[[float], None]:
         """With `notify`: a wait on a connection of its own that LISTENs, ended by the next
@@ -223,17 +241,6 @@ class PostgresDatabase:
                 sleep(seconds)  # the hint is lost; polling goes on
 
         return wait
-
-    def passed(self, token: int) -> bool:
-        """Whether every transaction with an id below `token` has ended."""
-        try:
-            with self.pool.connection() as conn:
-                found = conn.execute(
-                    "SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint >= %s", (token,)
-                ).fetchone()
-        except psycopg.Error as exc:
-            raise StoreError(f"cannot read the ledger at {self.name}: {one_line(exc)}") from exc
-        return bool(found and found[0])
 
     @contextmanager
     def writing(self, encounter: str, bulk: bool) -> Iterator[_Writing]:

@@ -121,8 +121,9 @@ FUNCTIONS: Final[dict[str, tuple[str, str, str]]] = {
             RAISE EXCEPTION 'events: the hash of seq % is not the hash of its contents', NEW.seq
                 USING ERRCODE = 'check_violation';
         END IF;
-        -- The position, given once the transaction has its id: a follower waits for every
-        -- transaction that was running when it read the sequence, then no gap below can fill.
+        -- The position, given once the transaction has its id (and holds its lock): a
+        -- follower waits for the transactions running when it read the sequence, then no
+        -- gap below can fill.
         PERFORM pg_current_xact_id();
         NEW.position := nextval('events_position');
         RETURN NEW;

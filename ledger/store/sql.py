@@ -56,12 +56,12 @@ class Database(Protocol):
     def reading(self) -> AbstractContextManager[None]:
         """Several reads as of one moment."""
 
-    def fence(self) -> tuple[int, int]:
+    def fence(self) -> tuple[int, Any]:
         """(a position, a token): once `passed(token)`, every row at or below the position is
         committed or never will be, so a follower may read up to it and never passes a gap
         that could still fill."""
 
-    def passed(self, token: int) -> bool:
+    def passed(self, token: Any) -> bool:
         """Whether the fence of this token holds."""
 
     def waiter(self, sleep: Callable[[float], None]) -> Callable[[float], None]:

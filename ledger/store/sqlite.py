@@ -76,13 +76,13 @@ class SqliteDatabase:
         other.tenant = tenant
         return other
 
-    def fence(self) -> tuple[int, int]:
-        """(the tenant's highest position stored, 0): a file has one writer at a time, so
-        every position below it is committed, or was rolled back and never will be."""
+    def fence(self) -> tuple[int, None]:
+        """(the tenant's highest position stored, nothing): a file has one writer at a time,
+        so every position below it is committed, or was rolled back and never will be."""
         found = self.fetch(statements.TOP_POSITION, (self.tenant,))
-        return (int(found[0][0] or 0) if found else 0), 0
+        return (int(found[0][0] or 0) if found else 0), None
 
-    def passed(self, token: int) -> bool:
+    def passed(self, token: None) -> bool:
         """Always: a file's fence holds as soon as it is read."""
         return True
 

@@ -404,6 +404,6 @@ def test_the_generic_commands_are_listed_in_the_order_of_a_session() -> None:
         "new", "add", "record", "round", "end-scene", "leave", "note", "undo", "redo", "amend",
         "import", "copy", "propose", "accept", "reject", "gm", "policy",
         "log", "tracks", "replay", "history", "audit", "list", "export",
-        "verify", "repair", "report", "watch", "serve", "schema", "events", "rules", "examples",
-        "views",
+        "verify", "repair", "migrate", "report", "watch", "serve", "schema", "events", "rules",
+        "examples", "views",
     ]  # fmt: skip
