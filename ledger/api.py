@@ -24,11 +24,18 @@ from typing import Any
 
 from ledger import dice, events, ironvault, jsonl, revise, systems
 from ledger.dice import admit as dice_admit
-from ledger.errors import BadInput, BrokenChain, Conflict, NotAllowed
+from ledger.errors import BadInput, BrokenChain, Conflict, NotAllowed, StoreError
 from ledger.events.portable import normalized
-from ledger.follow import Followed, follow
+from ledger.follow import Followed, follow, follow_positions
 from ledger.read import LOSS_NOTE, Reader
-from ledger.store import DEFAULT_DB, SCRATCH, is_postgres, now_utc
+from ledger.store import (
+    DEFAULT_DB,
+    DEFAULT_TENANT,
+    SCRATCH,
+    check_tenant,
+    is_postgres,
+    now_utc,
+)
 from ledger.store import snapshots as sealed
 from ledger.store.sql import SqlStore
 from ledger.store.sqlite import open_sqlite
@@ -41,9 +48,11 @@ __all__ = [
     "Followed",
     "Imported",
     "Ledger",
+    "Migrated",
     "Written",
     "copy_ledger",
     "load",
+    "migrate",
 ]
 
 
@@ -53,19 +62,25 @@ def open_store(
     create: bool = True,
     readonly: bool = False,
     pool_size: int | None = None,
+    tenant: str = DEFAULT_TENANT,
+    notify: bool = False,
 ) -> SqlStore:
-    """The store `location` names: a `postgresql://` URL, or else a SQLite file path."""
+    """The store `location` names, for one tenant: a `postgresql://` URL, or else a SQLite
+    file path."""
+    check_tenant(tenant)
     if is_postgres(location):
         # psycopg is an optional backend (`pip install 'encounter-ledger[postgres]'`).
         from ledger.store.postgres import open_postgres
 
         return open_postgres(
             str(location), clock, create=create and not readonly, readonly=readonly,
-            pool_size=pool_size,
+            pool_size=pool_size, tenant=tenant, notify=notify,
         )  # fmt: skip
     if pool_size is not None:
         raise BadInput("pool_size is for a PostgreSQL ledger; a ledger file has one connection")
-    return open_sqlite(location, clock, create=create, readonly=readonly)
+    if notify:
+        raise BadInput("notify is for a PostgreSQL ledger; a ledger file's followers poll it")
+    return open_sqlite(location, clock, create=create, readonly=readonly, tenant=tenant)
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,17 +124,33 @@ class Ledger(Reader, Table):
         *,
         pool_size: int | None = None,
         user: str | None = None,
+        tenant: str = DEFAULT_TENANT,
+        notify: bool = False,
     ) -> None:
         """Open (with `create`, or create) the ledger at `path`: a SQLite file, or a PostgreSQL
         database named by a `postgresql://` URL (`pool_size` connections at most, default 4);
-        `readonly` only reads it (and creates or changes nothing); `user` acts in every write."""
+        `readonly` only reads it (and creates or changes nothing); `user` acts in every write;
+        `tenant` names whose encounters it reads and writes (default `default`); `notify`
+        wakes PostgreSQL followers at each append (LISTEN/NOTIFY, a hint: they poll too)."""
         if user is not None:
             check_name(user, "user")
         #: Who acts through this ledger (None: each event's own `by`, if any).
         self.user = user
-        super().__init__(
-            open_store(path, clock=clock, create=create, readonly=readonly, pool_size=pool_size)
+        store = open_store(
+            path,
+            clock=clock,
+            create=create,
+            readonly=readonly,
+            pool_size=pool_size,
+            tenant=tenant,
+            notify=notify,
         )
+        super().__init__(store)
+
+    @property
+    def tenant(self) -> str:
+        """The tenant whose encounters this ledger reads and writes."""
+        return self.store.tenant
 
     def close(self) -> None:
         """Close the file."""
@@ -456,7 +487,12 @@ class Ledger(Reader, Table):
             assert after is not None
             aside = [s for s, by in session.standing.rewound.items() if by == record.seq]
             result = Written(
-                [(before, record, after)], found, session.downstream, dry_run, sorted(aside)
+                [(before, record, after)],
+                found,
+                session.downstream,
+                dry_run,
+                sorted(aside),
+                positions=session.txn.positions,
             )
             if dry_run:
                 session.txn.discard()
@@ -557,16 +593,34 @@ class Ledger(Reader, Table):
 
     def follow(
         self,
-        encounter: str,
+        encounter: str | None = None,
         *,
         after: int = 0,
+        tenant: str | None = None,
+        encounters: Iterable[str] | None = None,
         poll: float = 0.2,
         stop: Callable[[], bool] | None = None,
     ) -> Iterator[Followed]:
-        """Each event of `encounter` after seq `after`, in seq order, as it is appended by any
-        writer or process (`ledger.follow`): waits for the next, waking every `poll` seconds,
-        until `stop()` says so."""
-        return follow(self.store, encounter, after=after, poll=poll, stop=stop)
+        """Each event as it is appended by any writer or process, waiting for the next (waking
+        every `poll` seconds, sooner when the ledger was opened with `notify`) until `stop()`
+        says so.
+
+        Of one `encounter`: its events after seq `after`, in seq order. Without one: every
+        event of `tenant` (default: this ledger's) after position `after`, or of its
+        `encounters` only, in position order, each once: `Followed.position` is where to go
+        on from."""
+        if encounter is not None:
+            if tenant is not None or encounters is not None:
+                raise BadInput("follow takes one encounter, or a tenant and its encounters")
+            return follow(self.store, encounter, after=after, poll=poll, stop=stop)
+        store = self.store if tenant is None else self.store.scoped(check_tenant(tenant))
+        return follow_positions(store, after=after, encounters=encounters, poll=poll, stop=stop)
+
+    def wait_for(self, position: int, timeout: float = 2.0) -> None:
+        """Wait until this ledger holds the event at `position` of its tenant (a replica that
+        has caught up with a write to the primary), or raise `Conflict` (`behind`) after
+        `timeout` seconds: read the primary then."""
+        self._caught_up(position, timeout)
 
     def rebuild_views(self) -> dict[str, int]:
         """(Re)create the SQL views and the `track_changes` read model (one row a changed
@@ -585,6 +639,7 @@ class Ledger(Reader, Table):
         for step in self.replay(encounter):
             for change in step.changes:
                 yield {
+                    "tenant": self.store.tenant,
                     "encounter": encounter,
                     "seq": step.record.seq,
                     "round": step.round,
@@ -665,6 +720,34 @@ def copy_ledger(source: str | Path, target: str | Path) -> Copied:
                 for name in names
             )
         return Copied(source=origin.store.name, target=destination.store.name, encounters=results)
+
+
+@dataclass(frozen=True, slots=True)
+class Migrated:
+    """What `migrate` did: the ledger, and whether it was of an earlier format."""
+
+    location: str
+    migrated: bool
+
+    def document(self) -> dict[str, Any]:
+        """The migration as `migrate --json` shows it."""
+        return {"ledger": self.location, "migrated": self.migrated}
+
+
+def migrate(location: str | Path) -> Migrated:
+    """Bring a ledger of the format before tenants up to this one in place, as its first write
+    would: every event becomes the default tenant's and gets a position; no stored byte of the
+    chain changes, so every published head digest still holds. On PostgreSQL only the
+    tables' owner may."""
+    with Ledger(location, create=False, readonly=True) as before:
+        old = before.store.db.unscoped
+    with Ledger(location, create=False) as after:
+        if after.store.db.unscoped:
+            raise StoreError(
+                f"{after.store.name} has the schema before tenants, and this role may not "
+                "change it: run `encounter migrate` as the tables' owner"
+            )
+        return Migrated(after.store.name, old)
 
 
 def load(path: str | Path) -> tuple[Ledger, str]:

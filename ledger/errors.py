@@ -36,6 +36,7 @@ CODES: Final[dict[str, str]] = {
     "not-allowed": "the encounter's policy does not let this user record this act",
     "conflict": "another writer appended first, or held the file locked",
     "stale-expect": "--expect named a seq that is no longer the head",
+    "behind": "a read at_least a position this ledger (a replica) does not hold yet",
     "broken-chain": "a stored or exported hash chain does not verify",
     "unknown-event-version": "an event was written by a newer (or unknown) version of its type",
     "store-error": "the file cannot be opened or written, or is not an encounter ledger",

@@ -7,12 +7,20 @@ tracks fold from the newest sealed snapshot that still holds. Nothing here write
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Final
 
 from ledger import dice as dice_checks
 from ledger import events, systems
-from ledger.errors import BadInput, BrokenChain, UnknownName, UnknownVersion, did_you_mean
+from ledger.errors import (
+    BadInput,
+    BrokenChain,
+    Conflict,
+    UnknownName,
+    UnknownVersion,
+    did_you_mean,
+)
 from ledger.events.portable import normalized
 from ledger.store import Head
 from ledger.store import snapshots as sealed
@@ -26,6 +34,9 @@ from projections import statistics as tallies
 from projections.findings import Finding, error, warning
 from projections.revisions import Standing, standing
 
+#: How long a read given `at_least` waits for a replica to catch up, and how often it looks.
+AT_LEAST_S: Final = 2.0
+_CATCH_UP_S: Final = 0.01
 #: The text that opens the note an `import --unchained` appends; the audit reports it.
 UNCHAINED_NOTE: Final = "imported unverified (import --unchained)"
 #: The text that opens the note `encounter repair --accept-loss` appends; the audit reports it.
@@ -43,17 +54,42 @@ class Reader:
         return self.store.heads()
 
     def iter_records(
-        self, encounter: str, after: int = 0, upto: int | None = None
+        self,
+        encounter: str,
+        after: int = 0,
+        upto: int | None = None,
+        *,
+        at_least: int | None = None,
     ) -> Iterator[events.Recorded]:
-        """The encounter's events in seq order, parsed as they are read."""
+        """The encounter's events in seq order, parsed as they are read (`at_least`: once the
+        ledger holds that position, see `wait_for`)."""
+        self._caught_up(at_least)
         head = self.store.require(encounter)
         top = head.seq if upto is None else upto
         rows = self.store.rows(encounter, after, top)
         return (systems.from_row(row, head.system) for row in rows)
 
-    def records(self, encounter: str) -> list[events.Recorded]:
+    def records(self, encounter: str, *, at_least: int | None = None) -> list[events.Recorded]:
         """The encounter's whole stream, retractions and retracted events included."""
-        return list(self.iter_records(encounter))
+        return list(self.iter_records(encounter, at_least=at_least))
+
+    def _caught_up(self, position: int | None, timeout: float = AT_LEAST_S) -> None:
+        """Return once the store holds the tenant's event at `position` (a replica that caught
+        up with a write to its primary); `Conflict` (`behind`) after `timeout` seconds."""
+        if position is None:
+            return
+        if not isinstance(position, int) or isinstance(position, bool) or position < 1:
+            raise BadInput(f"at_least is a position (a whole number from 1), not {position!r}")
+        deadline = time.monotonic() + timeout
+        while not self.store.holds(position):
+            if time.monotonic() >= deadline:
+                raise Conflict(
+                    f"{self.store.name} does not hold position {position} of tenant "
+                    f"{self.store.tenant!r} after {timeout:g} s: it is a replica behind its "
+                    "primary; read the primary",
+                    code="behind",
+                )
+            time.sleep(_CATCH_UP_S)
 
     def revisions(self, head: Head, upto: int | None = None) -> list[events.Recorded]:
         """The encounter's retractions and corrections up to `upto`, parsed."""
@@ -81,12 +117,16 @@ class Reader:
         at: int | None = None,
         without: Iterable[int] = (),
         corrected: bool = False,
+        *,
+        at_least: int | None = None,
     ) -> core.State:
         """The tracks now, at a past seq, or as they would be without some events.
 
         At a past seq they are as the table knew them then: retractions and corrections
         recorded later are not applied, unless `corrected` (every one in force today).
+        `at_least`: once the ledger holds that position (a write's, read on a replica).
         """
+        self._caught_up(at_least)
         head = self.store.require(encounter)
         _check_seqs(head.seq, [at] if at is not None else [], "--at")
         without = _left_out(head.seq, without)
@@ -185,13 +225,15 @@ class Reader:
             if mine is not None:
                 yield step.only(mine)
 
-    def audit(self, encounter: str) -> list[Finding]:
-        """Every finding of the encounter, in seq order (the audit driver, streaming).
+    def audit(self, encounter: str, *, at_least: int | None = None) -> list[Finding]:
+        """Every finding of the encounter, in seq order (the audit driver, streaming;
+        `at_least`: once the ledger holds that position).
 
         A chain that does not verify (the file was edited or damaged after the events were
         written) comes first, as `chain-broken` at the first bad seq: the rest of the audit
         then judges events that may not be the ones the table recorded.
         """
+        self._caught_up(at_least)
         with self.store.reading():
             report = self.store.verify(encounter)
             unread = ""

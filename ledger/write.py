@@ -346,8 +346,12 @@ class Written:
         downstream: Downstream | None = None,
         dry_run: bool = False,
         set_aside: Iterable[int] = (),
+        positions: Mapping[int, int] | None = None,
     ) -> None:
         self._folds = tuple(folds)
+        #: The global position of each appended event, by seq (the transaction's: filled in as
+        #: its rows are stored; empty on a dry run).
+        self._positions = positions if positions is not None else {}
         #: The events appended (on a dry run: what would have been).
         self.records: tuple[events.Recorded, ...] = tuple(f[1] for f in self._folds)
         #: The findings they raise.
@@ -386,9 +390,17 @@ class Written:
         """The last seq appended (or the head, when nothing new was appended)."""
         return self.records[-1].seq if self.records else self.state.seq
 
+    @property
+    def position(self) -> int | None:
+        """The global position of the last event appended (None on a dry run): a read with
+        `at_least=position` sees this write, a follower hands it out after the ones before."""
+        if self.dry_run or not self.records:
+            return None
+        return self._positions.get(self.records[-1].seq)
+
     def document(self) -> dict[str, Any]:
-        """The write's `--json` document: the events appended (as exported), the rolls they
-        made, the tracks they changed and the findings they raised."""
+        """The write's `--json` document: the events appended (as exported), their position,
+        the rolls they made, the tracks they changed and the findings they raised."""
         seqs = {r.seq for r in self.records}
         # A burn changes an earlier roll's outcome: that roll, as it is now, is listed too.
         ruleset = systems.ruleset(self.system)
@@ -398,6 +410,7 @@ class Written:
         document: dict[str, Any] = {
             "encounter": self.state.encounter,
             "seq": self.seq,
+            "position": self.position,
             "records": [r.exchange() for r in self.records],
             "rolls": rolls,
             "changes": [c.document() for c in self.changes],

@@ -239,11 +239,15 @@ class Hosted:
             for statement in grant:
                 conn.execute(rename.sub(lambda m: self.names[m[1]], statement))
 
-    def execute(self, url: str, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-        """Run one statement as the user of `url` (`?` placeholders), committed."""
+    def execute(
+        self, url: str, sql: str, params: tuple[Any, ...] = (), *, tenant: str = "default"
+    ) -> list[tuple[Any, ...]]:
+        """Run one statement as the user of `url` (`?` placeholders), committed, in a session
+        that names `tenant` (row-level security shows it that tenant's rows only)."""
         import psycopg
 
         with psycopg.connect(url, autocommit=True) as conn:
+            conn.execute("SELECT set_config('app.tenant', %s, false)", (tenant,))
             cursor = conn.execute(sql.replace("?", "%s"), params)
             return cursor.fetchall() if cursor.description else []
 

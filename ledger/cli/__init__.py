@@ -51,6 +51,7 @@ COMMANDS: Final = {
     "export": "report",
     "verify": "verify",
     "repair": "verify",
+    "migrate": "verify",
     "report": "report",
     "stats": "summary",
     "recap": "summary",

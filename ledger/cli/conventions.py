@@ -23,7 +23,7 @@ from ledger.store import is_postgres
 
 #: Options of the app itself that may also be given after the subcommand, and whether each
 #: takes a value.
-GLOBAL_OPTIONS: Final = {"--db": True, "--plain": False, "--as": True}
+GLOBAL_OPTIONS: Final = {"--db": True, "--tenant": True, "--plain": False, "--as": True}
 
 #: Metavars by option name, where the parameter's Python type does not say enough.
 METAVARS: Final = {
@@ -324,6 +324,7 @@ EXAMPLES: Final[dict[str, tuple[str, ...]]] = {
         "encounter verify ford.jsonl --json",
     ),
     "repair": ('encounter repair ford --accept-loss --reason "restored from last week\'s backup"',),
+    "migrate": ("encounter migrate --db postgresql://encounter_owner@localhost/encounters",),
     "schema": ("encounter schema",),
     "dice": ("encounter dice commit ford", "encounter dice reveal ford"),
     "dice commit": ("encounter dice commit ford", "encounter roll ford s1 --pool 3 --roll"),

@@ -13,7 +13,7 @@ from typing import Annotated
 import typer
 
 from ledger.cli.errors import fail, guard
-from ledger.cli.options import Encounter, opened
+from ledger.cli.options import Encounter, opened, tenant_of
 from ledger.errors import BadInput, UnknownName
 from ledger.live import serve as web
 from ledger.store import is_postgres
@@ -43,7 +43,7 @@ def watch(
     _exists(ctx, name)
     from ledger.cli import watch as view  # rich: only this command draws live
 
-    guard(lambda: view.run(ctx.obj, name, last, poll))
+    guard(lambda: view.run(ctx.obj, name, last, poll, tenant_of(ctx)))
 
 
 @commands.command()
@@ -64,7 +64,7 @@ def serve(
     """Serve a read-only live page of an encounter for the players: tracks, charts and the
     events in words, updated within a second of any append; GM-only values never sent."""
     _exists(ctx, name)
-    guard(lambda: web.run(ctx.obj, name, host=host, port=port, poll=poll))
+    guard(lambda: web.run(ctx.obj, name, host=host, port=port, poll=poll, tenant=tenant_of(ctx)))
 
 
 def _exists(ctx: typer.Context, name: str) -> None:

@@ -18,7 +18,7 @@ from ledger import __version__, api, jsonl, systems
 from ledger.cli import conventions, render
 from ledger.cli.errors import fail
 from ledger.errors import BadInput, LedgerError, UnknownName
-from ledger.store import DEFAULT_DB
+from ledger.store import DEFAULT_DB, DEFAULT_TENANT
 from projections import gametime
 
 
@@ -129,6 +129,17 @@ def main_options(
         bool,
         typer.Option("--version", callback=_show_version, is_eager=True, help="Print the version."),
     ] = False,
+    tenant: Annotated[
+        str,
+        typer.Option(
+            "--tenant",
+            envvar="ENCOUNTER_TENANT",
+            metavar="TENANT",
+            help="Whose encounters: a hosted ledger keeps each tenant's (a Discord guild, a VTT "
+            "world) apart.",
+            show_default=True,
+        ),
+    ] = DEFAULT_TENANT,
     user: Annotated[
         str | None,
         typer.Option(
@@ -142,15 +153,24 @@ def main_options(
 ) -> None:
     """Record, audit, undo and replay tabletop encounters in an append-only ledger.
 
-    --db, --plain and --as may also follow the command: encounter tracks ford --db other.db
+    --db, --tenant, --plain and --as may also follow the command: encounter tracks ford --db
+    other.db
     """
     ctx.obj = db
     ctx.meta[USER] = user
+    ctx.meta[TENANT] = tenant
     render.configure(plain=plain)
 
 
 #: Where the callback keeps the acting user (`--as`) for the command (click's shared `meta`).
 USER = "encounter.user"
+#: ... and the tenant (`--tenant`).
+TENANT = "encounter.tenant"
+
+
+def tenant_of(ctx: typer.Context) -> str:
+    """The tenant the command line names (`--tenant`, `ENCOUNTER_TENANT`, else `default`)."""
+    return str(ctx.meta.get(TENANT) or DEFAULT_TENANT)
 
 
 @contextmanager
@@ -158,7 +178,9 @@ def opened(ctx: typer.Context, create: bool = True) -> Iterator[api.Ledger]:
     """The ledger file named by --db / ENCOUNTER_DB; errors become one line and an exit code."""
     user = ctx.meta.get(USER) if create else None
     try:
-        with api.Ledger(ctx.obj, create=create, readonly=not create, user=user) as ledger:
+        with api.Ledger(
+            ctx.obj, create=create, readonly=not create, user=user, tenant=tenant_of(ctx)
+        ) as ledger:
             yield ledger
     except LedgerError as exc:
         fail(exc)
@@ -178,7 +200,7 @@ def source(ctx: typer.Context, name: str) -> Iterator[tuple[api.Ledger, str]]:
             with ledger:
                 yield ledger, encounter
         else:
-            with api.Ledger(ctx.obj, create=False, readonly=True) as ledger:
+            with api.Ledger(ctx.obj, create=False, readonly=True, tenant=tenant_of(ctx)) as ledger:
                 yield ledger, name
     except LedgerError as exc:
         fail(exc)

@@ -20,7 +20,7 @@ import ledger
 from ledger import api, reference
 from ledger.cli import render
 from ledger.cli.errors import fail, guard
-from ledger.cli.options import Json, SystemChoice, emit_json
+from ledger.cli.options import Json, SystemChoice, emit_json, tenant_of
 from ledger.errors import BadInput
 from ledger.store import views as sql_views
 
@@ -208,7 +208,7 @@ def views(
     """Create the SQL views (events_view, encounters) and rebuild the track_changes table,
     for sqlite-utils and Datasette users; a cache, never needed by the ledger itself."""
     # Writable, but never created: views of a file that does not exist would be empty.
-    with guard(lambda: api.Ledger(ctx.obj, create=False)) as ledger:
+    with guard(lambda: api.Ledger(ctx.obj, create=False, tenant=tenant_of(ctx))) as ledger:
         if drop:
             guard(ledger.drop_views)
             typer.echo(f"Dropped track_changes and the views from {ctx.obj}.")

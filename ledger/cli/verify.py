@@ -1,5 +1,6 @@
 """`encounter verify`: the hash chains of a ledger file or of an exported file recomputed, and
-checked against a published digest; `encounter repair`, which accepts a loss verify found.
+checked against a published digest; `encounter repair`, which accepts a loss verify found;
+`encounter migrate`, which brings a ledger of an earlier format up to this one.
 
 `ledger.cli` adds it (`commands`) to the app after the read commands (`ledger.reads`).
 """
@@ -203,6 +204,20 @@ def repair(
     record = result.records[-1]
     typer.echo(f"Recorded seq {record.seq}: {record.type}")
     typer.echo(render.visible(f"  {result.words[-1]}"))
+
+
+@commands.command()
+def migrate(ctx: typer.Context, json_: Json = False) -> None:
+    """Bring a ledger of an earlier format up to this one in place (any write does it too):
+    every event becomes the default tenant's and gets a position; head digests stay."""
+    result = guard(lambda: api.migrate(ctx.obj))
+    if json_:
+        emit_json(result.document())
+        raise typer.Exit(0)
+    if result.migrated:
+        typer.echo(f"Migrated {result.location}: tenants and positions; head digests unchanged.")
+    else:
+        typer.echo(f"{result.location} is already of the current format.")
 
 
 def _verified(ledger: api.Ledger, head: Head, step: Callable[[int], None]) -> list[ChainReport]:

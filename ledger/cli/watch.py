@@ -28,6 +28,7 @@ from rich.text import Text
 from ledger import api, systems
 from ledger.api import Followed
 from ledger.cli import render, terminal
+from ledger.store import DEFAULT_TENANT
 from projections import core
 
 #: How long the drawing loop waits for a key before it looks for new events (seconds).
@@ -69,15 +70,17 @@ def recent(book: api.Ledger, encounter: str, state: core.State, last: int) -> li
     return told
 
 
-def run(location: str, encounter: str, last: int, poll: float) -> None:
+def run(
+    location: str, encounter: str, last: int, poll: float, tenant: str = DEFAULT_TENANT
+) -> None:
     """Draw the view until q (or Ctrl-C), redrawing when an event is appended or the
     terminal is resized."""
     woken: queue.Queue[Followed | None] = queue.Queue()
     stop = threading.Event()
-    with api.Ledger(location, create=False, readonly=True) as book:
+    with api.Ledger(location, create=False, readonly=True, tenant=tenant) as book:
         head = book.store.require(encounter).seq
         follower = threading.Thread(
-            target=_follow, args=(location, encounter, head, poll, stop, woken), daemon=True
+            target=_follow, args=(location, encounter, head, poll, stop, woken, tenant), daemon=True
         )
         follower.start()
         signal.signal(signal.SIGWINCH, lambda *_: woken.put(None))
@@ -117,9 +120,10 @@ def _follow(
     poll: float,
     stop: threading.Event,
     woken: queue.Queue[Followed | None],
+    tenant: str,
 ) -> None:
     """Hand each appended event to the drawing loop (on a connection of this thread's own)."""
-    with api.Ledger(location, create=False, readonly=True) as book:
+    with api.Ledger(location, create=False, readonly=True, tenant=tenant) as book:
         for followed in book.follow(encounter, after=head, poll=poll, stop=stop.is_set):
             woken.put(followed)
 

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from ledger.api import Ledger
 from ledger.errors import BadInput
 from ledger.live import page as pages
+from ledger.store import DEFAULT_TENANT
 
 if TYPE_CHECKING:
     from starlette.applications import Starlette
@@ -167,19 +168,27 @@ def url(host: str, port: int, token: str | None) -> str:
     return f"http://{shown}:{port}/" + (f"?token={token}" if token else "")
 
 
-def run(location: str, encounter: str, *, host: str, port: int, poll: float) -> None:
+def run(
+    location: str,
+    encounter: str,
+    *,
+    host: str,
+    port: int,
+    poll: float,
+    tenant: str = DEFAULT_TENANT,
+) -> None:
     """Serve the page until Ctrl-C."""
     try:
         import uvicorn
     except ImportError as exc:
         raise missing_extra() from exc
     token = token_for(host)
-    with Ledger(location, create=False, readonly=True) as book:
+    with Ledger(location, create=False, readonly=True, tenant=tenant) as book:
         feed = Feed(lambda: pages.build(book, encounter))
         feed.refresh()
         head = book.store.require(encounter).seq
         follower = threading.Thread(
-            target=_follow, args=(location, encounter, head, poll, feed), daemon=True
+            target=_follow, args=(location, encounter, head, poll, feed, tenant), daemon=True
         )
         web = app(feed, token, host)
         config = uvicorn.Config(
@@ -204,9 +213,9 @@ def run(location: str, encounter: str, *, host: str, port: int, poll: float) -> 
             follower.join(timeout=2)
 
 
-def _follow(location: str, encounter: str, head: int, poll: float, feed: Feed) -> None:
+def _follow(location: str, encounter: str, head: int, poll: float, feed: Feed, tenant: str) -> None:
     """Rebuild the page after each append (once for a burst: not while more are stored)."""
-    with Ledger(location, create=False, readonly=True) as book:
+    with Ledger(location, create=False, readonly=True, tenant=tenant) as book:
         for followed in book.follow(encounter, after=head, poll=poll, stop=feed.closed.is_set):
             latest = book.store.head(encounter)
             if latest is not None and latest.seq > followed.seq:

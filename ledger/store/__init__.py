@@ -9,6 +9,7 @@ imported only for such a URL). Both are the one store of `sql`, over their diale
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
@@ -16,6 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NamedTuple, Protocol
 
+from ledger.errors import BadInput
 from ledger.store.chain import ChainReport
 
 #: The URL schemes that name a PostgreSQL database (libpq accepts both).
@@ -24,6 +26,21 @@ POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 DEFAULT_DB = "encounters.db"
 #: A ledger of its own in a temporary file SQLite deletes when it closes (a `.jsonl` read).
 SCRATCH = ":scratch:"
+#: The tenant of a ledger that names none (every file and database written before tenants).
+DEFAULT_TENANT = "default"
+#: What a tenant's name may be: a letter or digit, then letters, digits and `_ . : @ -`
+#: (a Discord guild's id, `guild:1234`, a VTT world's slug), at most 100 characters.
+_TENANT = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:@-]{0,99}")
+
+
+def check_tenant(tenant: object) -> str:
+    """The tenant's name, or bad input saying what a tenant's name may be."""
+    if not isinstance(tenant, str) or not _TENANT.fullmatch(tenant):
+        raise BadInput(
+            f"a tenant is named by a letter or digit, then letters, digits and _ . : @ - "
+            f"(at most 100 characters), not {tenant!r}"
+        )
+    return tenant
 
 
 class Row(NamedTuple):

@@ -9,6 +9,7 @@ a connection for one statement (or, inside `reading`, one REPEATABLE READ transa
 
 from __future__ import annotations
 
+import copy
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
@@ -21,7 +22,15 @@ import psycopg.errors
 from psycopg_pool import ConnectionPool, PoolTimeout
 
 from ledger.errors import BadInput, Conflict, LedgerError, StoreError
-from ledger.store import Row, now_utc, postgres_guard, postgres_schema, statements, views
+from ledger.store import (
+    DEFAULT_TENANT,
+    Row,
+    now_utc,
+    postgres_guard,
+    postgres_schema,
+    statements,
+    views,
+)
 from ledger.store.sql import SqlStore
 
 #: The library's default pool: at most this many connections per `Ledger` (one per thread that
@@ -32,6 +41,17 @@ LOCK_TIMEOUT_S: Final = 60
 CONNECT_TIMEOUT_S: Final = 10
 #: The unique constraint of the events' ids (PostgreSQL's name for `id ... UNIQUE`).
 _ID_KEY: Final = "events_id_key"
+#: The channel an append notifies (its payload: the tenant) when the ledger is told to.
+CHANNEL: Final = "encounter_ledger"
+#: The transactions running now that have an id (each holds the lock of its own id until it
+#: has ended; `pg_locks` is every role's to read).
+_RUNNING: Final = (
+    "SELECT transactionid::text FROM pg_locks WHERE locktype = 'transactionid' "
+    "AND mode = 'ExclusiveLock' AND granted"
+)
+#: The tenant of one transaction, for row-level security (`SET LOCAL`, as a function).
+_SCOPE_SQL: Final = "set_config('app.tenant', %s, true)"
+_SCOPE: Final = f"SELECT {_SCOPE_SQL}"
 
 
 def redacted(url: str) -> str:
@@ -65,18 +85,32 @@ class PostgresDatabase:
     """One ledger in a PostgreSQL database, named by a `postgresql://` URL; a connection pool."""
 
     def __init__(
-        self, url: str, *, create: bool = True, readonly: bool = False, pool_size: int = POOL_SIZE
+        self,
+        url: str,
+        *,
+        create: bool = True,
+        readonly: bool = False,
+        pool_size: int = POOL_SIZE,
+        tenant: str = DEFAULT_TENANT,
+        notify: bool = False,
     ) -> None:
         if not isinstance(pool_size, int) or isinstance(pool_size, bool) or pool_size < 1:
             raise BadInput(f"pool_size must be a whole number of at least 1, not {pool_size!r}")
         self.url = url
         self.readonly = readonly
         self.name = redacted(url)
+        #: The tenant every transaction names (`SET LOCAL app.tenant`) and every statement reads.
+        self.tenant = tenant
+        #: Whether an append wakes followers (`NOTIFY`), a hint on top of their polling.
+        self.notify = notify
         try:
             with psycopg.connect(url, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S) as conn:
                 postgres_schema.ensure(
                     conn, create=create and not readonly, readonly=readonly, name=self.name
                 )
+                #: A database of the schema before tenants that this role may not (or, reading,
+                #: does not) migrate: read as it is (`statements.unscoped`), never written.
+                self.unscoped = not postgres_schema.has_tenants(conn)
         except psycopg.errors.InsufficientPrivilege as exc:
             raise StoreError(
                 f"cannot create the ledger's tables in {self.name} ({one_line(exc)}): "
@@ -95,20 +129,33 @@ class PostgresDatabase:
         )
         #: The connection of the `reading` block of each thread, if any.
         self._reading = threading.local()
+        #: The connections that LISTEN for followers (closed with the pool).
+        self._listening: list[psycopg.Connection[Any]] = []
         #: Whether the database has the snapshots table (an older one opened by a role that
         #: may not create it has not: its reads and writes fold from the events).
-        self.snapshots = bool(self.fetch("SELECT to_regclass('snapshots') IS NOT NULL")[0][0])
+        self.snapshots = bool(
+            self.fetch("SELECT to_regclass('snapshots') IS NOT NULL")[0][0] and not self.unscoped
+        )
+
+    def scoped(self, tenant: str) -> PostgresDatabase:
+        """This database (its pool shared) for another tenant."""
+        other = copy.copy(self)
+        other.tenant = tenant
+        other._reading = threading.local()
+        return other
 
     def fetch(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
-        """The rows of one query: in the thread's `reading` transaction, else on a pooled
-        connection of its own."""
+        """The rows of one query: in the thread's `reading` transaction, else in a transaction
+        of its own on a pooled connection, naming the tenant."""
         values = tuple(text(p) for p in params)
+        statement = spelled(statements.unscoped(sql) if self.unscoped else sql)
         held: psycopg.Connection[Any] | None = getattr(self._reading, "conn", None)
         try:
             if held is not None:
-                return held.execute(spelled(sql), values).fetchall()
-            with self.pool.connection() as conn:
-                return conn.execute(spelled(sql), values).fetchall()
+                return held.execute(statement, values).fetchall()
+            with self.pool.connection() as conn, conn.pipeline(), conn.transaction():
+                conn.execute(_SCOPE, (self.tenant,))
+                return conn.execute(statement, values).fetchall()
         except PoolTimeout as exc:
             raise StoreError(
                 f"no connection to the ledger at {self.name} within {LOCK_TIMEOUT_S} s "
@@ -126,6 +173,7 @@ class PostgresDatabase:
             return
         with self.pool.connection() as conn:
             conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            conn.execute(_SCOPE, (self.tenant,))
             self._reading.conn = conn
             try:
                 yield
@@ -135,9 +183,64 @@ class PostgresDatabase:
                     conn.execute("COMMIT")
 
     def names(self) -> list[str]:
-        """Every encounter name, in the rows or in the heads cache, in code-point order."""
-        rows = self.fetch("SELECT encounter FROM heads UNION SELECT DISTINCT encounter FROM events")
+        """Every encounter name of the tenant, in the rows or the heads cache, in code-point
+        order."""
+        rows = self.fetch(statements.NAMES, (self.tenant, self.tenant))
         return sorted(str(name) for (name,) in rows)
+
+    def fence(self) -> tuple[int, tuple[str, ...]]:
+        """(the last position given, the transactions running then): once none of them runs
+        (`passed`), every row at or below the position is committed or never will be. The
+        sequence is read first, the running transactions after, in two statements: the guard's
+        row check gives a position only once its transaction has an id, and a transaction
+        holds the lock of its own id from then until it has ended (`pg_locks`, which every
+        role may read); no lock is taken here."""
+        try:
+            with self.pool.connection() as conn:
+                last = conn.execute("SELECT last_value, is_called FROM events_position").fetchone()
+                running = conn.execute(_RUNNING).fetchall()
+        except psycopg.Error as exc:
+            raise StoreError(f"cannot read the ledger at {self.name}: {one_line(exc)}") from exc
+        assert last is not None
+        return (int(last[0]) if last[1] else 0), tuple(str(x) for (x,) in running)
+
+    def passed(self, token: tuple[str, ...]) -> bool:
+        """Whether every transaction of the fence has ended."""
+        if not token:
+            return True
+        try:
+            with self.pool.connection() as conn:
+                found = conn.execute(
+                    f"{_RUNNING} AND transactionid::text = ANY(%s) LIMIT 1", (list(token),)
+                ).fetchone()
+        except psycopg.Error as exc:
+            raise StoreError(f"cannot read the ledger at {self.name}: {one_line(exc)}") from exc
+        return found is None
+
+    def waiter(self, sleep: Callable[[float], None]) -> Callable[[float], None]:
+        """With `notify`: a wait on a connection of its own that LISTENs, ended by the next
+        append of this tenant (a hint: the follower reads up to the high-water mark either
+        way); else `sleep`."""
+        if not self.notify:
+            return sleep
+        try:
+            conn = psycopg.connect(self.url, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S)
+            conn.execute(f"LISTEN {CHANNEL}")
+        except psycopg.Error as exc:
+            raise StoreError(
+                f"cannot listen to the ledger at {self.name}: {one_line(exc)}"
+            ) from exc
+        self._listening.append(conn)
+
+        def wait(seconds: float) -> None:
+            try:
+                for note in conn.notifies(timeout=seconds):
+                    if note.payload == self.tenant:
+                        return
+            except psycopg.Error:
+                sleep(seconds)  # the hint is lost; polling goes on
+
+        return wait
 
     @contextmanager
     def writing(self, encounter: str, bulk: bool) -> Iterator[_Writing]:
@@ -147,16 +250,25 @@ class PostgresDatabase:
         text(encounter)
         if self.readonly:
             raise StoreError(f"the ledger {self.name} is read-only; nothing was appended")
+        if self.unscoped:
+            raise StoreError(
+                f"the ledger at {self.name} has the schema before tenants: open it once as its "
+                "owner (`encounter migrate`) to bring it up to date; nothing was appended"
+            )
         try:
             with self.pool.connection() as conn:
                 conn.execute("BEGIN")
                 writing = _Writing(conn)
                 try:
+                    # The tenant for row-level security, and the lock of the tenant's encounter
+                    # (a tenant's name holds no '/'), in one round trip.
                     conn.execute(
-                        "SELECT pg_advisory_xact_lock(%s, hashtext(%s))",
-                        (postgres_schema.LOCK_CLASS, encounter),
+                        f"SELECT {_SCOPE_SQL}, pg_advisory_xact_lock(%s, hashtext(%s))",
+                        (self.tenant, postgres_schema.LOCK_CLASS, f"{self.tenant}/{encounter}"),
                     )
                     yield writing
+                    if self.notify and not writing.discarded:
+                        conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, self.tenant))
                     ended = conn.execute("ROLLBACK" if writing.discarded else "COMMIT")
                     if not writing.discarded and ended.statusmessage != "COMMIT":
                         raise StoreError(
@@ -199,8 +311,18 @@ class PostgresDatabase:
                 # A view whose columns changed cannot be replaced in place.
                 conn.execute(f"DROP VIEW IF EXISTS {name}")
                 conn.execute(f"CREATE VIEW {name} AS {sql}")
+            conn.execute(_SCOPE, (self.tenant,))
+            kept = conn.execute(
+                "SELECT count(*) FROM pg_attribute WHERE attrelid = to_regclass('track_changes') "
+                "AND attname = 'tenant'"
+            ).fetchone()
+            if kept == (0,):  # a read model made before tenants: made anew
+                conn.execute(f"DROP TABLE IF EXISTS {views.TRACK_CHANGES}")
             for statement in views.POSTGRES_TRACK_CHANGES:
                 conn.execute(statement)
+            for statement in postgres_schema.security(views.TRACK_CHANGES):
+                conn.execute(statement)
+            conn.execute(spelled(views.CLEAR_CHANGES), (self.tenant,))
             columns = ", ".join(views.COLUMNS)
             with conn.cursor().copy(f"COPY track_changes ({columns}) FROM STDIN") as copy:
                 for rows in encounters:
@@ -211,7 +333,8 @@ class PostgresDatabase:
         return counts
 
     def drop_views(self) -> None:
-        """Delete the read model and the views (the events lose nothing)."""
+        """Delete the read model (every tenant's: the owner's act) and the views (the events
+        lose nothing)."""
         with self._owner_transaction() as conn:
             for name in views.POSTGRES_VIEWS:
                 conn.execute(f"DROP VIEW IF EXISTS {name}")
@@ -238,7 +361,10 @@ class PostgresDatabase:
             raise StoreError(f"cannot make the SQL views in {self.name}: {one_line(exc)}") from exc
 
     def close(self) -> None:
-        """Close the pool's connections."""
+        """Close the pool's connections (and the followers' listening ones)."""
+        for conn in self._listening:
+            with suppress(psycopg.Error):
+                conn.close()
         self.pool.close()
 
 
@@ -255,10 +381,10 @@ class _Writing:
     def execute(self, sql: str, params: Sequence[Any] = ()) -> None:
         self.conn.execute(spelled(sql), tuple(text(p) for p in params))
 
-    def insert(self, rows: Sequence[Row]) -> None:
+    def insert(self, tenant: str, rows: Sequence[Row]) -> None:
         with self.conn.cursor() as cursor:
             cursor.executemany(
-                spelled(statements.INSERT), [tuple(text(v) for v in row) for row in rows]
+                spelled(statements.INSERT), [(tenant, *(text(v) for v in row)) for row in rows]
             )
 
     def discard(self) -> None:
@@ -271,10 +397,14 @@ def open_postgres(
     create: bool = True,
     readonly: bool = False,
     pool_size: int | None = None,
+    tenant: str = DEFAULT_TENANT,
+    notify: bool = False,
 ) -> SqlStore:
-    """The store of a PostgreSQL database."""
+    """The store of a PostgreSQL database, for one tenant."""
     size = POOL_SIZE if pool_size is None else pool_size
-    database = PostgresDatabase(url, create=create, readonly=readonly, pool_size=size)
+    database = PostgresDatabase(
+        url, create=create, readonly=readonly, pool_size=size, tenant=tenant, notify=notify
+    )
     return SqlStore(database, clock)
 
 

@@ -3,13 +3,12 @@
 Four triggers on `events`, each `ENABLE ALWAYS` (so `session_replication_role = replica` does
 not switch them off): three refuse UPDATE, DELETE and TRUNCATE; the fourth checks every row
 inserted, by the ledger or by any role that may INSERT (the app role of the docs' hosting
-page): it must be the next link of its encounter's chain (seq, prev_hash), its hash the
-contract hash of its contents, its body a JSON object in the exact text the ledger writes
-(keys sorted, no white space, strings escaped as Python's `json` escapes them, whole
-numbers only), its type a
-lowercase dotted name. What the database cannot check is whether the body is an event its
-system accepts: a row that is not is an unreadable event, which `verify` and `audit` report and
-an undo retracts.
+page): it must be the next link of its tenant's encounter's chain (seq, prev_hash), its hash
+the contract hash of its contents, its body a JSON object in the exact text the ledger writes
+(keys sorted, no white space, strings escaped as Python's `json` escapes them, whole numbers
+only), its type a lowercase dotted name; and it gives the row its `position`. What the
+database cannot check is whether the body is an event its system accepts: a row that is not is
+an unreadable event, which `verify` and `audit` report and an undo retracts.
 
 `verify` compares every part of the guard with these texts, as SQLite's triggers are compared
 word for word: the triggers' kind, state and function, the functions' source; and reports any
@@ -94,7 +93,7 @@ FUNCTIONS: Final[dict[str, tuple[str, str, str]]] = {
         document text;
     BEGIN
         SELECT seq, hash INTO last_seq, last_hash FROM events
-            WHERE encounter = NEW.encounter ORDER BY seq DESC LIMIT 1;
+            WHERE tenant = NEW.tenant AND encounter = NEW.encounter ORDER BY seq DESC LIMIT 1;
         IF NEW.seq IS DISTINCT FROM coalesce(last_seq, 0) + 1 THEN
             RAISE EXCEPTION 'events: seq % of encounter % is not its next seq (%)',
                 NEW.seq, NEW.encounter, coalesce(last_seq, 0) + 1
@@ -122,6 +121,11 @@ FUNCTIONS: Final[dict[str, tuple[str, str, str]]] = {
             RAISE EXCEPTION 'events: the hash of seq % is not the hash of its contents', NEW.seq
                 USING ERRCODE = 'check_violation';
         END IF;
+        -- The position, given once the transaction has its id (and holds its lock): a
+        -- follower waits for the transactions running when it read the sequence, then no
+        -- gap below can fill.
+        PERFORM pg_current_xact_id();
+        NEW.position := nextval('events_position');
         RETURN NEW;
     END """,
         "",

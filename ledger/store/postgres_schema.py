@@ -24,46 +24,81 @@ _SCHEMA_LOCK: Final = 0
 _OLD_CACHE: Final = ("cache_snapshots", "cache_views", "cache_rolls")
 
 #: Rewinds (and the dice events a rewind keeps) are read before every fold, as undos are.
-KEPT_INDEX: Final = """CREATE INDEX IF NOT EXISTS events_kept ON events (encounter, seq)
+KEPT_INDEX: Final = """CREATE INDEX IF NOT EXISTS events_kept ON events (tenant, encounter, seq)
     WHERE type IN ('dice.committed', 'dice.revealed', 'encounter.rewound')"""
+#: Every row of a tenant-keyed table belongs to the tenant its session names (`SET LOCAL
+#: app.tenant`, which every transaction of the ledger does); none of another's is seen, written
+#: or locked, by the ledger or by SQL of another hand (`tests/store/test_tenants_pg.py`).
+POLICY: Final = "tenant = current_setting('app.tenant', true)"
+#: The tables keyed by tenant, under row-level security.
+TENANT_TABLES: Final = ("events", "heads", "snapshots")
 
 SCHEMA: Final = (
+    # Each row's position: given by the guard's row check (`postgres_guard`), after the
+    # transaction has its id, which is what lets a follower know when a gap can no longer fill.
+    "CREATE SEQUENCE IF NOT EXISTS events_position AS bigint",
     """CREATE TABLE IF NOT EXISTS events (
+        tenant TEXT NOT NULL DEFAULT 'default',
         encounter TEXT NOT NULL,
         seq BIGINT NOT NULL,
-        id TEXT NOT NULL UNIQUE,
+        id TEXT NOT NULL,
         type TEXT NOT NULL,
         recorded_at TEXT NOT NULL,
         body TEXT NOT NULL,
         prev_hash TEXT NOT NULL,
         hash TEXT NOT NULL,
-        PRIMARY KEY (encounter, seq)
+        position BIGINT NOT NULL DEFAULT 0,
+        PRIMARY KEY (tenant, encounter, seq),
+        CONSTRAINT events_id_key UNIQUE (tenant, id)
     )""",
-    """CREATE INDEX IF NOT EXISTS events_retractions ON events (encounter, seq)
+    """CREATE INDEX IF NOT EXISTS events_retractions ON events (tenant, encounter, seq)
     WHERE type = 'event.retracted'""",
-    """CREATE INDEX IF NOT EXISTS events_corrections ON events (encounter, seq)
+    """CREATE INDEX IF NOT EXISTS events_corrections ON events (tenant, encounter, seq)
     WHERE type = 'event.corrected'""",
     KEPT_INDEX,
+    "CREATE INDEX IF NOT EXISTS events_positions ON events (tenant, position)",
     """CREATE TABLE IF NOT EXISTS heads (
-        encounter TEXT PRIMARY KEY,
+        tenant TEXT NOT NULL DEFAULT 'default',
+        encounter TEXT NOT NULL,
         system TEXT NOT NULL,
         title TEXT,
         seq BIGINT NOT NULL,
         hash TEXT NOT NULL,
         opened_at TEXT NOT NULL,
         updated_at TEXT NOT NULL,
-        verified BIGINT NOT NULL DEFAULT 0
+        verified BIGINT NOT NULL DEFAULT 0,
+        PRIMARY KEY (tenant, encounter)
     )""",
     """CREATE TABLE IF NOT EXISTS snapshots (
+        tenant TEXT NOT NULL DEFAULT 'default',
         encounter TEXT NOT NULL,
         seq BIGINT NOT NULL,
         hash TEXT NOT NULL,
         standing TEXT NOT NULL,
         state TEXT NOT NULL,
         seal TEXT NOT NULL,
-        PRIMARY KEY (encounter, seq)
+        PRIMARY KEY (tenant, encounter, seq)
     )""",
 )
+
+
+def security(table: str) -> list[str]:
+    """The statements that hold `table` to the session's tenant (the owner included)."""
+    return [
+        f"ALTER TABLE {table} ENABLE ROW LEVEL SECURITY",
+        f"ALTER TABLE {table} FORCE ROW LEVEL SECURITY",
+        f"DROP POLICY IF EXISTS ledger_tenant ON {table}",
+        f"CREATE POLICY ledger_tenant ON {table} USING ({POLICY}) WITH CHECK ({POLICY})",
+    ]
+
+
+def has_tenants(conn: psycopg.Connection[Any]) -> bool:
+    """Whether the database's events are keyed by tenant (none before this version were)."""
+    found = conn.execute(
+        "SELECT count(*) FROM pg_attribute WHERE attrelid = to_regclass('events') "
+        "AND attname IN ('tenant', 'position') AND NOT attisdropped"
+    ).fetchone()
+    return found is not None and found[0] == 2
 
 
 def ensure(conn: psycopg.Connection[Any], *, create: bool, readonly: bool, name: str) -> None:
@@ -79,11 +114,19 @@ def ensure(conn: psycopg.Connection[Any], *, create: bool, readonly: bool, name:
     if events and heads:
         if readonly:
             return
-        if postgres_guard.altered(conn) or not snapshots or old_cache or not kept:
+        if (
+            postgres_guard.altered(conn)
+            or not snapshots
+            or old_cache
+            or not kept
+            or not has_tenants(conn)
+        ):
             # As a write recreates SQLite's: only a role that may (the owner) does. (Rows may
             # have changed meanwhile: every write checks its encounter's whole chain.)
             with suppress(psycopg.errors.InsufficientPrivilege), conn.transaction():
                 _lock_schema(conn)
+                if not has_tenants(conn):
+                    migrate(conn)
                 if postgres_guard.altered(conn):
                     for statement in postgres_guard.statements():
                         conn.execute(statement)
@@ -91,6 +134,9 @@ def ensure(conn: psycopg.Connection[Any], *, create: bool, readonly: bool, name:
                     conn.execute(f"DROP TABLE IF EXISTS {old}")
                 conn.execute(KEPT_INDEX)
                 conn.execute(SCHEMA[-1])
+                for table in TENANT_TABLES:
+                    for statement in security(table):
+                        conn.execute(statement)
         return
     if not create and not events:
         raise UnknownName(f"no ledger at {name} (start one with `encounter new`)", code="no-ledger")
@@ -98,12 +144,18 @@ def ensure(conn: psycopg.Connection[Any], *, create: bool, readonly: bool, name:
         # Two processes opening a fresh database must not both create the tables.
         _lock_schema(conn)
         rebuild = conn.execute("SELECT to_regclass('heads') IS NULL").fetchone() == (True,)
+        stored = conn.execute("SELECT to_regclass('events') IS NOT NULL").fetchone() == (True,)
+        if stored and not has_tenants(conn):
+            migrate(conn)
         for statement in SCHEMA:
             conn.execute(statement)
         for statement in postgres_guard.statements():
             conn.execute(statement)
         if rebuild:
             _rebuild_heads(conn)
+        for table in TENANT_TABLES:
+            for statement in security(table):
+                conn.execute(statement)
 
 
 def _lock_schema(conn: psycopg.Connection[Any]) -> None:
@@ -111,17 +163,63 @@ def _lock_schema(conn: psycopg.Connection[Any]) -> None:
 
 
 def _rebuild_heads(conn: psycopg.Connection[Any]) -> None:
+    # Before row-level security holds the tables (a database of 0.1, migrated in this
+    # transaction): every row is seen, whatever its tenant.
     rows = conn.execute(
-        "SELECT e.encounter, e.body, e.recorded_at, h.seq, h.hash, h.recorded_at FROM events e "
-        "JOIN (SELECT encounter, MAX(seq) AS top FROM events GROUP BY encounter) t "
-        "ON e.encounter = t.encounter AND e.seq = 1 "
-        "JOIN events h ON h.encounter = t.encounter AND h.seq = t.top"
+        "SELECT e.tenant, e.encounter, e.body, e.recorded_at, h.seq, h.hash, h.recorded_at "
+        "FROM events e JOIN (SELECT tenant, encounter, MAX(seq) AS top FROM events "
+        "GROUP BY tenant, encounter) t "
+        "ON e.tenant = t.tenant AND e.encounter = t.encounter AND e.seq = 1 "
+        "JOIN events h ON h.tenant = t.tenant AND h.encounter = t.encounter AND h.seq = t.top"
     ).fetchall()
     put = statements.PUT_HEAD.replace("?", "%s")
-    for encounter, body, opened_at, seq, digest, updated_at in rows:
+    for tenant, encounter, body, opened_at, seq, digest, updated_at in rows:
         opened = _fields(body)
         system, title = opened.get("system", "?"), opened.get("title")
-        conn.execute(put, (encounter, system, title, seq, digest, opened_at, updated_at, 0))
+        values = (tenant, encounter, system, title, seq, digest, opened_at, updated_at, 0)
+        conn.execute(put, values)
+
+
+#: The positions given to the rows of a database written before them (as a file's:
+#: `sqlite_schema.MIGRATION_ORDER`): by time, each encounter's rows kept in seq order (the
+#: running latest time of its rows so far).
+_MIGRATION_POSITIONS: Final = """UPDATE events e SET position = o.p
+    FROM (SELECT encounter, seq, row_number() OVER (ORDER BY t, encounter, seq) AS p
+        FROM (SELECT encounter, seq, max(recorded_at) OVER (PARTITION BY encounter ORDER BY seq
+            ROWS UNBOUNDED PRECEDING) AS t FROM events) x) o
+    WHERE e.encounter = o.encounter AND e.seq = o.seq"""
+
+
+def migrate(conn: psycopg.Connection[Any]) -> None:
+    """The schema before tenants to this one, in the open transaction (the owner's): every row
+    becomes the default tenant's and gets a position; no row's chain text changes, so every
+    head digest stays as it was published."""
+    for trigger in postgres_guard.TRIGGERS:  # the guard refuses the UPDATE; made anew after
+        conn.execute(f"DROP TRIGGER IF EXISTS {trigger} ON events")
+    conn.execute("ALTER TABLE events ADD COLUMN IF NOT EXISTS tenant TEXT NOT NULL "
+                 "DEFAULT 'default'")  # fmt: skip
+    conn.execute("ALTER TABLE events ADD COLUMN IF NOT EXISTS position BIGINT NOT NULL DEFAULT 0")
+    conn.execute("CREATE SEQUENCE IF NOT EXISTS events_position AS bigint")
+    conn.execute(_MIGRATION_POSITIONS)
+    conn.execute(
+        "SELECT setval('events_position', coalesce(max(position), 0) + 1, false) FROM events"
+    )
+    conn.execute("ALTER TABLE events DROP CONSTRAINT IF EXISTS events_pkey")
+    conn.execute("ALTER TABLE events ADD PRIMARY KEY (tenant, encounter, seq)")
+    conn.execute("ALTER TABLE events DROP CONSTRAINT IF EXISTS events_id_key")
+    conn.execute("ALTER TABLE events ADD CONSTRAINT events_id_key UNIQUE (tenant, id)")
+    conn.execute("DROP INDEX IF EXISTS events_retractions")
+    conn.execute("DROP INDEX IF EXISTS events_corrections")
+    conn.execute("DROP INDEX IF EXISTS events_kept")
+    if conn.execute("SELECT to_regclass('heads') IS NOT NULL").fetchone() == (True,):
+        conn.execute("ALTER TABLE heads ADD COLUMN IF NOT EXISTS tenant TEXT NOT NULL "
+                     "DEFAULT 'default'")  # fmt: skip
+        conn.execute("ALTER TABLE heads DROP CONSTRAINT IF EXISTS heads_pkey")
+        conn.execute("ALTER TABLE heads ADD PRIMARY KEY (tenant, encounter)")
+    conn.execute("DROP TABLE IF EXISTS snapshots")  # a cache, keyed anew
+    conn.execute("DROP TABLE IF EXISTS track_changes")  # a read model, built anew by `views`
+    for statement in SCHEMA:
+        conn.execute(statement)
 
 
 def _fields(body: Any) -> dict[str, Any]:

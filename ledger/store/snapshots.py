@@ -32,17 +32,18 @@ KEPT: Final = 4
 KEY_SETTING: Final = "ENCOUNTER_SEAL_KEY"
 
 _SELECT: Final = (
-    "SELECT seq, hash, standing, state, seal FROM snapshots WHERE encounter = ? AND seq <= ? "
-    "ORDER BY seq DESC LIMIT ?"
+    "SELECT seq, hash, standing, state, seal FROM snapshots WHERE tenant = ? AND encounter = ? "
+    "AND seq <= ? ORDER BY seq DESC LIMIT ?"
 )
 _PUT: Final = (
-    "INSERT INTO snapshots (encounter, seq, hash, standing, state, seal) VALUES (?,?,?,?,?,?) "
-    "ON CONFLICT (encounter, seq) DO UPDATE SET hash = excluded.hash, "
+    "INSERT INTO snapshots (tenant, encounter, seq, hash, standing, state, seal) "
+    "VALUES (?,?,?,?,?,?,?) ON CONFLICT (tenant, encounter, seq) DO UPDATE SET "
+    "hash = excluded.hash, "
     "standing = excluded.standing, state = excluded.state, seal = excluded.seal"
 )
 _TRIM: Final = (
-    "DELETE FROM snapshots WHERE encounter = ? AND seq NOT IN (SELECT seq FROM snapshots "
-    "WHERE encounter = ? ORDER BY seq DESC LIMIT ?)"
+    "DELETE FROM snapshots WHERE tenant = ? AND encounter = ? AND seq NOT IN (SELECT seq "
+    "FROM snapshots WHERE tenant = ? AND encounter = ? ORDER BY seq DESC LIMIT ?)"
 )
 
 Fetch = Callable[[str, Sequence[Any]], list[tuple[Any, ...]]]
@@ -100,13 +101,13 @@ def seal(secret: bytes, encounter: str, seq: int, hash: str, standing: str, stat
 
 
 def newest(
-    fetch: Fetch, secret: bytes | None, encounter: str, upto: int, limit: int = KEPT
+    fetch: Fetch, secret: bytes | None, tenant: str, encounter: str, upto: int, limit: int = KEPT
 ) -> list[Snapshot]:
     """The encounter's snapshots at or below `upto`, newest first, whose seal matches (none
     without a key)."""
     if secret is None:
         return []
-    rows = fetch(_SELECT, (encounter, upto, limit))
+    rows = fetch(_SELECT, (tenant, encounter, upto, limit))
     found = []
     for seq, digest, standing, state, stored in rows:
         if not all(isinstance(v, str) for v in (digest, standing, state, stored)):
@@ -117,10 +118,12 @@ def newest(
     return found
 
 
-def put(execute: Execute, secret: bytes, encounter: str, snapshots: Sequence[Snapshot]) -> None:
+def put(
+    execute: Execute, secret: bytes, tenant: str, encounter: str, snapshots: Sequence[Snapshot]
+) -> None:
     """Store snapshots (replacing any at their seqs), sealed; keep the newest `KEPT`."""
     for s in snapshots:
         stamp = seal(secret, encounter, s.seq, s.hash, s.standing, s.state)
-        execute(_PUT, (encounter, s.seq, s.hash, s.standing, s.state, stamp))
+        execute(_PUT, (tenant, encounter, s.seq, s.hash, s.standing, s.state, stamp))
     if snapshots:
-        execute(_TRIM, (encounter, encounter, KEPT))
+        execute(_TRIM, (tenant, encounter, tenant, encounter, KEPT))

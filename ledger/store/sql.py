@@ -13,7 +13,7 @@ import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Any, Final, Protocol
 
 from ledger.errors import (
     BadInput,
@@ -29,6 +29,9 @@ from ledger.store.chain import ChainReport
 from ledger.store.snapshots import Snapshot
 from ledger.store.transaction import Connection, Transaction
 
+#: How often a follower asks whether its fence holds (transactions of the ledger are short).
+_SETTLE_S: Final = 0.005
+
 
 class Database(Protocol):
     """What a dialect gives the store."""
@@ -39,6 +42,13 @@ class Database(Protocol):
 
     #: Whether the database holds the snapshots table.
     snapshots: bool
+    #: The tenant whose rows this database's statements read and write.
+    tenant: str
+    #: A ledger of the format before tenants, read as it is (never written until migrated).
+    unscoped: bool
+
+    def scoped(self, tenant: str) -> Database:
+        """The same database (its connection or pool shared) for another tenant."""
 
     def fetch(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         """The rows of one query, outside any write (inside `reading`, in its transaction)."""
@@ -46,12 +56,23 @@ class Database(Protocol):
     def reading(self) -> AbstractContextManager[None]:
         """Several reads as of one moment."""
 
+    def fence(self) -> tuple[int, Any]:
+        """(a position, a token): once `passed(token)`, every row at or below the position is
+        committed or never will be, so a follower may read up to it and never passes a gap
+        that could still fill."""
+
+    def passed(self, token: Any) -> bool:
+        """Whether the fence of this token holds."""
+
+    def waiter(self, sleep: Callable[[float], None]) -> Callable[[float], None]:
+        """A wait of at most its argument's seconds, ended early by an append if it can."""
+
     def writing(self, encounter: str, bulk: bool) -> AbstractContextManager[Connection]:
         """One write transaction holding the encounter's lock, committed when the block ends
         (rolled back when it raises or was discarded)."""
 
     def names(self) -> list[str]:
-        """Every encounter name in the events or the heads cache, sorted."""
+        """Every encounter name of the tenant in the events or the heads cache, sorted."""
 
     def rebuild_views(self, encounters: Iterable[Iterable[Mapping[str, Any]]]) -> dict[str, int]:
         """(Re)create the SQL views and the `track_changes` read model from these rows."""
@@ -72,7 +93,47 @@ class SqlStore:
     def __init__(self, db: Database, clock: Callable[[], datetime]) -> None:
         self.db = db
         self.clock = clock
+        #: The tenant whose encounters this store reads and writes (`default` unless named).
+        self.tenant = db.tenant
         self._told: set[str] = set()
+
+    def scoped(self, tenant: str) -> SqlStore:
+        """The same ledger (its connection or pool shared) for another tenant."""
+        return SqlStore(self.db.scoped(tenant), self.clock)
+
+    def high_water(
+        self, wait: Callable[[float], None], patience: float, stop: Callable[[], bool] | None
+    ) -> int | None:
+        """The position up to which a follower may read: a fence (`Database.fence`) once it
+        holds, waiting for it (None when `patience` seconds pass first, or `stop()`)."""
+        position, token = self.db.fence()
+        waited = 0.0
+        while not self.db.passed(token):
+            if waited >= patience or (stop is not None and stop()):
+                return None
+            wait(_SETTLE_S)
+            waited += _SETTLE_S
+        return position
+
+    def waiter(self, sleep: Callable[[float], None]) -> Callable[[float], None]:
+        """How a follower waits for the next append: woken by the database when it can (a
+        PostgreSQL ledger opened with `notify`), else `sleep`."""
+        return self.db.waiter(sleep)
+
+    def following(self, after: int, upto: int, limit: int) -> list[tuple[int, Row]]:
+        """The tenant's rows after position `after` up to `upto`, in position order, with
+        their positions (at most `limit`)."""
+        found = self.db.fetch(statements.FOLLOWING, (self.tenant, after, upto, limit))
+        return [(int(r[0]), Row(*r[1:])) for r in found]
+
+    def holds(self, position: int) -> bool:
+        """Whether the tenant's event at `position` is stored (and visible here)."""
+        return bool(self.db.fetch(statements.HOLDS, (self.tenant, position)))
+
+    def position(self, encounter: str, seq: int) -> int | None:
+        """The position of the encounter's row at `seq`, if stored."""
+        found = self.db.fetch(statements.POSITION_OF, (self.tenant, encounter, seq))
+        return int(found[0][0]) if found else None
 
     @property
     def name(self) -> str:
@@ -114,9 +175,9 @@ class SqlStore:
         names the system), with a warning when they do not hold the head the ledger last
         acknowledged (events removed) or go on after it (the heads cache lags)."""
         with self.db.reading():
-            acknowledged, last = statements.heads_row(self.db.fetch, encounter)
-            derived = statements.derived_head(self.db.fetch, encounter, last)
-            found = statements.witness(self.db.fetch, encounter, acknowledged, last)
+            acknowledged, last = statements.heads_row(self.db.fetch, self.tenant, encounter)
+            derived = statements.derived_head(self.db.fetch, self.tenant, encounter, last)
+            found = statements.witness(self.db.fetch, self.tenant, encounter, acknowledged, last)
         if found is None:
             return derived
         kind, problem = found
@@ -154,7 +215,7 @@ class SqlStore:
         """The encounter's rows after..upto in seq order, paged, the chain checked on the way:
         a read warns once and shows what is stored (a write refuses a broken chain)."""
         top = upto if upto is not None else 2**62
-        prev = statements.hash_at(self.db.fetch, encounter, after)
+        prev = statements.hash_at(self.db.fetch, self.tenant, encounter, after)
 
         def broken(seq: int, problem: str) -> None:
             self.tell(
@@ -164,34 +225,32 @@ class SqlStore:
             )
 
         return chains.checked(
-            statements.pages(self.db.fetch, encounter, after, top), after, prev, broken
+            statements.pages(self.db.fetch, self.tenant, encounter, after, top), after, prev, broken
         )
 
     def raw_rows(self, encounter: str) -> Iterator[Row]:
         """The encounter's rows as they are, for verification and export."""
-        return statements.pages(self.db.fetch, encounter, 0, 2**62)
+        return statements.pages(self.db.fetch, self.tenant, encounter, 0, 2**62)
 
     def revisions(self, encounter: str, upto: int | None = None) -> list[Row]:
         """The encounter's retractions and corrections up to seq `upto`, in seq order."""
-        return statements.revisions(self.db.fetch, encounter, upto)
+        return statements.revisions(self.db.fetch, self.tenant, encounter, upto)
 
     def by_id(self, id: str) -> Row | None:
         """The stored row with this id, in any encounter."""
-        found = self.db.fetch(statements.BY_ID, (id,))
+        found = self.db.fetch(statements.BY_ID, (self.tenant, id))
         return Row(*found[0]) if found else None
 
     def type_at(self, encounter: str, seq: int) -> str | None:
         """The type of the event at `seq`, if stored."""
-        found = self.db.fetch(
-            "SELECT type FROM events WHERE encounter = ? AND seq = ?", (encounter, seq)
-        )
+        found = self.db.fetch(statements.TYPE_AT, (self.tenant, encounter, seq))
         return str(found[0][0]) if found else None
 
     def snapshots(self, encounter: str, upto: int, secret: bytes | None) -> list[Snapshot]:
         """The encounter's sealed snapshots at or below `upto`, newest first."""
         if not self.db.snapshots:
             return []
-        return snapshots.newest(self.db.fetch, secret, encounter, upto)
+        return snapshots.newest(self.db.fetch, secret, self.tenant, encounter, upto)
 
     # The SQL views for sqlite-utils and Datasette users.
 
@@ -210,11 +269,13 @@ class SqlStore:
         the rows do not hold the head the ledger acknowledged; say when the heads cache lags.
         The rows read are those of one moment, up to the last one read first."""
         with self.db.reading():
-            acknowledged, last = statements.heads_row(self.db.fetch, encounter)
+            acknowledged, last = statements.heads_row(self.db.fetch, self.tenant, encounter)
             top = last.seq if last is not None else 0
-            rows = statements.pages(self.db.fetch, encounter, 0, top) if top else iter(())
+            rows = (
+                statements.pages(self.db.fetch, self.tenant, encounter, 0, top) if top else iter(())
+            )
             report = chains.verify_rows(encounter, rows, None)
-            found = statements.witness(self.db.fetch, encounter, acknowledged, last)
+            found = statements.witness(self.db.fetch, self.tenant, encounter, acknowledged, last)
         self.told(encounter)
         return statements.against_heads(report, found, acknowledged)
 
@@ -238,14 +299,16 @@ class SqlStore:
         if not isinstance(encounter, str):
             raise BadInput(f"an encounter is named by text, not {encounter!r}")
         with self.db.writing(encounter, bulk) as conn:
-            acknowledged, last = statements.heads_row(conn.fetch, encounter)
-            head = statements.derived_head(conn.fetch, encounter, last)
+            acknowledged, last = statements.heads_row(conn.fetch, self.tenant, encounter)
+            head = statements.derived_head(conn.fetch, self.tenant, encounter, last)
             seq = head.seq if head else 0
-            txn = Transaction(conn, encounter, head, self.clock, snapshots=self.db.snapshots)
+            txn = Transaction(
+                conn, self.tenant, encounter, head, self.clock, snapshots=self.db.snapshots
+            )
             # Every row, every write: at the sizes users have it costs about a millisecond a
             # few hundred events, and no mark another hand could set says it need not.
             txn.check_chain()
-            found = statements.witness(conn.fetch, encounter, acknowledged, last)
+            found = statements.witness(conn.fetch, self.tenant, encounter, acknowledged, last)
             if repair and (found is None or found[0] != statements.MISSING):
                 raise BadInput(
                     f"encounter {encounter!r} holds the head the ledger acknowledged last: "

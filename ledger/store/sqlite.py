@@ -9,6 +9,7 @@ reads. Processes are serialised by SQLite. The file itself (its identity, format
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import sqlite3
@@ -20,27 +21,35 @@ from pathlib import Path
 from typing import Any, Final
 
 from ledger.errors import BadInput, Conflict, LedgerError, StoreError
-from ledger.store import Row, now_utc, sqlite_schema, statements, views
+from ledger.store import DEFAULT_TENANT, Row, now_utc, sqlite_schema, statements, views
 from ledger.store.sql import SqlStore
 
 #: The page cache of a bulk transaction (an import), in KiB: 16 MB holds the id index of some
 #: 250k events; SQLite's default is 2 MB.
 BULK_CACHE_KIB: Final = 16384
-#: Every encounter name in `events`, one index seek each (not a scan of every row).
+#: Every encounter name of a tenant in `events`, one index seek each (not a scan of every row).
 _NAMES: Final = """WITH RECURSIVE names(name) AS (
-        SELECT MIN(encounter) FROM events
+        SELECT MIN(encounter) FROM events WHERE tenant = ?
         UNION ALL
-        SELECT (SELECT MIN(encounter) FROM events WHERE encounter > name) FROM names
-        WHERE name IS NOT NULL
+        SELECT (SELECT MIN(encounter) FROM events WHERE tenant = ? AND encounter > name)
+        FROM names WHERE name IS NOT NULL
     ) SELECT name FROM names WHERE name IS NOT NULL"""
 
 
 class SqliteDatabase:
     """A ledger file (`readonly`: only read; nothing is created or changed)."""
 
-    def __init__(self, path: str | Path, *, create: bool = True, readonly: bool = False) -> None:
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        create: bool = True,
+        readonly: bool = False,
+        tenant: str = DEFAULT_TENANT,
+    ) -> None:
         self.path = Path(path)
         self.readonly = readonly
+        self.tenant = tenant
         self.conn, self._created = sqlite_schema.connect(
             self.path, readonly=readonly, create=create
         )
@@ -55,8 +64,31 @@ class SqliteDatabase:
         #: Whether the file has the snapshots table (a read-only file of an older format has
         #: not: its reads fold from the events).
         self.snapshots = "snapshots" in self._tables
+        #: A file of the format before tenants, read as it is (a read never migrates it): its
+        #: statements are `statements.unscoped`, and it holds the default tenant's rows only.
+        self.unscoped = not sqlite_schema.has_tenants(self.conn)
         self._closed = False
         self.lock = threading.RLock()
+
+    def scoped(self, tenant: str) -> SqliteDatabase:
+        """This file (its connection and lock shared) for another tenant."""
+        other = copy.copy(self)
+        other.tenant = tenant
+        return other
+
+    def fence(self) -> tuple[int, None]:
+        """(the tenant's highest position stored, nothing): a file has one writer at a time,
+        so every position below it is committed, or was rolled back and never will be."""
+        found = self.fetch(statements.TOP_POSITION, (self.tenant,))
+        return (int(found[0][0] or 0) if found else 0), None
+
+    def passed(self, token: None) -> bool:
+        """Always: a file's fence holds as soon as it is read."""
+        return True
+
+    def waiter(self, sleep: Callable[[float], None]) -> Callable[[float], None]:
+        """A file's followers poll: `sleep`."""
+        return sleep
 
     @property
     def name(self) -> str:
@@ -67,6 +99,8 @@ class SqliteDatabase:
         """The rows of one query (none where the file has no events table yet)."""
         if "events" not in self._tables:
             return []
+        if self.unscoped:
+            sql = statements.unscoped(sql)
         with self.lock:
             return self.conn.execute(sql, tuple(params)).fetchall()
 
@@ -88,10 +122,14 @@ class SqliteDatabase:
         """Every encounter name in the file, in the rows or in the heads cache, sorted."""
         found: set[str] = set()
         with self.reading():
-            if "events" in self._tables:
-                found.update(name for (name,) in self.conn.execute(_NAMES))
+            found.update(name for (name,) in self.fetch(_NAMES, (self.tenant, self.tenant)))
             if "heads" in self._tables:
-                found.update(name for (name,) in self.conn.execute("SELECT encounter FROM heads"))
+                found.update(
+                    name
+                    for (name,) in self.fetch(
+                        "SELECT encounter FROM heads WHERE tenant = ?", (self.tenant,)
+                    )
+                )
         return sorted(found)
 
     @contextmanager
@@ -111,6 +149,11 @@ class SqliteDatabase:
                         "waited; try again"
                     )
                 self._tables |= {"events", "heads"}
+                if self.unscoped:
+                    raise StoreError(
+                        f"the ledger {self.path} is of the format before tenants and was "
+                        "opened to read only; nothing was appended"
+                    )
                 yield writing
                 if writing.discarded:
                     self._rollback()
@@ -169,8 +212,12 @@ class SqliteDatabase:
             for name, sql in views.SQLITE_VIEWS.items():
                 self.conn.execute(f"DROP VIEW IF EXISTS {name}")
                 self.conn.execute(f"CREATE VIEW {name} AS {sql}")
+            kept = {row[1] for row in self.conn.execute("PRAGMA table_info(track_changes)")}
+            if kept and "tenant" not in kept:  # the read model before tenants: made anew
+                self.conn.execute(f"DROP TABLE {views.TRACK_CHANGES}")
             for statement in views.SQLITE_TRACK_CHANGES:
                 self.conn.execute(statement)
+            self.conn.execute(views.CLEAR_CHANGES, (self.tenant,))
             for rows in encounters:
                 for r in rows:
                     self.conn.execute(views.INSERT_CHANGE, views.sqlite_cells(r))
@@ -178,7 +225,7 @@ class SqliteDatabase:
         return counts
 
     def drop_views(self) -> None:
-        """Delete the read model and the views (the events lose nothing)."""
+        """Delete the read model (every tenant's) and the views (the events lose nothing)."""
         with self._owned():
             for name in views.SQLITE_VIEWS:
                 self.conn.execute(f"DROP VIEW IF EXISTS {name}")
@@ -227,9 +274,9 @@ class _Writing:
     def execute(self, sql: str, params: Sequence[Any] = ()) -> None:
         self.conn.execute(sql, tuple(params))
 
-    def insert(self, rows: Sequence[Row]) -> None:
+    def insert(self, tenant: str, rows: Sequence[Row]) -> None:
         try:
-            self.conn.executemany(statements.INSERT, rows)
+            self.conn.executemany(statements.INSERT, [(tenant, *row) for row in rows])
         except sqlite3.IntegrityError as exc:
             raise BadInput(f"an event id in this batch is already stored: {exc}") from exc
 
@@ -242,9 +289,11 @@ def open_sqlite(
     clock: Callable[[], datetime] = now_utc,
     create: bool = True,
     readonly: bool = False,
+    tenant: str = DEFAULT_TENANT,
 ) -> SqlStore:
-    """The store of a ledger file (`readonly`: only read it)."""
-    return SqlStore(SqliteDatabase(path, create=create, readonly=readonly), clock)
+    """The store of a ledger file (`readonly`: only read it), for one tenant."""
+    database = SqliteDatabase(path, create=create, readonly=readonly, tenant=tenant)
+    return SqlStore(database, clock)
 
 
 def _identity(path: Path) -> tuple[int, int] | None:

@@ -24,8 +24,9 @@ from ledger.store import SCRATCH, views
 #: "EnLg": the `application_id` of every encounter ledger file.
 APPLICATION_ID: Final = 0x456E4C67
 #: The stored format: 1 is 0.1's (no identity, no verified mark); 2 adds both (and 0.2's
-#: projection cache); 3 replaces that cache with sealed snapshots (`ledger.store.snapshots`).
-USER_VERSION: Final = 3
+#: projection cache); 3 replaces that cache with sealed snapshots (`ledger.store.snapshots`);
+#: 4 keys every table by tenant and gives each event a global `position` (its rowid).
+USER_VERSION: Final = 4
 
 BUSY_TIMEOUT_S: Final = 60.0
 #: Paths that name no file of the user's.
@@ -42,17 +43,25 @@ _EVENTS_COLUMNS: Final = (
     "hash",
 )
 
+#: `position` is the rowid, given in commit order (a file has one writer at a time), never
+#: reused (AUTOINCREMENT: not even after another hand removed the last row).
 EVENTS: Final = """CREATE TABLE IF NOT EXISTS events (
+        position INTEGER PRIMARY KEY AUTOINCREMENT,
+        tenant TEXT NOT NULL DEFAULT 'default',
         encounter TEXT NOT NULL,
         seq INTEGER NOT NULL,
-        id TEXT NOT NULL UNIQUE,
+        id TEXT NOT NULL,
         type TEXT NOT NULL,
         recorded_at TEXT NOT NULL,
         body TEXT NOT NULL,
         prev_hash TEXT NOT NULL,
         hash TEXT NOT NULL,
-        PRIMARY KEY (encounter, seq)
-    ) WITHOUT ROWID"""
+        UNIQUE (tenant, encounter, seq),
+        UNIQUE (tenant, id)
+    )"""
+#: A tenant's rows in position order (a follower's read).
+POSITIONS_INDEX: Final = """CREATE INDEX IF NOT EXISTS events_positions ON events
+    (tenant, position)"""
 #: The append-only triggers, as the ledger writes them (`verify` checks them word for word).
 TRIGGERS: Final = {
     "events_no_update": """CREATE TRIGGER events_no_update BEFORE UPDATE ON events
@@ -60,26 +69,28 @@ TRIGGERS: Final = {
     "events_no_delete": """CREATE TRIGGER events_no_delete BEFORE DELETE ON events
     BEGIN SELECT RAISE(ABORT, 'events are append-only: DELETE refused'); END""",
 }
-INDEX: Final = """CREATE INDEX IF NOT EXISTS events_retractions ON events (encounter, seq)
-    WHERE type = 'event.retracted'"""
+INDEX: Final = """CREATE INDEX IF NOT EXISTS events_retractions ON events
+    (tenant, encounter, seq) WHERE type = 'event.retracted'"""
 #: Corrections are read before every fold, as retractions are.
 CORRECTIONS_INDEX: Final = """CREATE INDEX IF NOT EXISTS events_corrections ON events
-    (encounter, seq) WHERE type = 'event.corrected'"""
+    (tenant, encounter, seq) WHERE type = 'event.corrected'"""
 #: Rewinds (and the dice events a rewind keeps) are read before every fold too.
-KEPT_INDEX: Final = """CREATE INDEX IF NOT EXISTS events_kept ON events (encounter, seq)
+KEPT_INDEX: Final = """CREATE INDEX IF NOT EXISTS events_kept ON events (tenant, encounter, seq)
     WHERE type IN ('dice.committed', 'dice.revealed', 'encounter.rewound')"""
 #: The head the ledger last acknowledged for each encounter (its rows must still hold it), and
 #: a cache of its system and title; `verified`, a mark earlier versions trusted, is no longer
 #: read: every write checks the encounter's whole chain.
 HEADS: Final = """CREATE TABLE IF NOT EXISTS heads (
-        encounter TEXT PRIMARY KEY,
+        tenant TEXT NOT NULL DEFAULT 'default',
+        encounter TEXT NOT NULL,
         system TEXT NOT NULL,
         title TEXT,
         seq INTEGER NOT NULL,
         hash TEXT NOT NULL,
         opened_at TEXT NOT NULL,
         updated_at TEXT NOT NULL,
-        verified INTEGER NOT NULL DEFAULT 0
+        verified INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (tenant, encounter)
     )"""
 
 
@@ -166,13 +177,14 @@ _LEGACY_TABLES: Final = frozenset({"events", "heads", "cache_snapshots", "cache_
 _OLD_CACHE: Final = ("cache_snapshots", "cache_views", "cache_rolls")
 #: Sealed fold snapshots (`ledger.store.snapshots`): a cache only.
 SNAPSHOTS: Final = """CREATE TABLE IF NOT EXISTS snapshots (
+        tenant TEXT NOT NULL DEFAULT 'default',
         encounter TEXT NOT NULL,
         seq INTEGER NOT NULL,
         hash TEXT NOT NULL,
         standing TEXT NOT NULL,
         state TEXT NOT NULL,
         seal TEXT NOT NULL,
-        PRIMARY KEY (encounter, seq)
+        PRIMARY KEY (tenant, encounter, seq)
     )"""
 
 #: What `_identify` finds: a ledger of this format, one to migrate, or a file with no tables.
@@ -255,14 +267,21 @@ def _apply(conn: sqlite3.Connection, path: Path) -> None:
     had_events = conn.execute(
         "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'events'"
     ).fetchone()
+    # Said before a migration drops them with the table they were on.
+    missing = missing_triggers(conn)
+    if had_events and not has_tenants(conn):
+        _key_by_tenant(conn)
     conn.execute(EVENTS)
     conn.execute(INDEX)
     conn.execute(CORRECTIONS_INDEX)
     conn.execute(KEPT_INDEX)
+    conn.execute(POSITIONS_INDEX)
     columns = {row[1] for row in conn.execute("PRAGMA table_info(heads)")}
     if columns and "verified" not in columns:
         # Format 1: the heads cache gains the verified mark (0: nothing verified yet).
         conn.execute("ALTER TABLE heads ADD COLUMN verified INTEGER NOT NULL DEFAULT 0")
+    if columns and "tenant" not in columns:
+        _copy_table(conn, "heads", HEADS, "tenant, ", "'default', ")
     conn.execute(HEADS)
     if not columns and had_events:
         _rebuild_heads(conn)
@@ -271,8 +290,7 @@ def _apply(conn: sqlite3.Connection, path: Path) -> None:
     conn.execute(SNAPSHOTS)
     for name, sql in views.SQLITE_VIEWS.items():  # for SQL and Datasette users
         conn.execute(f"CREATE VIEW IF NOT EXISTS {name} AS {sql}")
-    missing = missing_triggers(conn)
-    for name in missing:
+    for name in missing_triggers(conn):
         conn.execute(f"DROP TRIGGER IF EXISTS {name}")
         conn.execute(TRIGGERS[name])
     if missing and had_events:
@@ -295,14 +313,54 @@ def _rebuild_heads(conn: sqlite3.Connection) -> None:
     """The heads cache from the rows (it is only a cache: dropping it loses nothing)."""
     conn.execute(
         "INSERT OR REPLACE INTO heads "
-        "SELECT e.encounter, coalesce(json_extract(e.body, '$.system'), '?'), "
+        "SELECT e.tenant, e.encounter, coalesce(json_extract(e.body, '$.system'), '?'), "
         "json_extract(e.body, '$.title'), h.seq, h.hash, e.recorded_at, h.recorded_at, 0 "
-        "FROM events e "
-        "JOIN (SELECT encounter, MAX(seq) AS top FROM events GROUP BY encounter) t "
-        "ON e.encounter = t.encounter AND e.seq = 1 "
-        "JOIN events h ON h.encounter = t.encounter AND h.seq = t.top "
+        "FROM events e JOIN (SELECT tenant, encounter, MAX(seq) AS top FROM events "
+        "GROUP BY tenant, encounter) t "
+        "ON e.tenant = t.tenant AND e.encounter = t.encounter AND e.seq = 1 "
+        "JOIN events h ON h.tenant = t.tenant AND h.encounter = t.encounter AND h.seq = t.top "
         "WHERE json_valid(e.body)"
     )
+
+
+def has_tenants(conn: sqlite3.Connection) -> bool:
+    """Whether the file's events are keyed by tenant (format 4; a file without events is)."""
+    columns = {row[1] for row in conn.execute("PRAGMA table_info(events)")}
+    return not columns or "tenant" in columns
+
+
+#: The order positions are given to the rows of a file written before them: by time, each
+#: encounter's rows kept in seq order (the running latest time of its rows so far), which is the
+#: order they were committed in unless a clock went back.
+MIGRATION_ORDER: Final = (
+    "max(recorded_at) OVER (PARTITION BY encounter ORDER BY seq ROWS UNBOUNDED PRECEDING), "
+    "encounter, seq"
+)
+
+
+def _key_by_tenant(conn: sqlite3.Connection) -> None:
+    """Format 3 to 4, in the open write transaction: every row becomes the default tenant's and
+    gets a position; the chain (and so every head digest) is the same text, byte for byte."""
+    for name in views.SQLITE_VIEWS:  # they name `events`, which is replaced under them
+        conn.execute(f"DROP VIEW IF EXISTS {name}")
+    columns = ", ".join(_EVENTS_COLUMNS)
+    conn.execute(EVENTS.replace("events", "events_keyed", 1))
+    conn.execute(
+        f"INSERT INTO events_keyed (tenant, {columns}) SELECT 'default', {columns} FROM events "
+        f"ORDER BY {MIGRATION_ORDER}"
+    )
+    conn.execute("DROP TABLE events")  # its triggers and indexes with it; made anew below
+    conn.execute("ALTER TABLE events_keyed RENAME TO events")
+    conn.execute("DROP TABLE IF EXISTS snapshots")  # a cache, keyed anew
+
+
+def _copy_table(conn: sqlite3.Connection, table: str, made: str, add: str, value: str) -> None:
+    """A table made anew by `made` with its rows copied, the new columns `add` set to `value`."""
+    columns = ", ".join(row[1] for row in conn.execute(f"PRAGMA table_info({table})"))
+    conn.execute(made.replace(table, f"{table}_keyed", 1))
+    conn.execute(f"INSERT INTO {table}_keyed ({add}{columns}) SELECT {value}{columns} FROM {table}")
+    conn.execute(f"DROP TABLE {table}")
+    conn.execute(f"ALTER TABLE {table}_keyed RENAME TO {table}")
 
 
 def missing_triggers(conn: sqlite3.Connection) -> list[str]:

@@ -3,7 +3,9 @@ retractions and corrections, ids, and the heads cache checked against the last s
 
 Each read takes a `fetch` (a dialect's, or a write transaction's connection's), so the store's
 reads and a transaction's are the same code. Statements use `?` placeholders; a dialect spells
-them as its driver wants.
+them as its driver wants. Every statement names its tenant (`tenant = ?`, the first key of every
+table): a tenant's statements touch its rows only, on SQLite as on PostgreSQL (where row-level
+security holds them to it as well), and each can be routed to one shard by its tenant (Citus).
 """
 
 from __future__ import annotations
@@ -13,7 +15,8 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import suppress
 from typing import Any, Final, NamedTuple
 
-from ledger.store import Head, Row
+from ledger.errors import StoreError
+from ledger.store import DEFAULT_TENANT, Head, Row
 from ledger.store import chain as chains
 from ledger.store.chain import ChainReport
 
@@ -21,50 +24,90 @@ from ledger.store.chain import ChainReport
 PAGE: Final = 2000
 COLUMNS: Final = "encounter, seq, id, type, recorded_at, body, prev_hash, hash"
 HEAD_COLUMNS: Final = "encounter, system, title, seq, hash, opened_at, updated_at"
-INSERT: Final = f"INSERT INTO events ({COLUMNS}) VALUES (?,?,?,?,?,?,?,?)"
+#: A row is inserted with its tenant (its `position` is the database's to give).
+INSERT: Final = f"INSERT INTO events (tenant, {COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?)"
 #: The heads cache's row written in place (an upsert keeps the row and its key's index entry).
 PUT_HEAD: Final = (
-    f"INSERT INTO heads ({HEAD_COLUMNS}, verified) VALUES (?,?,?,?,?,?,?,?) "
-    "ON CONFLICT (encounter) DO UPDATE SET system = excluded.system, title = excluded.title, "
-    "seq = excluded.seq, hash = excluded.hash, opened_at = excluded.opened_at, "
-    "updated_at = excluded.updated_at, verified = excluded.verified"
+    f"INSERT INTO heads (tenant, {HEAD_COLUMNS}, verified) VALUES (?,?,?,?,?,?,?,?,?) "
+    "ON CONFLICT (tenant, encounter) DO UPDATE SET system = excluded.system, "
+    "title = excluded.title, seq = excluded.seq, hash = excluded.hash, "
+    "opened_at = excluded.opened_at, updated_at = excluded.updated_at, "
+    "verified = excluded.verified"
 )
-_CACHED_HEAD: Final = f"SELECT {HEAD_COLUMNS} FROM heads WHERE encounter = ?"
-#: The rows of one seq range (a write reads back what it inserted).
+_CACHED_HEAD: Final = f"SELECT {HEAD_COLUMNS} FROM heads WHERE tenant = ? AND encounter = ?"
+#: The rows of one seq range with their positions (a write reads back what it inserted).
 ROWS_BETWEEN: Final = (
-    f"SELECT {COLUMNS} FROM events WHERE encounter = ? AND seq >= ? AND seq <= ? ORDER BY seq"
+    f"SELECT position, {COLUMNS} FROM events WHERE tenant = ? AND encounter = ? AND seq >= ? "
+    "AND seq <= ? ORDER BY seq"
 )
 _LAST: Final = (
-    "SELECT seq, hash, recorded_at FROM events WHERE encounter = ? ORDER BY seq DESC LIMIT 1"
+    "SELECT seq, hash, recorded_at FROM events WHERE tenant = ? AND encounter = ? "
+    "ORDER BY seq DESC LIMIT 1"
 )
 _ROWS: Final = (
-    f"SELECT {COLUMNS} FROM events WHERE encounter = ? AND seq > ? AND seq <= ? "
+    f"SELECT {COLUMNS} FROM events WHERE tenant = ? AND encounter = ? AND seq > ? AND seq <= ? "
     "ORDER BY seq LIMIT ?"
 )
 #: The types of the third partial index: rewinds, and the dice events a rewind keeps
 #: (`projections.revisions.KEPT_MODELS`, beside the retractions and corrections).
 KEPT_TYPES: Final = "'dice.committed', 'dice.revealed', 'encounter.rewound'"
 _REVISIONS: Final = (
-    f"SELECT {COLUMNS} FROM events WHERE encounter = ? AND type = 'event.retracted' "
-    f"AND seq <= ? UNION ALL SELECT {COLUMNS} FROM events WHERE encounter = ? "
-    f"AND type = 'event.corrected' AND seq <= ? UNION ALL SELECT {COLUMNS} FROM events "
-    f"WHERE encounter = ? AND type IN ({KEPT_TYPES}) AND seq <= ? ORDER BY seq"
+    f"SELECT {COLUMNS} FROM events WHERE tenant = ? AND encounter = ? "
+    f"AND type = 'event.retracted' AND seq <= ? UNION ALL SELECT {COLUMNS} FROM events "
+    "WHERE tenant = ? AND encounter = ? AND type = 'event.corrected' AND seq <= ? "
+    f"UNION ALL SELECT {COLUMNS} FROM events WHERE tenant = ? AND encounter = ? "
+    f"AND type IN ({KEPT_TYPES}) AND seq <= ? ORDER BY seq"
 )
 _SEQS_DOWN: Final = (
-    "SELECT seq, type FROM events WHERE encounter = ? AND seq <= ? ORDER BY seq DESC LIMIT ?"
+    "SELECT seq, type FROM events WHERE tenant = ? AND encounter = ? AND seq <= ? "
+    "ORDER BY seq DESC LIMIT ?"
 )
-_HASH_AT: Final = "SELECT hash FROM events WHERE encounter = ? AND seq = ?"
-BY_ID: Final = f"SELECT {COLUMNS} FROM events WHERE id = ?"
-_OPENED: Final = "SELECT body, recorded_at FROM events WHERE encounter = ? AND seq = 1"
+_HASH_AT: Final = "SELECT hash FROM events WHERE tenant = ? AND encounter = ? AND seq = ?"
+BY_ID: Final = f"SELECT {COLUMNS} FROM events WHERE tenant = ? AND id = ?"
+_OPENED: Final = (
+    "SELECT body, recorded_at FROM events WHERE tenant = ? AND encounter = ? AND seq = 1"
+)
+TYPE_AT: Final = "SELECT type FROM events WHERE tenant = ? AND encounter = ? AND seq = ?"
+#: Every encounter of a tenant, in the heads cache or the rows.
+NAMES: Final = (
+    "SELECT encounter FROM heads WHERE tenant = ? "
+    "UNION SELECT DISTINCT encounter FROM events WHERE tenant = ?"
+)
+#: The rows of a tenant after a position, up to the high-water mark, in position order.
+FOLLOWING: Final = (
+    f"SELECT position, {COLUMNS} FROM events WHERE tenant = ? AND position > ? "
+    "AND position <= ? ORDER BY position LIMIT ?"
+)
+#: The highest position of a tenant's rows (SQLite's high-water mark: its writers queue).
+TOP_POSITION: Final = "SELECT max(position) FROM events WHERE tenant = ?"
+#: Whether the tenant's row at a position is stored.
+HOLDS: Final = "SELECT 1 FROM events WHERE tenant = ? AND position = ?"
+#: The position of a tenant's row, given its encounter and seq.
+POSITION_OF: Final = "SELECT position FROM events WHERE tenant = ? AND encounter = ? AND seq = ?"
 
 
 Fetch = Callable[[str, Sequence[Any]], list[tuple[Any, ...]]]
 
+#: How a statement names its tenant; `unscoped` rewrites it for a database of the format before
+#: tenants (read as it is, never migrated by a read), whose every row is the default tenant's.
+_SCOPE: Final = "tenant = ?"
 
-def pages(fetch: Fetch, encounter: str, after: int, upto: int) -> Iterator[Row]:
+
+def unscoped(sql: str) -> str:
+    """A statement as a database without tenants or positions can run it: each `tenant = ?`
+    becomes a test of the parameter itself (only the default tenant has rows there)."""
+    if "position" in sql:
+        raise StoreError(
+            "this ledger is of the format before tenants and positions: open it for writing "
+            "once (any write, or `encounter migrate`) to follow it by position"
+        )
+    return sql.replace(_SCOPE, f"? = '{DEFAULT_TENANT}'")
+
+
+def pages(fetch: Fetch, tenant: str, encounter: str, after: int, upto: int) -> Iterator[Row]:
     """Stored rows after..upto in seq order, a page per statement."""
     while after < upto:
-        found = fetch(_ROWS, (encounter, after, upto, PAGE))
+        found = fetch(_ROWS, (tenant, encounter, after, upto, PAGE))
         for row in found:
             yield Row(*row)
         if len(found) < PAGE:
@@ -72,17 +115,17 @@ def pages(fetch: Fetch, encounter: str, after: int, upto: int) -> Iterator[Row]:
         after = found[-1][1]
 
 
-def revisions(fetch: Fetch, encounter: str, upto: int | None) -> list[Row]:
+def revisions(fetch: Fetch, tenant: str, encounter: str, upto: int | None) -> list[Row]:
     """The retractions, corrections, rewinds and dice events up to `upto` (three partial
     indexes serve them)."""
     top = upto if upto is not None else 2**62
-    return [Row(*r) for r in fetch(_REVISIONS, (encounter, top) * 3)]
+    return [Row(*r) for r in fetch(_REVISIONS, (tenant, encounter, top) * 3)]
 
 
-def seqs_down(fetch: Fetch, encounter: str, upto: int) -> Iterator[tuple[int, str]]:
+def seqs_down(fetch: Fetch, tenant: str, encounter: str, upto: int) -> Iterator[tuple[int, str]]:
     """(seq, type) of the rows at or below `upto`, newest first, paged."""
     while upto > 0:
-        found = fetch(_SEQS_DOWN, (encounter, upto, PAGE))
+        found = fetch(_SEQS_DOWN, (tenant, encounter, upto, PAGE))
         for seq, kind in found:
             yield int(seq), str(kind)
         if len(found) < PAGE:
@@ -90,24 +133,24 @@ def seqs_down(fetch: Fetch, encounter: str, upto: int) -> Iterator[tuple[int, st
         upto = found[-1][0] - 1
 
 
-def by_id(fetch: Fetch, id: str) -> Row | None:
-    """The stored row with this id."""
-    found = fetch(BY_ID, (id,))
+def by_id(fetch: Fetch, tenant: str, id: str) -> Row | None:
+    """The tenant's stored row with this id."""
+    found = fetch(BY_ID, (tenant, id))
     return Row(*found[0]) if found else None
 
 
-def hash_at(fetch: Fetch, encounter: str, seq: int) -> str:
+def hash_at(fetch: Fetch, tenant: str, encounter: str, seq: int) -> str:
     """The hash of the row at `seq` (the genesis hash at 0; empty when it is missing)."""
     if seq <= 0:
         return chains.GENESIS
-    found = fetch(_HASH_AT, (encounter, seq))
+    found = fetch(_HASH_AT, (tenant, encounter, seq))
     return str(found[0][0]) if found else ""
 
 
-def heads_row(fetch: Fetch, encounter: str) -> tuple[Acknowledged | None, Last | None]:
+def heads_row(fetch: Fetch, tenant: str, encounter: str) -> tuple[Acknowledged | None, Last | None]:
     """The head the heads cache acknowledges (seq, hash), and the last stored row."""
-    row = fetch(_CACHED_HEAD, (encounter,))
-    last = fetch(_LAST, (encounter,))
+    row = fetch(_CACHED_HEAD, (tenant, encounter))
+    last = fetch(_LAST, (tenant, encounter))
     acknowledged = None
     if row and isinstance(row[0][3], int) and isinstance(row[0][4], str):
         acknowledged = Acknowledged(int(row[0][3]), str(row[0][4]))
@@ -129,12 +172,12 @@ class Last(NamedTuple):
     recorded_at: str
 
 
-def derived_head(fetch: Fetch, encounter: str, last: Last | None) -> Head | None:
+def derived_head(fetch: Fetch, tenant: str, encounter: str, last: Last | None) -> Head | None:
     """The head as the rows have it: seq 1 (chained) names the system and title, the last row
     the seq and hash. The heads cache is never read for them."""
     if last is None:
         return None
-    first = fetch(_OPENED, (encounter,))
+    first = fetch(_OPENED, (tenant, encounter))
     opened: dict[str, Any] = {}
     with suppress(ValueError, TypeError, RecursionError):
         body = json.loads(first[0][0]) if first else {}
@@ -158,7 +201,11 @@ MISSING: Final = "missing"  # ... they do not hold it: events were removed or re
 
 
 def witness(
-    fetch: Fetch, encounter: str, acknowledged: Acknowledged | None, last: Last | None
+    fetch: Fetch,
+    tenant: str,
+    encounter: str,
+    acknowledged: Acknowledged | None,
+    last: Last | None,
 ) -> tuple[str, str] | None:
     """Whether the rows hold the acknowledged head: None when they end there, else (BEHIND,
     ABSENT or MISSING, what is wrong in words)."""
@@ -175,7 +222,9 @@ def witness(
             "events were removed from the end"
         )
     stored = (
-        last.hash if acknowledged.seq == last.seq else hash_at(fetch, encounter, acknowledged.seq)
+        last.hash
+        if acknowledged.seq == last.seq
+        else hash_at(fetch, tenant, encounter, acknowledged.seq)
     )
     if stored != acknowledged.hash:
         return MISSING, (

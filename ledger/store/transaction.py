@@ -29,8 +29,8 @@ class Connection(Protocol):
     def execute(self, sql: str, params: Sequence[Any] = ()) -> None:
         """Run one statement."""
 
-    def insert(self, rows: Sequence[Row]) -> None:
-        """Insert event rows (bad input when an id is already stored)."""
+    def insert(self, tenant: str, rows: Sequence[Row]) -> None:
+        """Insert a tenant's event rows (bad input when an id is already stored)."""
 
     def discard(self) -> None:
         """Roll back instead of committing when the transaction ends."""
@@ -46,13 +46,18 @@ class Transaction:
     def __init__(
         self,
         conn: Connection,
+        tenant: str,
         encounter: str,
         head: Head | None,
         clock: Callable[[], datetime],
         *,
         snapshots: bool = False,
     ) -> None:
+        self.tenant = tenant
         self.encounter = encounter
+        #: The global position of each row this transaction inserted, by seq (known once the
+        #: rows are inserted: the database gives them).
+        self.positions: dict[int, int] = {}
         #: The head as it was stored when the transaction began (None: not opened yet).
         self.opened = head
         self.seq = head.seq if head else 0
@@ -139,12 +144,14 @@ class Transaction:
         if not self._pending:
             return
         rows, self._pending = self._pending, []
-        self._conn.insert(rows)
-        stored = self._conn.fetch(
-            statements.ROWS_BETWEEN, (self.encounter, rows[0].seq, rows[-1].seq)
+        self._conn.insert(self.tenant, rows)
+        found = self._conn.fetch(
+            statements.ROWS_BETWEEN, (self.tenant, self.encounter, rows[0].seq, rows[-1].seq)
         )
+        stored = [r[1:] for r in found]
         if [tuple(r) for r in stored] != [tuple(r) for r in rows]:
             raise StoreError(_not_stored(self.encounter, rows, stored))
+        self.positions.update((int(r[2]), int(r[0])) for r in found)
         self._stored = rows[-1].seq
         self._checked = self._stored
         self._ids.clear()
@@ -176,12 +183,12 @@ class Transaction:
         head = self.head
         self.flush()
         if head is not None and (self.count or self.repaired):
-            self._conn.execute(statements.PUT_HEAD, (*_fields(head), head.seq))
+            self._conn.execute(statements.PUT_HEAD, (self.tenant, *_fields(head), head.seq))
 
     # Reads inside the transaction: the database's rows, then the pending ones.
 
     def _stored_rows(self, after: int, upto: int) -> Iterator[Row]:
-        return statements.pages(self._conn.fetch, self.encounter, after, upto)
+        return statements.pages(self._conn.fetch, self.tenant, self.encounter, after, upto)
 
     def rows(self, after: int = 0) -> Iterator[Row]:
         """The encounter's rows after seq `after`, appended ones included, in order (the
@@ -193,36 +200,36 @@ class Transaction:
             return iter(pending)
         stored: Iterator[Row] = self._stored_rows(after, self._stored)
         if self._checked < self._stored:
-            prev = statements.hash_at(self._conn.fetch, self.encounter, after)
+            prev = statements.hash_at(self._conn.fetch, self.tenant, self.encounter, after)
             stored = chains.checked(stored, after, prev, self._broken)
         return itertools.chain(stored, pending)
 
     def revisions(self) -> list[Row]:
         """The encounter's retractions, corrections, rewinds and dice events, appended ones
         included."""
-        stored = statements.revisions(self._conn.fetch, self.encounter, self._stored)
+        stored = statements.revisions(self._conn.fetch, self.tenant, self.encounter, self._stored)
         return stored + [r for r in self._pending if r.type in _REVISIONS]
 
     def by_id(self, id: str) -> Row | None:
-        """The row with this id, in any encounter, appended here or stored before."""
-        return self._ids.get(id) or statements.by_id(self._conn.fetch, id)
+        """The row with this id, in any encounter of the tenant, appended here or stored."""
+        return self._ids.get(id) or statements.by_id(self._conn.fetch, self.tenant, id)
 
     def seqs_from_head(self) -> Iterator[tuple[int, str]]:
         """(seq, type) of the encounter's rows, newest first."""
         mine = [(r.seq, r.type) for r in reversed(self._pending)]
-        stored = statements.seqs_down(self._conn.fetch, self.encounter, self._stored)
+        stored = statements.seqs_down(self._conn.fetch, self.tenant, self.encounter, self._stored)
         return itertools.chain(mine, stored)
 
     def snapshots(self, upto: int, secret: bytes | None) -> list[Snapshot]:
         """The encounter's sealed snapshots at or below `upto`, newest first."""
         if not self._snapshots:
             return []
-        return snapshots.newest(self._conn.fetch, secret, self.encounter, upto)
+        return snapshots.newest(self._conn.fetch, secret, self.tenant, self.encounter, upto)
 
     def keep_snapshots(self, secret: bytes, kept: Sequence[Snapshot]) -> None:
         """Store snapshots folded in this transaction, sealed (with its rows, or not at all)."""
         if self._snapshots and kept:
-            snapshots.put(self._conn.execute, secret, self.encounter, kept)
+            snapshots.put(self._conn.execute, secret, self.tenant, self.encounter, kept)
 
     def row_at(self, seq: int) -> Row | None:
         """The row at `seq`, appended here or stored."""

@@ -27,24 +27,28 @@ def retractions(target: str) -> str:
     retraction is in force unless one in force retracts it; walking down each chain from its
     top, the even depths are in force."""
     return f"""
-retraction(encounter, seq, target) AS (
-    SELECT encounter, seq, {target}
+retraction(tenant, encounter, seq, target) AS (
+    SELECT tenant, encounter, seq, {target}
     FROM events WHERE type = 'event.retracted'
 ),
-depth(encounter, seq, d) AS (
-    SELECT r.encounter, r.seq, 0 FROM retraction r
+depth(tenant, encounter, seq, d) AS (
+    SELECT r.tenant, r.encounter, r.seq, 0 FROM retraction r
     WHERE NOT EXISTS (
-        SELECT 1 FROM retraction x WHERE x.encounter = r.encounter AND x.target = r.seq
+        SELECT 1 FROM retraction x WHERE x.tenant = r.tenant AND x.encounter = r.encounter
+        AND x.target = r.seq
     )
     UNION ALL
-    SELECT r.encounter, r.seq, depth.d + 1
+    SELECT r.tenant, r.encounter, r.seq, depth.d + 1
     FROM depth
-    JOIN retraction child ON child.encounter = depth.encounter AND child.seq = depth.seq
-    JOIN retraction r ON r.encounter = child.encounter AND r.seq = child.target
+    JOIN retraction child ON child.tenant = depth.tenant AND child.encounter = depth.encounter
+        AND child.seq = depth.seq
+    JOIN retraction r ON r.tenant = child.tenant AND r.encounter = child.encounter
+        AND r.seq = child.target
 ),
-in_force(encounter, seq, target) AS (
-    SELECT r.encounter, r.seq, r.target FROM retraction r
-    JOIN depth ON depth.encounter = r.encounter AND depth.seq = r.seq
+in_force(tenant, encounter, seq, target) AS (
+    SELECT r.tenant, r.encounter, r.seq, r.target FROM retraction r
+    JOIN depth ON depth.tenant = r.tenant AND depth.encounter = r.encounter
+        AND depth.seq = r.seq
     WHERE depth.d % 2 = 0
 )"""
 
@@ -59,12 +63,14 @@ SELECT
     e.type,
     COALESCE(json_extract(e.body, '$.round'), (
         SELECT json_extract(s.body, '$.round') FROM events s
-        WHERE s.encounter = e.encounter AND s.type = 'round.started' AND s.seq <= e.seq
+        WHERE s.tenant = e.tenant AND s.encounter = e.encounter
+        AND s.type = 'round.started' AND s.seq <= e.seq
         ORDER BY s.seq DESC LIMIT 1
     )) AS round,
     COALESCE(json_extract(e.body, '$.scene'), (
         SELECT json_extract(s.body, '$.scene') FROM events s
-        WHERE s.encounter = e.encounter AND s.type = 'round.started' AND s.seq <= e.seq
+        WHERE s.tenant = e.tenant AND s.encounter = e.encounter
+        AND s.type = 'round.started' AND s.seq <= e.seq
         ORDER BY s.seq DESC LIMIT 1
     )) AS scene,
     json_extract(e.body, '$.by') AS "by",
@@ -73,19 +79,22 @@ SELECT
         ELSE json_extract(e.body, '$.target') END AS target,
     CASE WHEN e.type IN ('event.retracted', 'event.corrected')
         THEN json_extract(e.body, '$.target') END AS target_seq,
-    (SELECT MAX(f.seq) FROM in_force f WHERE f.encounter = e.encounter AND f.target = e.seq)
+    (SELECT MAX(f.seq) FROM in_force f
+        WHERE f.tenant = e.tenant AND f.encounter = e.encounter AND f.target = e.seq)
         AS retracted_by,
     (SELECT MAX(c.seq) FROM events c
-        WHERE c.encounter = e.encounter AND c.type = 'event.corrected'
+        WHERE c.tenant = e.tenant AND c.encounter = e.encounter AND c.type = 'event.corrected'
         AND json_extract(c.body, '$.target') = e.seq
         AND NOT EXISTS (
-            SELECT 1 FROM in_force f WHERE f.encounter = c.encounter AND f.target = c.seq
+            SELECT 1 FROM in_force f WHERE f.tenant = c.tenant AND f.encounter = c.encounter
+            AND f.target = c.seq
         )) AS corrected_by,
     e.recorded_at,
-    e.body
+    e.body,
+    e.tenant
 FROM events e""",
     "encounters": """SELECT encounter AS name, system, title, seq AS events, hash AS head,
-    updated_at AS updated
+    updated_at AS updated, tenant
 FROM heads""",
 }
 
@@ -107,7 +116,8 @@ _PG_RETRACTIONS: Final = retractions(_seq_field("events", "'event.retracted'"))
 def _latest_round(key: str) -> str:
     return f"""(
         SELECT {_field("s", key)} FROM events s
-        WHERE s.encounter = e.encounter AND s.type = 'round.started' AND s.seq <= e.seq
+        WHERE s.tenant = e.tenant AND s.encounter = e.encounter
+        AND s.type = 'round.started' AND s.seq <= e.seq
         ORDER BY s.seq DESC LIMIT 1
     )"""
 
@@ -124,38 +134,51 @@ SELECT
     COALESCE({_field("e", "actor")}, {_field("e", "name")}) AS actor,
     CASE WHEN e.type IN ({_REVISIONS}) THEN NULL ELSE {_field("e", "target")} END AS target,
     {_seq_field("e", _REVISIONS)} AS target_seq,
-    (SELECT MAX(f.seq) FROM in_force f WHERE f.encounter = e.encounter AND f.target = e.seq)
+    (SELECT MAX(f.seq) FROM in_force f
+        WHERE f.tenant = e.tenant AND f.encounter = e.encounter AND f.target = e.seq)
         AS retracted_by,
     (SELECT MAX(c.seq) FROM events c
-        WHERE c.encounter = e.encounter AND c.type = 'event.corrected'
+        WHERE c.tenant = e.tenant AND c.encounter = e.encounter AND c.type = 'event.corrected'
         AND {_seq_field("c", "'event.corrected'")} = e.seq
         AND NOT EXISTS (
-            SELECT 1 FROM in_force f WHERE f.encounter = c.encounter AND f.target = c.seq
+            SELECT 1 FROM in_force f WHERE f.tenant = c.tenant AND f.encounter = c.encounter
+            AND f.target = c.seq
         )) AS corrected_by,
     e.recorded_at,
-    e.body
+    e.body,
+    e.tenant
 FROM events e""",
     "encounters": """SELECT encounter AS name, system, title, seq AS events, hash AS head,
-    updated_at AS updated
+    updated_at AS updated, tenant
 FROM heads""",
 }
 TRACK_CHANGES: Final = "track_changes"
 #: The read model's columns, in order.
-COLUMNS: Final = ("encounter", "seq", "round", "combatant", "track", "before", "after", "built_to")
+COLUMNS: Final = (
+    "tenant",
+    "encounter",
+    "seq",
+    "round",
+    "combatant",
+    "track",
+    "before",
+    "after",
+    "built_to",
+)
 #: INTEGER affinity for before and after: a number stays a number (Datasette charts it), JSON
 #: text stays text.
 SQLITE_TRACK_CHANGES: Final = (
-    "DROP TABLE IF EXISTS track_changes",
-    """CREATE TABLE track_changes (
-        encounter TEXT, seq INTEGER, round INTEGER, combatant TEXT, track TEXT,
-        before INTEGER, after INTEGER, built_to INTEGER,
-        PRIMARY KEY (encounter, seq, combatant, track)
+    """CREATE TABLE IF NOT EXISTS track_changes (
+        tenant TEXT NOT NULL DEFAULT 'default', encounter TEXT, seq INTEGER, round INTEGER,
+        combatant TEXT, track TEXT, before INTEGER, after INTEGER, built_to INTEGER,
+        PRIMARY KEY (tenant, encounter, seq, combatant, track)
     )""",
-    "CREATE INDEX track_changes_by_track ON track_changes (encounter, combatant, track, seq)",
+    """CREATE INDEX IF NOT EXISTS track_changes_by_track ON track_changes
+    (tenant, encounter, combatant, track, seq)""",
 )
 POSTGRES_TRACK_CHANGES: Final = (
-    "DROP TABLE IF EXISTS track_changes",
-    """CREATE TABLE track_changes (
+    """CREATE TABLE IF NOT EXISTS track_changes (
+        tenant TEXT NOT NULL DEFAULT 'default',
         encounter TEXT NOT NULL,
         seq BIGINT NOT NULL,
         round BIGINT,
@@ -164,13 +187,16 @@ POSTGRES_TRACK_CHANGES: Final = (
         before JSONB,
         after JSONB,
         built_to BIGINT NOT NULL,
-        PRIMARY KEY (encounter, seq, combatant, track)
+        PRIMARY KEY (tenant, encounter, seq, combatant, track)
     )""",
 )
-POSTGRES_INDEX: Final = (
-    "CREATE INDEX track_changes_by_track ON track_changes (encounter, combatant, track, seq)"
+POSTGRES_INDEX: Final = """CREATE INDEX IF NOT EXISTS track_changes_by_track ON track_changes
+    (tenant, encounter, combatant, track, seq)"""
+INSERT_CHANGE: Final = (
+    f"INSERT INTO track_changes ({', '.join(COLUMNS)}) VALUES (?,?,?,?,?,?,?,?,?)"
 )
-INSERT_CHANGE: Final = f"INSERT INTO track_changes ({', '.join(COLUMNS)}) VALUES (?,?,?,?,?,?,?,?)"
+#: A tenant's rows of the read model, removed before it is built again (other tenants' stay).
+CLEAR_CHANGES: Final = "DELETE FROM track_changes WHERE tenant = ?"
 
 
 def cell(value: Any) -> Any:

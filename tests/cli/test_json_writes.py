@@ -67,5 +67,14 @@ def test_each_verb_with_json_prints_one_document_for_the_event_it_appended(
         result = runner.invoke(cli.app, [*db, *shlex.split(line), "--json"])
         assert (result.exit_code, result.stderr) == (0, ""), line
         doc = json.loads(result.stdout)
-        assert list(doc) == ["encounter", "seq", "records", "rolls", "changes", "findings", "words"]
+        assert list(doc) == [
+            "encounter",
+            "seq",
+            "position",
+            "records",
+            "rolls",
+            "changes",
+            "findings",
+            "words",
+        ]
         assert (doc["seq"], [r["seq"] for r in doc["records"]]) == (seq, [seq]), line

@@ -97,7 +97,7 @@ def test_a_file_with_another_application_id_is_refused(tmp_path: Path) -> None:
 
 def test_a_new_ledger_says_what_it_is(db: Path) -> None:
     assert run(db, "new", "ford", "--system", "ssss")[0] == 0
-    assert (pragma(db, "application_id"), pragma(db, "user_version")) == (0x456E4C67, 3)
+    assert (pragma(db, "application_id"), pragma(db, "user_version")) == (0x456E4C67, 4)
 
 
 def test_a_folder_that_does_not_exist_is_named(tmp_path: Path) -> None:
@@ -200,7 +200,7 @@ def test_a_file_of_the_earlier_format_is_migrated_by_a_write(tmp_path: Path) -> 
     _, tracks_before, _ = run(copy, "tracks", "ford", "--json")
     code, out, err = run(copy, "record", "ford", "note", "text=after the upgrade")
     assert (code, out, err) == (0, "Recorded seq 7: note\n  note: after the upgrade\n", "")
-    assert (pragma(copy, "application_id"), pragma(copy, "user_version")) == (0x456E4C67, 3)
+    assert (pragma(copy, "application_id"), pragma(copy, "user_version")) == (0x456E4C67, 4)
     raw = sqlite3.connect(copy)
     assert raw.execute("SELECT encounter, seq, verified FROM heads ORDER BY 1").fetchall() == [
         ("duel", 2, 0),

@@ -105,7 +105,8 @@ def opened_with_a_newer_note(db: Path) -> None:
     at = "2030-01-01T00:00:00.000000Z"
     digest = chain.hash_text("crypt", 2, "id-from-a-newer-build", "note", at, body, seq1[0])
     raw.execute(
-        "INSERT INTO events VALUES (?,?,?,?,?,?,?,?)",
+        "INSERT INTO events (encounter, seq, id, type, recorded_at, body, prev_hash, hash) "
+        "VALUES (?,?,?,?,?,?,?,?)",
         ("crypt", 2, "id-from-a-newer-build", "note", at, body, seq1[0], digest),
     )
     raw.execute("UPDATE heads SET seq = 2, hash = ?, updated_at = ?", (digest, at))

@@ -379,7 +379,16 @@ def test_a_write_result_has_the_cli_json_document(ledger: Ledger) -> None:
     ledger.join("ford", "Ash", "player", {})
     throw = {"type": "throw.made", "actor": "Ash", "attribute": "swords", "outcome": "won"}
     doc = ledger.record("ford", throw).document()
-    assert list(doc) == ["encounter", "seq", "records", "rolls", "changes", "findings", "words"]
+    assert list(doc) == [
+        "encounter",
+        "seq",
+        "position",
+        "records",
+        "rolls",
+        "changes",
+        "findings",
+        "words",
+    ]
     assert (doc["seq"], [r["seq"] for r in doc["records"]]) == (3, [3])
     assert [(r["seq"], r["outcome"]) for r in doc["rolls"]] == [(3, "won")]
 

@@ -84,7 +84,7 @@ def test_encounters_lists_each_encounter_with_its_head(ford: Backend) -> None:
     with ford.ledger() as book:
         head = book.encounters()[0]
     assert query(ford, "SELECT * FROM encounters") == [
-        ("ford", "ssss", "Bandits at the ford", 12, head.hash, head.updated_at)
+        ("ford", "ssss", "Bandits at the ford", 12, head.hash, head.updated_at, "default")
     ]
 
 
