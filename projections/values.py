@@ -247,8 +247,9 @@ def _key(key: Any) -> str:
 
 
 # A snapshot's text: every value tagged with its class, every mapping with its keys as they
-# are (a seq is a whole number), so that it reads back into the very same value; a field at
-# its class's default is left out (a long fight's stakes and rolls are mostly defaults).
+# are (a seq is a whole number), so that it reads back into the very same value; a field
+# holding nothing by default, and holding it, is left out (a long fight's stakes are mostly
+# such fields).
 
 _TAG: Final = "@"
 
@@ -287,13 +288,19 @@ _NONE: Final = object()
 
 @per_class
 def _defaults(kind: type) -> Mapping[str, Any]:
-    """Each field of a value class and its plain default (`_NONE` when it has none)."""
+    """Each field of a value class and its default when that holds nothing (None, an empty
+    mapping or tuple), else `_NONE`: a snapshot's text leaves out a field holding nothing by
+    default, and writes every other field (a track at its starting value too)."""
     return MappingProxyType(
         {
-            f.name: _NONE if f.default is dataclasses.MISSING else f.default
+            f.name: f.default if any(f.default is empty for empty in _NOTHING) else _NONE
             for f in dataclasses.fields(kind)
         }
     )
+
+
+#: The defaults that hold nothing.
+_NOTHING: Final = (None, EMPTY, ())
 
 
 def _same(found: Any, default: Any) -> bool:
