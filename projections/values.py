@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from functools import cache
 from types import MappingProxyType, NoneType, UnionType
@@ -246,40 +247,93 @@ def _key(key: Any) -> str:
 
 
 # A snapshot's text: every value tagged with its class, every mapping with its keys as they
-# are (a seq is a whole number), so that it reads back into the very same value.
+# are (a seq is a whole number), so that it reads back into the very same value; a field
+# holding nothing by default, and holding it, is left out (a long fight's stakes are mostly
+# such fields).
 
 _TAG: Final = "@"
 
 
 def to_json(data: Any) -> str:
     """`data` (a state) as the text of a snapshot."""
-    return json.dumps(_tagged(data), ensure_ascii=False, separators=(",", ":"))
+    tags = _tags(type(data)) if isinstance(data, Value) else EMPTY
+    return json.dumps(_tagged(data, tags), ensure_ascii=False, separators=(",", ":"))
 
 
-def _tagged(data: Any) -> Any:
+def _tagged(data: Any, tags: Mapping[type, str]) -> Any:
     if data is None or isinstance(data, str | int | float | bool):
         return data
     if isinstance(data, Value):
         kind = type(data)
-        fields = {name: _tagged(getattr(data, name)) for name in field_names(kind)}
-        return {_TAG: _name(kind), **fields}
+        fields = {
+            name: _tagged(found, tags)
+            for name, default in _defaults(kind).items()
+            if not _same(found := getattr(data, name), default)
+        }
+        return {_TAG: tags.get(kind) or _name(kind), **fields}
     if isinstance(data, BaseModel):
-        return {_TAG: _name(type(data)), "model": data.model_dump(mode="json")}
+        model = type(data)
+        return {_TAG: tags.get(model) or _name(model), "model": data.model_dump(mode="json")}
     if isinstance(data, Mapping):
-        return {_TAG: "map", "items": [[_tagged(k), _tagged(v)] for k, v in data.items()]}
+        items = [[_tagged(k, tags), _tagged(v, tags)] for k, v in data.items()]
+        return {_TAG: "map", "items": items}
     if isinstance(data, list | tuple | Rolled):
-        return [_tagged(v) for v in data]
+        return [_tagged(v, tags) for v in data]
     raise TypeError(f"a state cannot hold a {type(data).__name__}")
+
+
+#: The mark of a field without a plain default (one made by a factory, or none): always written.
+_NONE: Final = object()
+
+
+@per_class
+def _defaults(kind: type) -> Mapping[str, Any]:
+    """Each field of a value class and its default when that holds nothing (None, an empty
+    mapping or tuple), else `_NONE`: a snapshot's text leaves out a field holding nothing by
+    default, and writes every other field (a track at its starting value too)."""
+    return MappingProxyType(
+        {
+            f.name: f.default if any(f.default is empty for empty in _NOTHING) else _NONE
+            for f in dataclasses.fields(kind)
+        }
+    )
+
+
+#: The defaults that hold nothing.
+_NOTHING: Final = (None, EMPTY, ())
+
+
+def _same(found: Any, default: Any) -> bool:
+    """A field holding its default, which the snapshot's text leaves out (its class supplies
+    it when read back): the very default, or one of its type equal to it."""
+    return found is default or (type(found) is type(default) and found == default)
 
 
 def _name(kind: type) -> str:
     return f"{kind.__module__}:{kind.__qualname__}"
 
 
+@per_class
+def _tags(kind: type) -> Mapping[type, str]:
+    """The tag of each class a value of class `kind` may hold: its bare name where no other
+    such class has it (a long fight's text names FELock thousands of times), else its module
+    too (a full name, which `from_json` reads as well)."""
+    classes = known_classes(kind).values()
+    named = Counter(each.__qualname__ for each in classes)
+    return MappingProxyType(
+        {
+            each: each.__qualname__
+            if named[each.__qualname__] == 1 and each.__qualname__ != "map"
+            else _name(each)
+            for each in classes
+        }
+    )
+
+
 def from_json(text: str, kind: type[Vt]) -> Vt:
     """The value of class `kind` a snapshot's text holds; only the classes `kind` names in
     its annotations (all the way down) are ever built. ValueError when the text is not one."""
-    classes = known_classes(kind)
+    classes = {**known_classes(kind), **{tag: each for each, tag in _tags(kind).items()}}
     made = _untagged(json.loads(text), classes)
     if not isinstance(made, kind):
         raise ValueError(f"a snapshot of a {type(made).__name__}, not a {kind.__name__}")

@@ -166,7 +166,8 @@ def stakes_locked(state: FatesEdgeState, seq: int, event: vocab.FEStakesLocked) 
     update: dict[str, Any] = {}
     opposing = state.opposing(event)
     actor = state.combatants[event.actor]
-    if opposing is not None and isinstance(actor, Player):
+    if opposing is not None and isinstance(actor, Player) and opposing.fatigue:
+        # Only Fatigue steps a Position down: no entry reads as none marked.
         update["lock_fatigue"] = core.with_entry(state.lock_fatigue, event.stake, opposing.fatigue)
     if attack_cost(state, event) > 0 and event.stake not in state.paid:
         want = "move" if event.source == "sb_move" else "attack"
@@ -214,6 +215,8 @@ def roll_made(state: FatesEdgeState, seq: int, event: vocab.FERollMade) -> Fates
     rolled = core.with_entry(state.rolled, event.stake, seq)
     pools = core.with_entry(state.pools, "sb", state.pools.get("sb", 0) + sb)
     state = owing(core.replace(state, pools=pools, rolled=rolled), event.stake)
+    if lock is not None:
+        state = _settled(state, event.stake)
     harm = consequence(state, roll) if event.stake not in state.harm_charged else None
     if harm is not None:
         state = core.replace(state, due=core.with_entry(state.due, event.stake, harm))
@@ -221,12 +224,12 @@ def roll_made(state: FatesEdgeState, seq: int, event: vocab.FERollMade) -> Fates
 
 
 def sb_spent(state: FatesEdgeState, seq: int, event: vocab.SBSpent) -> FatesEdgeState:
-    """Spend from the pool (never below 0); remember what the spend pays for."""
+    """Spend from the pool (never below 0); remember what the spend pays for while a rule may
+    still read it: an attack not rolled yet, or a lock to come (a credit)."""
     update: dict[str, Any] = {
         "pools": core.with_entry(
             state.pools, "sb", max(0, state.pools.get("sb", 0) - event.amount)
         ),
-        "spends": core.with_entry(state.spends, seq, event),
     }
     owner = spend_owner(state, event)
     if event.purpose == "move" and after_a_hit(move_of(owner, event.move)):
@@ -243,10 +246,27 @@ def sb_spent(state: FatesEdgeState, seq: int, event: vocab.SBSpent) -> FatesEdge
         stake = event.stake if event.stake is not None else _owed_by(state, event)
         if stake is None:
             update["credits"] = (*state.credits, seq)
+            update["spends"] = core.with_entry(state.spends, seq, event)
             return core.replace(state, **update)
+        if stake in state.rolled and stake in state.stakes:
+            return core.replace(state, **update)  # what it paid for is settled (`_settled`)
+        update["spends"] = core.with_entry(state.spends, seq, event)
         update["paid"] = core.with_entry(state.paid, stake, (*state.paid.get(stake, ()), seq))
         return owing(core.replace(state, **update), stake)
     return core.replace(state, **update)
+
+
+def _settled(state: FatesEdgeState, stake: str) -> FatesEdgeState:
+    """The state less what paid for `stake`, locked and now rolled: what it was paid is read
+    only before its roll (`owing`, the roll's audit), and a later lock of its id changes
+    nothing (the first stands), so no rule reads it again; its spends go with it."""
+    paying = state.paid.get(stake)
+    if paying is None:
+        return state
+    spends = state.spends
+    for spend in paying:
+        spends = core.without(spends, spend)
+    return core.replace(state, paid=core.without(state.paid, stake), spends=spends)
 
 
 def _owed_by(state: FatesEdgeState, spend: vocab.SBSpent) -> str | None:

@@ -227,7 +227,7 @@ class FatesEdgeState(core.State):
     stakes: Mapping[str, FEStake] = EMPTY
     rolls: Sequence[FERoll] = ()
     house: Rules = field(default_factory=Rules)
-    #: stake -> Fatigue marked on its opposing adversary when the stakes were locked
+    #: stake -> Fatigue marked on its opposing adversary when the stakes were locked (none: 0)
     lock_fatigue: Mapping[str, int] = EMPTY
     #: stake -> the seq of the roll that resolved it (its first effective one; later ones are
     #: not folded): the roll, with the SB it generated, is in `rolls`
@@ -239,6 +239,7 @@ class FatesEdgeState(core.State):
     #: consequences the audit reminds of: a few at a time, however long the fight)
     due: Mapping[str, int] = EMPTY
     #: spend seq -> the spend; stake -> spends paying for it; spends not yet claimed by a stake
+    #: (a stake's leave when it is rolled: no rule reads what paid for a resolved stake)
     spends: Mapping[int, vocab.SBSpent] = EMPTY
     paid: Mapping[str, tuple[int, ...]] = EMPTY
     credits: tuple[int, ...] = ()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -11,6 +12,7 @@ import pytest
 
 from ledger import Ledger
 from projections import values
+from projections.fates_edge.model import FatesEdgeState, FELock, FEStake
 from projections.state import Skipped
 from projections.values import Value
 from tests import paths
@@ -64,3 +66,44 @@ def test_a_replaced_value_is_as_frozen_as_any() -> None:
     assert made == Skipped(seq=2, type="note", reason="x")
     with pytest.raises(dataclasses.FrozenInstanceError):
         made.seq = 3  # type: ignore[misc]
+
+
+def test_a_snapshot_leaves_out_fields_holding_nothing_by_default_and_reads_them_back() -> None:
+    lock = FELock(stake="claw", actor="Ash", opposing="Marsh Hag", dv=3)
+    text = values.to_json(lock)
+    # target, harm, effect_harm, consequence_harm, partial and move hold None: left out; a
+    # default that holds something (kind, position, effect, source) is written as it is.
+    assert json.loads(text) == {
+        "@": "FELock",
+        "stake": "claw",
+        "actor": "Ash",
+        "kind": "action",
+        "opposing": "Marsh Hag",
+        "position": "controlled",
+        "dv": 3,
+        "effect": "standard",
+        "source": "player",
+    }
+    assert values.from_json(text, FELock) == lock
+
+
+def test_a_snapshot_names_a_class_by_its_bare_name_and_still_reads_its_full_name() -> None:
+    lock = FELock(stake="claw", actor="Ash", kind="defense")
+    state = FatesEdgeState(
+        encounter="e",
+        system="fates-edge",
+        stakes={"claw": FEStake(seq=2, lock=lock)},
+    )
+    text = values.to_json(state)
+    stake = json.loads(text)["stakes"]["items"][0][1]
+    assert stake["@"] == "FEStake" and stake["lock"]["@"] == "FELock"
+    # A snapshot written before #22 names every class with its module, every field: it reads.
+    full = (
+        '{"@":"projections.fates_edge.model:FatesEdgeState","encounter":"e",'
+        '"system":"fates-edge","stakes":{"@":"map","items":[["claw",'
+        '{"@":"projections.fates_edge.model:FEStake","seq":2,"lock":'
+        '{"@":"projections.fates_edge.model:FELock","stake":"claw","actor":"Ash",'
+        '"target":null,"kind":"defense","dv":null}}]]}}'
+    )
+    assert values.from_json(full, FatesEdgeState) == values.from_json(text, FatesEdgeState)
+    assert values.from_json(text, FatesEdgeState).stakes["claw"] == FEStake(seq=2, lock=lock)
