@@ -55,8 +55,9 @@ class Transaction:
     ) -> None:
         self.tenant = tenant
         self.encounter = encounter
-        #: The global position of each row this transaction inserted, by seq (known once the
-        #: rows are inserted: the database gives them).
+        #: The global position of each row of the transaction's last insert, by seq (known once
+        #: the rows are inserted: the database gives them): all of a write's few rows, an
+        #: import's last batch only, so that its memory stays bounded.
         self.positions: dict[int, int] = {}
         #: The head as it was stored when the transaction began (None: not opened yet).
         self.opened = head
@@ -151,6 +152,8 @@ class Transaction:
         stored = [r[1:] for r in found]
         if [tuple(r) for r in stored] != [tuple(r) for r in rows]:
             raise StoreError(_not_stored(self.encounter, rows, stored))
+        # In place: a write's result holds this mapping, filled in as its rows are stored.
+        self.positions.clear()
         self.positions.update((int(r[2]), int(r[0])) for r in found)
         self._stored = rows[-1].seq
         self._checked = self._stored
