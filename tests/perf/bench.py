@@ -6,6 +6,10 @@ the ratios hold where the absolute times drift). Not collected by pytest; run by
     .venv/bin/python tests/perf/bench.py --quick    # the same figures, fewer repetitions
     .venv/bin/python tests/perf/bench.py --json     # the same figures as JSON, each with its id
     .venv/bin/python tests/perf/bench.py --only cli # only the steps whose names hold `cli`
+    .venv/bin/python tests/perf/bench.py --only pg  # 64 writers on PostgreSQL against 1
+
+The `pg` step needs a PostgreSQL server: `ENCOUNTER_TEST_PG` names its URL (the tests' server;
+each run makes a schema of its own and drops it); without one it is skipped with a note.
 
 The `eventsourcing` comparisons need `pip install -e '.[bench]'`. The fixtures (ledger files
 written through the ledger's own import) are built once and kept under `tests/perf/.fixtures/`
@@ -17,15 +21,19 @@ from __future__ import annotations
 import argparse
 import functools
 import hashlib
+import itertools
 import json
+import multiprocessing
 import os
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterator
+from multiprocessing.queues import Queue
 from pathlib import Path
 from typing import Any
 
@@ -94,6 +102,16 @@ GOALS: dict[str, tuple[str, str, tuple[str, float]]] = {
         "the same of 10,000 events (linear is 4)",
         ("<=", 4.5),
     ),
+    "pg_scale_64_vs_1": (
+        "PostgreSQL: seconds per append of the whole store, 64 writers (64 encounters, 8 tenants)",
+        "the same with 1 writer",
+        (">=", 8.0),
+    ),
+    "pg_notify_on_vs_off": (
+        "PostgreSQL, 64 writers: seconds per append of the whole store with NOTIFY at each append",
+        "the same without NOTIFY (the default)",
+        (">=", 0.8),
+    ),
     "fe_fold_vs_ssss": (
         "a full fold of a 100,000-event Fate's Edge encounter, per event",
         "the same of a Stones, Scrolls, Swords and Sorcery encounter",
@@ -118,7 +136,15 @@ class Bench:
     def __init__(self) -> None:
         self.rows: list[dict[str, Any]] = []
 
-    def add(self, id: str, ours: float, reference: float | None, unit: str = "s") -> None:
+    def add(
+        self,
+        id: str,
+        ours: float,
+        reference: float | None,
+        unit: str = "s",
+        detail: dict[str, float] | None = None,
+    ) -> None:
+        """One figure against its reference; `detail` adds figures shown beside it."""
         label, against, (op, target) = GOALS[id]
         if reference is None:
             ratio = ours
@@ -138,12 +164,14 @@ class Bench:
                 "ratio": round(ratio, 3),
                 "goal": f"{op} {target:g}",
                 "met": met,
+                **({"detail": detail} if detail else {}),
             }
         )
         ref = "" if reference is None else f", reference {reference:.4g} {unit}"
+        more = "".join(f", {k} {v:.4g}" for k, v in (detail or {}).items())
         print(
             f"  {id}: ours {ours:.4g} {unit}{ref}, ratio {ratio:.3g} (goal {op} {target:g}) "
-            f"{'met' if met else 'MISSED'}",
+            f"{'met' if met else 'MISSED'}{more}",
             file=sys.stderr,
             flush=True,
         )
@@ -507,6 +535,147 @@ def bench_fold(b: Bench, reps: Reps) -> None:
     b.add("fe_fold_vs_ssss", took["fe"] / count, took["ssss"] / count)
 
 
+#: The encounters and tenants of the PostgreSQL figures, whatever the number of writers: one
+#: writer appends to each of the 64 in turn (an append reads its encounter's whole chain, so a
+#: writer of one long encounter would be slower for that alone).
+PG_ENCOUNTERS = 64
+PG_TENANTS = 8
+#: Writers are threads, each with a `Ledger` (a connection) of its own, over this many forked
+#: processes: every writer holds its own transaction on the server, as a bot would, and the
+#: client's work (validation, the fold, the chain) is not held to one core by one interpreter.
+PG_PROCESSES = 8
+
+
+def pg_server() -> str | None:
+    """The URL of the PostgreSQL server to measure on (`ENCOUNTER_TEST_PG`), if it answers."""
+    url = os.environ.get("ENCOUNTER_TEST_PG")
+    if not url:
+        return None
+    try:
+        import psycopg
+
+        with psycopg.connect(url, connect_timeout=5):
+            return url
+    except Exception:  # no driver, or no server: skipped with a note
+        return None
+
+
+def pg_writers(
+    location: str,
+    writers: range,
+    count: int,
+    start: float,
+    end: float,
+    notify: bool,
+    out: Queue[list[float]],
+) -> None:
+    """Each of `writers` (a thread, one of `count`) opens its share of the PG_ENCOUNTERS
+    encounters and warms up, then appends one note after another to each in turn from `start`
+    to `end`; the latencies of the appends done in that span go to `out`."""
+    latencies: list[float] = []
+
+    def write(writer: int) -> None:
+        mine = range(writer, PG_ENCOUNTERS, count)
+        tenants = {f"guild:{n % PG_TENANTS}" for n in mine}
+        ledgers = {t: Ledger(location, tenant=t, pool_size=1, notify=notify) for t in tenants}
+        try:
+            targets = [(ledgers[f"guild:{n % PG_TENANTS}"], f"e{n:02d}") for n in mine]
+            for ledger, name in targets:
+                ledger.open(name, "ssss")
+                for n in range(5):
+                    ledger.record(name, {"type": "note", "text": f"warm {n}"})
+            time.sleep(max(0.0, start - time.monotonic()))
+            for n, (ledger, name) in enumerate(itertools.cycle(targets)):
+                began = time.monotonic()
+                if began >= end:
+                    break
+                ledger.record(name, {"type": "note", "text": f"{ledger.tenant}/{name}/{n}"})
+                done = time.monotonic()
+                if done <= end:
+                    latencies.append(done - began)
+        finally:
+            for ledger in ledgers.values():
+                ledger.close()
+
+    threads = [threading.Thread(target=write, args=(n,)) for n in writers]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    out.put(latencies)
+
+
+def pg_load(server: str, writers: int, seconds: float, notify: bool = False) -> list[float]:
+    """The latency of every append `writers` writers made in `seconds`, on a fresh schema."""
+    from tests.stores import PgBackend
+
+    pg = PgBackend(server)
+    context = multiprocessing.get_context("fork")
+    try:
+        with Ledger(pg.location) as owner:  # the owner's first write makes the tables
+            owner.open("setup", "ssss")
+        out: Queue[list[float]] = context.Queue()
+        start = time.monotonic() + 2 + PG_ENCOUNTERS * 0.1 / min(writers, PG_PROCESSES)
+        processes = [
+            context.Process(
+                target=pg_writers,
+                args=(pg.location, range(p, writers, PG_PROCESSES), writers),
+                kwargs={"start": start, "end": start + seconds, "notify": notify, "out": out},
+            )
+            for p in range(min(writers, PG_PROCESSES))
+        ]
+        for process in processes:
+            process.start()
+        latencies = [t for _ in processes for t in out.get(timeout=seconds + 120)]
+        for process in processes:
+            process.join(30)
+        return latencies
+    finally:
+        pg.close()
+
+
+def bench_pg(b: Bench, reps: Reps) -> None:
+    """Throughput of 64 writers (each its own encounter of 64, in 8 tenants) against 1 (which
+    appends to the 64 in turn), each appending one note after another for a few seconds, and
+    the same 64 with NOTIFY on; p50/p99 append latency beside them. The figure is the store's
+    seconds per append (the span over the appends), whose ratio is the throughput's."""
+    server = pg_server()
+    if server is None:
+        for id in ("pg_scale_64_vs_1", "pg_notify_on_vs_off"):
+            b.skip(id, "no PostgreSQL: set ENCOUNTER_TEST_PG to a server's URL")
+        return
+    seconds = 4.0 if reps.quick else 8.0
+    runs = {"1": (1, False), "64": (64, False), "64 notify": (64, True)}
+    took: dict[str, list[list[float]]] = {name: [] for name in runs}
+    for _ in range(reps(3, 1)):
+        for name, (writers, notify) in runs.items():
+            took[name].append(pg_load(server, writers, seconds, notify))
+
+    def per_append(name: str) -> float:
+        return statistics.median(seconds / len(latencies) for latencies in took[name])
+
+    def percentiles(name: str) -> dict[str, float]:
+        both = [statistics.quantiles(lat, n=100)[i] for lat in took[name] for i in (49, 98)]
+        return {
+            f"{name} writers p50 ms": statistics.median(both[0::2]) * 1000,
+            f"{name} writers p99 ms": statistics.median(both[1::2]) * 1000,
+            f"{name} writers appends/s": 1 / per_append(name),
+        }
+
+    b.add(
+        "pg_scale_64_vs_1",
+        per_append("64"),
+        per_append("1"),
+        detail={**percentiles("1"), **percentiles("64"), "cores": float(os.cpu_count() or 0)},
+    )
+    b.add(
+        "pg_notify_on_vs_off",
+        per_append("64 notify"),
+        per_append("64"),
+        detail=percentiles("64 notify"),
+    )
+
+
 def fsync_time(folder: Path) -> float:
     """The disk's own cost of a durable write (4 KiB and fdatasync), the floor of an append."""
     path = folder / "fsync.probe"
@@ -572,6 +741,7 @@ def main() -> None:
         "memory": lambda: bench_memory(b),
         "report": lambda: bench_report(b, folder, reps),
         "fold": lambda: bench_fold(b, reps),
+        "pg": lambda: bench_pg(b, reps),
     }
     try:
         floor = floors(folder)
@@ -603,6 +773,10 @@ def main() -> None:
             f"| `{r['id']}` | {r['benchmark']} | {r['ours']:.4g} {r['unit']} | {ref} | "
             f"{r['ratio']:.3g} | {r['goal']} | {met} |"
         )
+    for r in b.rows:
+        if r.get("detail"):
+            shown = ", ".join(f"{k} {v:.4g}" for k, v in r["detail"].items())
+            print(f"\n`{r['id']}`: {shown}")
     shown = ", ".join(f"{k} {v * 1000:.1f} ms" for k, v in floor.items())
     print(f"\n({elapsed:.0f} s; medians; floors: {shown}; load {load:.2f} at the start)")
 
