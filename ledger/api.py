@@ -181,6 +181,8 @@ class Ledger(Reader, Table):
         systems.ruleset(system)
         head = self.store.head(encounter)
         if head is not None:
+            if head.erased:
+                self.store.readable(encounter)  # raises `Erased`: the name stays taken
             if expect is not None and expect != head.seq:
                 # The writer expected it not to exist yet: another one opened it first.
                 raise Conflict(
@@ -442,6 +444,38 @@ class Ledger(Reader, Table):
             return self._parse({"type": "dice.revealed", "seed": seed, **time}, session.system())
 
         return self._write(encounter, reveal, strict=False, expect=expect)
+
+    def erase(self, encounter: str, *, confirm: str) -> Erasure:
+        """Erase one encounter on a data-deletion request: `confirm` repeats its name. Every
+        event's body is deleted for good, with its snapshots, read-model rows and cached
+        title; each row keeps its seq, id, type, time and hashes, so `verify` still checks
+        the chain's links and the head digest is unchanged (the contents of the events can no
+        longer be proven). Reads and writes of it then raise `Erased`. Erasing an erased
+        encounter erases nothing more."""
+        if not isinstance(encounter, str) or confirm != encounter:
+            raise BadInput(
+                f"erase deletes the contents of encounter {encounter!r} for good: confirm it "
+                "by repeating its name (--confirm NAME); nothing was erased"
+            )
+        head = self.store.require(encounter)
+        count = self.store.erase(encounter)
+        return Erasure(self.store.tenant, ((encounter, count, head.hash),))
+
+    def erase_tenant(self, *, confirm: str) -> Erasure:
+        """Erase every encounter of this ledger's tenant (`erase`, one encounter a transaction:
+        run again after an interruption, it erases the rest); `confirm` repeats the tenant's
+        name."""
+        tenant = self.store.tenant
+        if confirm != tenant:
+            raise BadInput(
+                f"erase --tenant-all deletes the contents of every encounter of tenant "
+                f"{tenant!r} for good: confirm it by repeating the tenant's name "
+                "(--confirm TENANT); nothing was erased"
+            )
+        done = []
+        for head in self.store.heads():
+            done.append((head.encounter, self.store.erase(head.encounter), head.hash))
+        return Erasure(tenant, tuple(done))
 
     @contextmanager
     def _transaction(
@@ -720,6 +754,31 @@ def copy_ledger(source: str | Path, target: str | Path) -> Copied:
                 for name in names
             )
         return Copied(source=origin.store.name, target=destination.store.name, encounters=results)
+
+
+@dataclass(frozen=True, slots=True)
+class Erasure:
+    """What an erasure did: the tenant, and each encounter's name, how many events it erased
+    (0: erased before) and its head digest, which stays as it was."""
+
+    tenant: str
+    encounters: tuple[tuple[str, int, str], ...]
+
+    @property
+    def erased(self) -> int:
+        """Events erased, all encounters together."""
+        return sum(count for _, count, _ in self.encounters)
+
+    def document(self) -> dict[str, Any]:
+        """The erasure as `erase --json` shows it."""
+        return {
+            "tenant": self.tenant,
+            "erased": self.erased,
+            "encounters": [
+                {"encounter": name, "erased": count, "head": head}
+                for name, count, head in self.encounters
+            ],
+        }
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,6 +26,7 @@ CODES: Final[dict[str, str]] = {
     "unknown-encounter": "no encounter of that name in the ledger file",
     "unknown-combatant": "no combatant of that name in the encounter",
     "unknown-seq": "no event at that seq in the encounter",
+    "erased": "the encounter was erased (`encounter erase`): only its chain is left to verify",
     "unknown-track": "the combatant has no track of that name",
     "unknown-round": "no effective event of the encounter is in that game round",
     "no-commitment": "the ledger rolls dice only under an open commitment (`dice commit`)",
@@ -79,6 +80,12 @@ class UnknownName(BadInput):
     """An encounter, combatant or seq that the ledger does not hold."""
 
     code = "unknown-name"
+
+
+class Erased(UnknownName):
+    """The encounter was erased: its events' contents are gone, only its chain can be read."""
+
+    code = "erased"
 
 
 class RuleRefused(BadInput):

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from ledger import events, systems
 from ledger.errors import BadInput
-from ledger.store import Row
+from ledger.store import Row, chain
 from ledger.store.sql import SqlStore
 
 #: Rows read per statement by a follower of positions.
@@ -60,7 +60,7 @@ def follow(
         raise BadInput(f"follow starts after a seq (a whole number from 0), not {after!r}")
     if not isinstance(poll, int | float) or not 0 < poll <= 60:
         raise BadInput(f"follow polls every 0-60 seconds, not {poll!r}")
-    head = store.require(encounter)
+    head = store.readable(encounter)
     if after > head.seq:
         raise BadInput(
             f"encounter {encounter!r} is at seq {head.seq}: there is no seq {after} to follow from"
@@ -136,7 +136,8 @@ def _by_position(
             page = store.following(seen, mark, PAGE)
             for position, row in page:
                 seen = position
-                if wanted is None or row.encounter in wanted:
+                # An erased event has nothing to hand on: its position passes.
+                if (wanted is None or row.encounter in wanted) and row.body != chain.ERASED:
                     yield _handed(store, kinds, position, row)
             if len(page) < PAGE:
                 seen = mark  # every row of the tenant up to the mark is read

@@ -64,7 +64,7 @@ class Reader:
         """The encounter's events in seq order, parsed as they are read (`at_least`: once the
         ledger holds that position, see `wait_for`)."""
         self._caught_up(at_least)
-        head = self.store.require(encounter)
+        head = self.store.readable(encounter)
         top = head.seq if upto is None else upto
         rows = self.store.rows(encounter, after, top)
         return (systems.from_row(row, head.system) for row in rows)
@@ -105,7 +105,7 @@ class Reader:
     ) -> tuple[Head, Standing, Iterator[events.Recorded]]:
         """The head, the standing (at `at` as the table knew it then, or with `corrected` as
         today's retractions and corrections have it), and the rows up to `at`."""
-        head = self.store.require(encounter)
+        head = self.store.readable(encounter)
         top = head.seq if at is None else at
         known = head.seq if corrected else top
         revisions = self.revisions(head, known)
@@ -127,7 +127,7 @@ class Reader:
         `at_least`: once the ledger holds that position (a write's, read on a replica).
         """
         self._caught_up(at_least)
-        head = self.store.require(encounter)
+        head = self.store.readable(encounter)
         _check_seqs(head.seq, [at] if at is not None else [], "--at")
         without = _left_out(head.seq, without)
         top = head.seq if at is None else at
@@ -185,7 +185,7 @@ class Reader:
         each retraction and correction changing the tracks where it was recorded, so
         `replay --as-played --to N` ends where `tracks --at N` is.
         """
-        head = self.store.require(encounter)
+        head = self.store.readable(encounter)
         _check_seqs(head.seq, [start] if start is not None else [], "--from")
         _check_seqs(head.seq, [end] if end is not None else [], "--to")
         without = _left_out(head.seq, without)
@@ -239,7 +239,7 @@ class Reader:
             unread = ""
             unverified: list[Finding] = []
             try:
-                head = self.store.require(encounter)
+                head = self.store.readable(encounter)
                 revisions = self.revisions(head)
                 now = standing(revisions)
                 targets = {
@@ -296,7 +296,7 @@ class Reader:
     def _verified(self, encounter: str) -> ChainReport:
         """One encounter's chain report, with the first effective event its system refuses."""
         report = self.store.verify(encounter)
-        if not report.ok or not report.events:
+        if not report.ok or not report.events or report.erased:
             return report
         head = self.store.head(encounter)
         if head is None or head.system not in systems.known():
@@ -320,7 +320,7 @@ class Reader:
         """The encounter's statistics (`projections.statistics`): damage dealt and taken by
         combatant, track and round, rolls per actor beside the chances their dice gave, the
         GM's pools, defeats by round, rulings and findings; from the replay as corrected."""
-        head = self.store.require(encounter)
+        head = self.store.readable(encounter)
         told = list(self.replay(encounter))
         return tallies.tally_encounter(
             systems.ruleset(head.system), told, self.records(encounter), self.audit(encounter)

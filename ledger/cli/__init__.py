@@ -52,6 +52,7 @@ COMMANDS: Final = {
     "verify": "verify",
     "repair": "verify",
     "migrate": "verify",
+    "erase": "verify",
     "report": "report",
     "stats": "summary",
     "recap": "summary",

@@ -324,6 +324,10 @@ EXAMPLES: Final[dict[str, tuple[str, ...]]] = {
         "encounter verify ford.jsonl --json",
     ),
     "repair": ('encounter repair ford --accept-loss --reason "restored from last week\'s backup"',),
+    "erase": (
+        "encounter erase ford --confirm ford",
+        "encounter --tenant guild:1234 erase --tenant-all --confirm guild:1234",
+    ),
     "migrate": ("encounter migrate --db postgresql://encounter_owner@localhost/encounters",),
     "schema": ("encounter schema",),
     "dice": ("encounter dice commit ford", "encounter dice reveal ford"),

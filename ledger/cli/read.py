@@ -45,7 +45,7 @@ def log(ctx: typer.Context, name: Source, json_: Json = False) -> None:
     with source(ctx, name) as (ledger, encounter):
         # The stream is read as it is printed (twice for the table: its columns first), never
         # held whole: memory stays bounded however long the encounter.
-        head = guard(lambda: ledger.store.require(encounter))
+        head = guard(lambda: ledger.store.readable(encounter))
         revisions = guard(lambda: ledger.revisions(head))  # few, however long the encounter
         now = standing(revisions)
         by: dict[int, int] = {}

@@ -1,6 +1,7 @@
 """`encounter verify`: the hash chains of a ledger file or of an exported file recomputed, and
 checked against a published digest; `encounter repair`, which accepts a loss verify found;
-`encounter migrate`, which brings a ledger of an earlier format up to this one.
+`encounter migrate`, which brings a ledger of an earlier format up to this one; `encounter
+erase`, which deletes an encounter's contents and keeps its chain checkable.
 
 `ledger.cli` adds it (`commands`) to the app after the read commands (`ledger.reads`).
 """
@@ -15,9 +16,9 @@ import typer
 from ledger import api, jsonl
 from ledger.cli import progress, render
 from ledger.cli.errors import fail, guard, outcome
-from ledger.cli.options import Encounter, Json, emit_json, names_a_file, opened
+from ledger.cli.options import Encounter, Json, emit_json, names_a_file, opened, tenant_of
 from ledger.dice import DiceReport
-from ledger.errors import BadInput
+from ledger.errors import BadInput, LedgerError
 from ledger.store import Head, chain
 from ledger.store.chain import ChainReport
 
@@ -86,7 +87,7 @@ def verify(
                     reports = guard(lambda: ledger.verify(name))
             problems = ledger.problems()
             # Dice are read from the events: a chain this build cannot read has none to show.
-            readable = [r for r in reports if r.ok and r.unread is None]
+            readable = [r for r in reports if r.ok and r.unread is None and not r.erased]
             rolled = {r.encounter: _dice(ledger, r.encounter) for r in readable}
     # One encounter publishes its head; a whole file (or a file of several) one digest.
     digest = chain.file_digest({r.encounter: r.head for r in reports})
@@ -101,7 +102,12 @@ def verify(
     for problem in problems:
         typer.echo(f"{ctx.obj}: BROKEN: {problem}")
     for r in reports:
-        if r.ok:
+        if r.ok and r.erased:
+            typer.echo(
+                f"{r.encounter}: {r.events} events, {r.erased} events erased, chain ok "
+                f"(links only: erased contents cannot be checked), head {r.head}"
+            )
+        elif r.ok:
             typer.echo(f"{r.encounter}: {r.events} events, chain ok, head {r.head}")
         else:
             typer.echo(f"{r.encounter}: BROKEN at seq {r.bad_seq}: {r.problem}")
@@ -146,7 +152,8 @@ def _verify_document(
     rolled: Mapping[str, DiceReport | None],
 ) -> NoReturn:
     """`verify --json`: one document, `{"ok", "problems", "encounters": [{"encounter",
-    "events", "head", "ok", "bad_seq", "problem", "cache", "unread", "invalid", "dice"}],
+    "events", "head", "ok", "bad_seq", "problem", "cache", "unread", "invalid", "erased",
+    "dice"}],
     "digest", "head_matches"}` (`digest` over every head for a whole file, else null;
     `head_matches` null without --head; `dice` null without dice commitments, else `{"rolls",
     "dice", "checked", "awaiting", "committed_at", "bad_seq", "problem", "ok"}`); exit 1 when
@@ -204,6 +211,74 @@ def repair(
     record = result.records[-1]
     typer.echo(f"Recorded seq {record.seq}: {record.type}")
     typer.echo(render.visible(f"  {result.words[-1]}"))
+
+
+@commands.command()
+def erase(
+    ctx: typer.Context,
+    name: Annotated[
+        str | None, typer.Argument(help="The encounter to erase (or --tenant-all).")
+    ] = None,
+    confirm: Annotated[
+        str,
+        typer.Option(
+            "--confirm",
+            help="The encounter's name again (with --tenant-all: the tenant's name).",
+        ),
+    ] = "",
+    tenant_all: Annotated[
+        bool,
+        typer.Option("--tenant-all", help="Erase every encounter of the tenant (--tenant)."),
+    ] = False,
+    json_: Json = False,
+) -> None:
+    """Delete the contents of an encounter (or of every encounter of a tenant) for good, on a
+    data-deletion request: each event keeps its place in the chain (seq, id, type, time,
+    hashes), so `verify` still checks it and the head digest stays; reads then say it was
+    erased."""
+    tenant = tenant_of(ctx)
+    if tenant_all and name is not None:
+        fail(BadInput("erase takes an encounter or --tenant-all, not both"))
+    if not tenant_all and name is None:
+        fail(BadInput("erase needs an encounter's name (or --tenant-all for a whole tenant)"))
+    wanted = tenant if tenant_all else name
+    if confirm != wanted:
+        what = f"every encounter of tenant {tenant!r}" if tenant_all else f"encounter {name!r}"
+        again = "--confirm TENANT (the tenant's name)" if tenant_all else "--confirm NAME"
+        fail(
+            BadInput(
+                f"erase deletes the contents of {what} for good: repeat the name with {again}; "
+                "nothing was erased"
+            )
+        )
+    try:
+        with api.Ledger(ctx.obj, create=False, tenant=tenant) as ledger:
+            if tenant_all:
+                done = guard(lambda: ledger.erase_tenant(confirm=confirm))
+            else:
+                assert name is not None
+                done = guard(lambda: ledger.erase(name, confirm=confirm))
+    except LedgerError as exc:
+        fail(exc)
+    if json_:
+        emit_json(done.document())
+        raise typer.Exit(0)
+    if tenant_all:
+        typer.echo(
+            f"Erased {done.erased} events of {len(done.encounters)} encounters of tenant "
+            f"{tenant!r}; their heads are unchanged (`encounter verify` checks the chains)."
+        )
+        return
+    ((_, count, head),) = done.encounters
+    if count:
+        typer.echo(
+            render.visible(
+                f"Erased {count} events of {name}; its head {head} is unchanged "
+                f"(`encounter verify {name}` checks the chain)."
+            )
+        )
+    else:
+        typer.echo(render.visible(f"{name} was erased already: nothing more to erase."))
 
 
 @commands.command()

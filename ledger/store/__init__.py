@@ -67,6 +67,9 @@ class Head:
     hash: str
     opened_at: str
     updated_at: str
+    #: Whether the encounter was erased (`encounter erase`): its rows keep their place in the
+    #: chain, not their contents.
+    erased: bool = False
 
     def document(self) -> dict[str, Any]:
         """The head as `list --json` shows it."""
@@ -78,6 +81,7 @@ class Head:
             "hash": self.hash,
             "opened_at": self.opened_at,
             "updated_at": self.updated_at,
+            "erased": self.erased,
         }
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
@@ -19,6 +20,11 @@ from ledger.errors import UnknownVersion
 from ledger.events import versions
 
 GENESIS: Final = "0" * 64
+#: The body of an erased event (`encounter erase`): no text at all. No event's body is empty
+#: (the ledger writes a JSON object, and PostgreSQL's guard refuses any other insert), so an
+#: erased row is never mistaken for one; its envelope (seq, id, type, time, prev_hash, hash)
+#: is kept, so its place in the chain is still checked, its contents no longer can be.
+ERASED: Final = ""
 
 #: The canonical text of a body: keys sorted, no white space, UTF-8 as it is.
 CANONICAL: Final = json.JSONEncoder(
@@ -89,6 +95,9 @@ class ChainReport:
     #: The first effective event its system refuses, which the ledger never accepted (another
     #: hand inserted it); its hash verifies, and an undo retracts it.
     invalid: str | None = None
+    #: How many events were erased (`encounter erase`): their links are checked, their
+    #: contents cannot be (an erased encounter has every event erased, or it is broken).
+    erased: int = 0
 
     @property
     def ok(self) -> bool:
@@ -106,6 +115,7 @@ class ChainReport:
             "cache": self.cache,
             "unread": self.unread,
             "invalid": self.invalid,
+            "erased": self.erased,
             "ok": self.ok,
         }
 
@@ -126,6 +136,9 @@ class ChainCheck:
         self.expected, self.prev, self.count = 1, GENESIS, 0
         self.last: str | None = None
         self.unread: str | None = None
+        #: How many rows were erased; whether seq 1 was (then every row must be).
+        self.erased = 0
+        self._wiped: bool | None = None
         #: The report of the first bad row (the rows after it are not looked at).
         self.broken: ChainReport | None = None
 
@@ -135,7 +148,21 @@ class ChainCheck:
             return
         self.count += 1
         seq, row_hash = row[1], row[7]
-        problem = row_problem(self.expected, self.prev, *row)
+        wiped = row[5] == ERASED
+        if self._wiped is None:
+            self._wiped = wiped
+        if wiped != self._wiped:
+            problem: str | None = (
+                f"seq {seq} is erased but seq 1 is not: an erasure takes a whole encounter "
+                "(a body was removed by another hand)"
+                if wiped
+                else f"seq {seq} is not erased but seq 1 is: an erasure takes a whole encounter "
+                "(a row was put back or added by another hand)"
+            )
+        elif wiped:
+            problem = link_problem(self.expected, self.prev, *row)
+        else:
+            problem = row_problem(self.expected, self.prev, *row)
         if problem:
             self.broken = ChainReport(
                 encounter=self.encounter,
@@ -144,9 +171,11 @@ class ChainCheck:
                 bad_seq=self.expected,
                 problem=problem,
                 unread=self.unread,
+                erased=self.erased,
             )
             return
-        if self.unread is None and versions.KEY in row[5]:
+        self.erased += int(wiped)
+        if self.unread is None and not wiped and versions.KEY in row[5]:
             self.unread = _unread(seq, row[3], row[5])
         self.expected, self.prev, self.last = seq + 1, row_hash, row_hash
 
@@ -163,9 +192,14 @@ class ChainCheck:
                 problem=f"the last stored seq is {self.expected - 1}, but seq "
                 f"{acknowledged[0]} was acknowledged: events were removed from the end",
                 unread=self.unread,
+                erased=self.erased,
             )
         return ChainReport(
-            encounter=self.encounter, events=self.count, head=self.last, unread=self.unread
+            encounter=self.encounter,
+            events=self.count,
+            head=self.last,
+            unread=self.unread,
+            erased=self.erased,
         )
 
 
@@ -199,6 +233,36 @@ def _unread(seq: int, kind: str, body: str) -> str | None:
     return None
 
 
+def link_problem(
+    expected_seq: int,
+    prev: str,
+    encounter: Any,
+    seq: Any,
+    id: Any,
+    type: Any,
+    recorded_at: Any,
+    body: Any,
+    prev_hash: Any,
+    stored_hash: Any,
+) -> str | None:
+    """What is wrong with an erased row's place in the chain (its contents are gone): its seq,
+    its link to the row before, an envelope of text, and a hash of the contract's form (which
+    the next row's link then holds to)."""
+    if seq != expected_seq:
+        return f"seq {expected_seq} is missing (next stored is {seq})"
+    if prev_hash != prev:
+        return "prev_hash does not match the previous event's hash"
+    for name, value in {"id": id, "type": type, "recorded_at": recorded_at}.items():
+        if not isinstance(value, str) or not value:
+            return f"{name} of an erased event is missing"
+    if not isinstance(stored_hash, str) or not _HEX64.fullmatch(stored_hash):
+        return "hash of an erased event is not a SHA-256 digest"
+    return None
+
+
+_HEX64: Final = re.compile(r"[0-9a-f]{64}")
+
+
 def row_problem(
     expected_seq: int,
     prev: str,
@@ -229,6 +293,8 @@ def row_problem(
             return f"{name} is missing"
         if not isinstance(value, str):
             return f"{name} is not text"
+    if body == ERASED:
+        return "the event was erased (`encounter erase`): its contents are gone"
     try:
         parsed = json.loads(body)
         text = canonical(parsed)

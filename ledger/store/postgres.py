@@ -293,6 +293,10 @@ class PostgresDatabase:
         except psycopg.Error as exc:
             raise _refused(exc) or _write_error(self.name, exc) from exc
 
+    def erased(self) -> None:
+        """After an erasure's commit: nothing to do here (the old row versions are dead tuples
+        until `VACUUM FULL`, see the docs' hosting page)."""
+
     def problems(self) -> list[str]:
         """What is wrong with the ledger as a whole: its append-only guard altered, a trigger
         or rule of another hand on its tables, a replication role that skips triggers."""
@@ -389,6 +393,17 @@ class _Writing:
 
     def discard(self) -> None:
         self.discarded = True
+
+    def erase(self, tenant: str, encounter: str) -> None:
+        key = (tenant, encounter)
+        # The permit the guard's update check honours: this transaction's only (SET LOCAL).
+        self.conn.execute("SELECT set_config('app.erasing', %s, true)", (f"{tenant}/{encounter}",))
+        self.execute(statements.ERASE_BODIES, key)
+        self.conn.execute("SELECT set_config('app.erasing', '', true)")
+        self.execute(statements.ERASE_SNAPSHOTS, key)
+        found = self.conn.execute("SELECT to_regclass('track_changes') IS NOT NULL").fetchone()
+        if found == (True,):
+            self.execute(statements.ERASE_CHANGES, key)
 
 
 def open_postgres(

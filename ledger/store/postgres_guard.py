@@ -33,6 +33,26 @@ FUNCTIONS: Final[dict[str, tuple[str, str, str]]] = {
     END """,
         "",
     ),
+    # The one UPDATE let through: an erasure, inside `encounter erase`'s transaction (which
+    # names its tenant and encounter in `app.erasing`, SET LOCAL), a body that had text made
+    # empty, every other column as it was. Any other UPDATE is refused, the owner's included.
+    "events_check_erasure": (
+        "() RETURNS trigger",
+        """
+    BEGIN
+        IF current_setting('app.erasing', true) IS DISTINCT FROM OLD.tenant || '/' || OLD.encounter
+            OR NEW.body IS DISTINCT FROM '' OR OLD.body = ''
+            OR (NEW.tenant, NEW.encounter, NEW.seq, NEW.id, NEW.type, NEW.recorded_at,
+                NEW.prev_hash, NEW.hash, NEW.position)
+            IS DISTINCT FROM (OLD.tenant, OLD.encounter, OLD.seq, OLD.id, OLD.type,
+                OLD.recorded_at, OLD.prev_hash, OLD.hash, OLD.position) THEN
+            RAISE EXCEPTION 'events are append-only: % refused (an erasure goes through '
+                'encounter erase)', TG_OP USING ERRCODE = 'restrict_violation';
+        END IF;
+        RETURN NEW;
+    END """,
+        "",
+    ),
     # The text of a JSON value as the ledger writes it, or NULL when `value` is not that text
     # (keys out of order or given twice, a number that is not a whole number spelled plainly:
     # events hold whole numbers only).
@@ -135,7 +155,7 @@ FUNCTIONS: Final[dict[str, tuple[str, str, str]]] = {
 #: The triggers of the guard: name -> (pg_trigger.tgtype, its function, how it is declared).
 #: tgtype bits: 1 row, 2 before, 4 insert, 8 delete, 16 update, 32 truncate.
 TRIGGERS: Final[dict[str, tuple[int, str, str]]] = {
-    "events_no_update": (19, "events_refuse_change", "BEFORE UPDATE ON events FOR EACH ROW"),
+    "events_no_update": (19, "events_check_erasure", "BEFORE UPDATE ON events FOR EACH ROW"),
     "events_no_delete": (11, "events_refuse_change", "BEFORE DELETE ON events FOR EACH ROW"),
     "events_no_truncate": (
         34,
@@ -177,10 +197,17 @@ _SOURCES: Final = """SELECT p.proname, p.prosrc, l.lanname, p.prosecdef FROM pg_
     AND p.proname = ANY(%s)"""
 
 
-def altered(conn: psycopg.Connection[Any]) -> list[str]:
+#: The function each trigger called before erasure, as strict (it refused every UPDATE): a
+#: database the owner has not opened since is not altered, and the owner's next open makes
+#: the guard anew.
+PREVIOUS: Final = {"events_no_update": "events_refuse_change"}
+
+
+def altered(conn: psycopg.Connection[Any], *, previous: bool = True) -> list[str]:
     """The guard's triggers that are missing or not as the ledger made them (disabled, not
     ALWAYS, of another kind, calling another function, or one whose source was replaced),
-    each as `name (what is wrong)`."""
+    each as `name (what is wrong)`; with `previous`, a trigger as the guard before erasure
+    made it is as it should be (`previous=False`: it is to be made anew)."""
     found = {row[0]: row[1:] for row in conn.execute(_OURS).fetchall()}
     sources = {
         name: (source, language, definer)
@@ -192,6 +219,8 @@ def altered(conn: psycopg.Connection[Any]) -> list[str]:
             wrong.append(f"{name} (missing)")
             continue
         tgtype, enabled, unconditional, columns, arguments, proname, beside = found[name]
+        if previous and PREVIOUS.get(name) == proname:
+            function = proname
         source = sources.get(proname)
         if enabled != "A":
             state = {"D": "disabled", "O": "not ENABLE ALWAYS", "R": "replica only"}

@@ -115,7 +115,7 @@ def ensure(conn: psycopg.Connection[Any], *, create: bool, readonly: bool, name:
         if readonly:
             return
         if (
-            postgres_guard.altered(conn)
+            postgres_guard.altered(conn, previous=False)
             or not snapshots
             or old_cache
             or not kept
@@ -127,7 +127,7 @@ def ensure(conn: psycopg.Connection[Any], *, create: bool, readonly: bool, name:
                 _lock_schema(conn)
                 if not has_tenants(conn):
                     migrate(conn)
-                if postgres_guard.altered(conn):
+                if postgres_guard.altered(conn, previous=False):
                     for statement in postgres_guard.statements():
                         conn.execute(statement)
                 for old in _OLD_CACHE:

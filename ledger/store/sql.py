@@ -19,6 +19,7 @@ from ledger.errors import (
     BadInput,
     BrokenChain,
     Conflict,
+    Erased,
     LedgerWarning,
     UnknownName,
     did_you_mean,
@@ -82,6 +83,10 @@ class Database(Protocol):
 
     def problems(self) -> list[str]:
         """What is wrong with the database as a whole (the append-only guard)."""
+
+    def erased(self) -> None:
+        """After an erasure's commit: what the database keeps of the old bodies outside its
+        tables let go of, where it can be at once (SQLite's write-ahead log)."""
 
     def close(self) -> None:
         """Release the connection (or the pool)."""
@@ -209,6 +214,14 @@ class SqlStore:
             raise unknown_encounter(encounter, self.name, self.names())
         return head
 
+    def readable(self, encounter: str) -> Head:
+        """The encounter's head, for a read of its events: bad input when it does not exist,
+        `Erased` when it was erased (nothing of its contents is left to read)."""
+        head = self.require(encounter)
+        if head.erased:
+            raise erased(encounter)
+        return head
+
     # Rows.
 
     def rows(self, encounter: str, after: int = 0, upto: int | None = None) -> Iterator[Row]:
@@ -301,6 +314,8 @@ class SqlStore:
         with self.db.writing(encounter, bulk) as conn:
             acknowledged, last = statements.heads_row(conn.fetch, self.tenant, encounter)
             head = statements.derived_head(conn.fetch, self.tenant, encounter, last)
+            if head is not None and head.erased:
+                raise erased(encounter)
             seq = head.seq if head else 0
             txn = Transaction(
                 conn, self.tenant, encounter, head, self.clock, snapshots=self.db.snapshots
@@ -322,6 +337,36 @@ class SqlStore:
                 conn.discard()
             else:
                 txn.finish()
+
+    def erase(self, encounter: str) -> int:
+        """Erase one encounter, in one transaction under its write lock: every event keeps its
+        row's envelope (seq, id, type, time, prev_hash, hash), so its place in the chain is
+        still checked and the head digest stays; its body is made empty (`chain.ERASED`), its
+        snapshots and read-model rows are deleted, and the heads row keeps the head and the
+        system, not the title. The chain is checked first: an erasure never makes a change
+        made by another hand unprovable. Returns how many events were erased (0: it was
+        erased already)."""
+        if not isinstance(encounter, str):
+            raise BadInput(f"an encounter is named by text, not {encounter!r}")
+        with self.db.writing(encounter, False) as conn:
+            acknowledged, last = statements.heads_row(conn.fetch, self.tenant, encounter)
+            head = statements.derived_head(conn.fetch, self.tenant, encounter, last)
+            if head is None:
+                raise unknown_encounter(encounter, self.name, self.names())
+            if head.erased:
+                return 0
+            Transaction(conn, self.tenant, encounter, head, self.clock).check_chain()
+            found = statements.witness(conn.fetch, self.tenant, encounter, acknowledged, last)
+            if found is not None and found[0] == statements.MISSING:
+                raise BrokenChain(
+                    f"encounter {encounter!r} does not hold the head the ledger acknowledged "
+                    f"({found[1]}): nothing was erased; see `encounter verify`"
+                )
+            conn.erase(self.tenant, encounter)
+            fields = (head.encounter, head.system, None, head.seq, head.hash, head.opened_at)
+            conn.execute(statements.PUT_HEAD, (self.tenant, *fields, head.updated_at, head.seq))
+        self.db.erased()
+        return head.seq
 
     def _acknowledge(
         self,
@@ -373,6 +418,15 @@ def check_expect(encounter: str, seq: int, expect: int | None) -> None:
             expected=expect,
             actual=seq,
         )
+
+
+def erased(encounter: str) -> Erased:
+    """The error for a read or write of an erased encounter."""
+    return Erased(
+        f"encounter {encounter!r} was erased (`encounter erase`): its events' contents are "
+        f"gone and nothing can be read from or appended to it; `encounter verify {encounter}` "
+        "still checks its chain and head"
+    )
 
 
 def unknown_encounter(encounter: str, where: str, known: list[str]) -> UnknownName:

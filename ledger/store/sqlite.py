@@ -166,6 +166,13 @@ class SqliteDatabase:
                 self._rollback()
                 raise
 
+    def erased(self) -> None:
+        """After an erasure's commit: the write-ahead log copied into the file and emptied, so
+        it holds no page of the bodies as they were (a reader still on an older snapshot may
+        keep the log from being emptied: a later write's checkpoint does it)."""
+        with self.lock, suppress(sqlite3.Error):
+            self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
     @contextmanager
     def _bulk_cache(self, bulk: bool) -> Iterator[None]:
         """A larger page cache for one bulk transaction: an import's random ids land all over
@@ -282,6 +289,22 @@ class _Writing:
 
     def discard(self) -> None:
         self.discarded = True
+
+    def erase(self, tenant: str, encounter: str) -> None:
+        # Freed space zeroed (the old bodies' cells and the snapshots' pages), not left in the
+        # file for a later VACUUM; the permit's row is gone again before the commit.
+        self.conn.execute("PRAGMA secure_delete=ON")
+        key = (tenant, encounter)
+        self.conn.execute("INSERT INTO erasing (tenant, encounter) VALUES (?, ?)", key)
+        self.conn.execute(statements.ERASE_BODIES, key)
+        self.conn.execute("DELETE FROM erasing WHERE tenant = ? AND encounter = ?", key)
+        self.conn.execute(statements.ERASE_SNAPSHOTS, key)
+        found = self.conn.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
+            (views.TRACK_CHANGES,),
+        ).fetchone()
+        if found is not None:
+            self.conn.execute(statements.ERASE_CHANGES, key)
 
 
 def open_sqlite(

@@ -62,12 +62,35 @@ EVENTS: Final = """CREATE TABLE IF NOT EXISTS events (
 #: A tenant's rows in position order (a follower's read).
 POSITIONS_INDEX: Final = """CREATE INDEX IF NOT EXISTS events_positions ON events
     (tenant, position)"""
+#: The erasures under way: a row here lives only inside the transaction of `encounter erase`
+#: (inserted before its UPDATE, deleted before its commit), so no other connection ever sees
+#: one, and the update trigger lets that one encounter's bodies be erased, nothing else.
+ERASING: Final = """CREATE TABLE IF NOT EXISTS erasing (
+        tenant TEXT NOT NULL,
+        encounter TEXT NOT NULL,
+        PRIMARY KEY (tenant, encounter)
+    )"""
 #: The append-only triggers, as the ledger writes them (`verify` checks them word for word).
+#: The one UPDATE let through is an erasure: inside `encounter erase`'s transaction (its row in
+#: `erasing`), a body that had text becomes empty and every other column stays as it was.
 TRIGGERS: Final = {
     "events_no_update": """CREATE TRIGGER events_no_update BEFORE UPDATE ON events
-    BEGIN SELECT RAISE(ABORT, 'events are append-only: UPDATE refused'); END""",
+    WHEN NOT (NEW.body = '' AND OLD.body <> '' AND NEW.position IS OLD.position
+        AND NEW.tenant IS OLD.tenant AND NEW.encounter IS OLD.encounter AND NEW.seq IS OLD.seq
+        AND NEW.id IS OLD.id AND NEW.type IS OLD.type AND NEW.recorded_at IS OLD.recorded_at
+        AND NEW.prev_hash IS OLD.prev_hash AND NEW.hash IS OLD.hash
+        AND EXISTS (SELECT 1 FROM erasing WHERE erasing.tenant = OLD.tenant
+            AND erasing.encounter = OLD.encounter))
+    BEGIN SELECT RAISE(ABORT, 'events are append-only: UPDATE refused (erasure: encounter erase)');
+    END""",
     "events_no_delete": """CREATE TRIGGER events_no_delete BEFORE DELETE ON events
     BEGIN SELECT RAISE(ABORT, 'events are append-only: DELETE refused'); END""",
+}
+#: The triggers of files written before erasure: as strict (they refuse every UPDATE), so
+#: `verify` does not call them altered; a write replaces them with `TRIGGERS`.
+PREVIOUS_TRIGGERS: Final = {
+    "events_no_update": """CREATE TRIGGER events_no_update BEFORE UPDATE ON events
+    BEGIN SELECT RAISE(ABORT, 'events are append-only: UPDATE refused'); END""",
 }
 INDEX: Final = """CREATE INDEX IF NOT EXISTS events_retractions ON events
     (tenant, encounter, seq) WHERE type = 'event.retracted'"""
@@ -240,10 +263,15 @@ def _make_current(conn: sqlite3.Connection, kind: str, path: Path) -> None:
         name
         for (name,) in conn.execute(
             "SELECT name FROM sqlite_master WHERE name IN "
-            "('heads', 'events_corrections', 'events_kept', 'snapshots')"
+            "('heads', 'events_corrections', 'events_kept', 'snapshots', 'erasing')"
         )
     }
-    if kind == CURRENT and len(present) == 4 and not missing_triggers(conn):
+    if (
+        kind == CURRENT
+        and len(present) == 5
+        and not missing_triggers(conn)
+        and not outdated_triggers(conn)
+    ):
         return
     if kind == EMPTY:
         mode = conn.execute("PRAGMA journal_mode").fetchone()[0]
@@ -288,9 +316,10 @@ def _apply(conn: sqlite3.Connection, path: Path) -> None:
     for old in _OLD_CACHE:
         conn.execute(f"DROP TABLE IF EXISTS {old}")
     conn.execute(SNAPSHOTS)
+    conn.execute(ERASING)
     for name, sql in views.SQLITE_VIEWS.items():  # for SQL and Datasette users
         conn.execute(f"CREATE VIEW IF NOT EXISTS {name} AS {sql}")
-    for name in missing_triggers(conn):
+    for name in [*missing_triggers(conn), *outdated_triggers(conn)]:
         conn.execute(f"DROP TRIGGER IF EXISTS {name}")
         conn.execute(TRIGGERS[name])
     if missing and had_events:
@@ -363,12 +392,33 @@ def _copy_table(conn: sqlite3.Connection, table: str, made: str, add: str, value
     conn.execute(f"ALTER TABLE {table}_keyed RENAME TO {table}")
 
 
+def _trigger_sql(conn: sqlite3.Connection) -> dict[str, str]:
+    return dict(conn.execute("SELECT name, sql FROM sqlite_master WHERE type = 'trigger'"))
+
+
 def missing_triggers(conn: sqlite3.Connection) -> list[str]:
-    """The append-only triggers that are absent or not word for word the ledger's own."""
-    found = dict(
-        conn.execute("SELECT name, sql FROM sqlite_master WHERE type = 'trigger'").fetchall()
-    )
-    return [name for name, sql in TRIGGERS.items() if _words(found.get(name)) != _words(sql)]
+    """The append-only triggers that are absent or not word for word the ledger's own (or the
+    one before erasure, as strict)."""
+    found = _trigger_sql(conn)
+    return [
+        name
+        for name, sql in TRIGGERS.items()
+        if _words(found.get(name)) != _words(sql)
+        and (
+            name not in PREVIOUS_TRIGGERS
+            or _words(found.get(name)) != _words(PREVIOUS_TRIGGERS[name])
+        )
+    ]
+
+
+def outdated_triggers(conn: sqlite3.Connection) -> list[str]:
+    """The append-only triggers of a file written before erasure, which a write replaces."""
+    found = _trigger_sql(conn)
+    return [
+        name
+        for name, sql in PREVIOUS_TRIGGERS.items()
+        if found.get(name) is not None and _words(found.get(name)) == _words(sql)
+    ]
 
 
 def foreign_triggers(conn: sqlite3.Connection) -> list[tuple[str, str]]:

@@ -85,6 +85,15 @@ HOLDS: Final = "SELECT 1 FROM events WHERE tenant = ? AND position = ?"
 #: The position of a tenant's row, given its encounter and seq.
 POSITION_OF: Final = "SELECT position FROM events WHERE tenant = ? AND encounter = ? AND seq = ?"
 
+#: An erasure (`encounter erase`): every body of the encounter made empty (`chain.ERASED`), its
+#: snapshots (which hold its state) and read-model rows deleted, the title its heads row cached
+#: forgotten; every other column of every row kept, so the chain's links and the head stay.
+ERASE_BODIES: Final = (
+    "UPDATE events SET body = '' WHERE tenant = ? AND encounter = ? AND body <> ''"
+)
+ERASE_SNAPSHOTS: Final = "DELETE FROM snapshots WHERE tenant = ? AND encounter = ?"
+ERASE_CHANGES: Final = "DELETE FROM track_changes WHERE tenant = ? AND encounter = ?"
+
 
 Fetch = Callable[[str, Sequence[Any]], list[tuple[Any, ...]]]
 
@@ -183,6 +192,9 @@ def derived_head(fetch: Fetch, tenant: str, encounter: str, last: Last | None) -
         body = json.loads(first[0][0]) if first else {}
         opened = body if isinstance(body, dict) else {}
     system, title = opened.get("system"), opened.get("title")
+    erased = bool(first) and first[0][0] == chains.ERASED
+    if erased:
+        system = _erased_system(fetch, tenant, encounter)
     return Head(
         encounter,
         system if isinstance(system, str) else "?",
@@ -191,7 +203,14 @@ def derived_head(fetch: Fetch, tenant: str, encounter: str, last: Last | None) -
         last.hash,
         str(first[0][1]) if first else last.recorded_at,
         last.recorded_at,
+        erased,
     )
+
+
+def _erased_system(fetch: Fetch, tenant: str, encounter: str) -> str | None:
+    """An erased encounter's system, as the heads cache kept it (its seq 1 has no body)."""
+    found = fetch(_CACHED_HEAD, (tenant, encounter))
+    return str(found[0][1]) if found and isinstance(found[0][1], str) else None
 
 
 #: What the rows say of the acknowledged head: they end there (None), or...

@@ -35,6 +35,10 @@ class Connection(Protocol):
     def discard(self) -> None:
         """Roll back instead of committing when the transaction ends."""
 
+    def erase(self, tenant: str, encounter: str) -> None:
+        """Erase the encounter's bodies, snapshots and read-model rows, under the permit the
+        append-only guard honours inside this transaction only."""
+
 
 #: Rows appended in one transaction are inserted together, at most this many at a time.
 BATCH: Final = 2000

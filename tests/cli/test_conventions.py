@@ -404,6 +404,7 @@ def test_the_generic_commands_are_listed_in_the_order_of_a_session() -> None:
         "new", "add", "record", "round", "end-scene", "leave", "note", "undo", "redo", "amend",
         "rewind", "import", "copy", "propose", "accept", "reject", "gm", "policy",
         "log", "tracks", "replay", "history", "audit", "list", "export",
-        "verify", "repair", "migrate", "report", "stats", "recap", "dice", "watch", "serve",
+        "verify", "repair", "migrate", "erase", "report", "stats", "recap", "dice", "watch",
+        "serve",
         "schema", "events", "rules", "examples", "views",
     ]  # fmt: skip

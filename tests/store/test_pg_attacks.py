@@ -252,8 +252,23 @@ def test_a_replaced_trigger_function_is_reported(pg: PgBackend) -> None:
     with pg.ledger(readonly=True) as ledger:
         assert [p.split(":")[0] for p in ledger.problems()] == [
             f"the append-only trigger {name} (its function was replaced)"
-            for name in ("events_no_update", "events_no_delete", "events_no_truncate")
+            for name in ("events_no_delete", "events_no_truncate")
         ]
+
+
+def test_a_replaced_erasure_check_is_reported(pg: PgBackend) -> None:
+    pg.execute(
+        "CREATE OR REPLACE FUNCTION events_check_erasure() RETURNS trigger LANGUAGE plpgsql "
+        "AS $$ BEGIN RETURN NEW; END $$"
+    )
+    with pg.ledger(readonly=True) as ledger:
+        assert [p.split(":")[0] for p in ledger.problems()] == [
+            "the append-only trigger events_no_update (its function was replaced)"
+        ]
+    with pg.ledger() as ledger:  # the owner's open makes it anew
+        assert ledger.problems() == []
+    with pytest.raises(pg.integrity_error, match="append-only"):
+        pg.execute("UPDATE events SET body = '' WHERE seq = 2")
 
 
 def test_a_replaced_json_check_is_reported(pg: PgBackend) -> None:
