@@ -321,9 +321,12 @@ class Reader:
         combatant, track and round, rolls per actor beside the chances their dice gave, the
         GM's pools, defeats by round, rulings and findings; from the replay as corrected."""
         head = self.store.readable(encounter)
-        told = list(self.replay(encounter))
+        # The replay read once; the rulings need only the retractions, corrections and rewinds.
         return tallies.tally_encounter(
-            systems.ruleset(head.system), told, self.records(encounter), self.audit(encounter)
+            systems.ruleset(head.system),
+            self.replay(encounter),
+            self.revisions(head),
+            self.audit(encounter),
         )
 
     def dice(self, encounter: str) -> dice_checks.DiceReport | None:

@@ -195,33 +195,85 @@ def _roller(r: Roller) -> dict[str, Any]:
 
 def tally_encounter(
     ruleset: AnyRuleset,
-    steps: Sequence[Step],
+    steps: Iterable[Step],
     records: Sequence[events.Recorded],
     findings: Iterable[Finding],
 ) -> Stats:
-    """The statistics of an encounter from its replay as corrected (`steps`), its stored
-    events (for the rulings) and its findings."""
-    final = steps[-1].state
-    blows = tuple(_blows(ruleset, steps))
-    found = list(findings)
-    recorded, in_force = _rulings(records)
-    return Stats(
-        encounter=final.encounter,
-        system=final.system,
-        fighters=tuple(_fighters(final, blows)),
-        blows=blows,
-        rollers=tuple(_rollers(ruleset, steps, final)),
-        pools=tuple(_pools(steps)),
-        defeats=tuple(_defeats(steps)),
-        rulings=_frozen(recorded),
-        in_force=_frozen(in_force),
-        findings=_frozen(tally(f.severity for f in found)),
-        rules=_frozen(tally(f.rule for f in found)),
-        dice=_frozen(_dice(steps)),
-    )
+    """The statistics of an encounter from its replay as corrected (`steps`, read once), its
+    stored events (for the rulings) and its findings."""
+    tally = Tally(ruleset)
+    for step in steps:
+        tally.add(step)
+    return tally.stats(records, findings)
 
 
-def _blows(ruleset: AnyRuleset, steps: Sequence[Step]) -> Iterable[Blow]:
+class Tally:
+    """The statistics as a replay goes: each step is read once and let go (a report of a long
+    encounter tells its story in the same pass). What is kept grows with the damage dealt,
+    the defeats and the rolls whose chances the system reads, not with the steps."""
+
+    def __init__(self, ruleset: AnyRuleset) -> None:
+        self.ruleset = ruleset
+        self.final: State | None = None
+        self.blows: list[Blow] = []
+        self.gained: dict[str, int] = {}
+        self.lowered: dict[str, dict[str, int]] = {}
+        self.defeats: list[Defeat] = []
+        self.dice = {"ledger": 0, "typed": 0}
+        #: roll seq -> the state before it and its event, for the rolls whose chances the
+        #: system reads (priced once the rolls as they finally stand are known).
+        self.priced: dict[int, tuple[State, Any]] = {}
+
+    def add(self, step: Step) -> None:
+        """Count one step of the replay."""
+        self.final = step.state
+        self.blows.extend(_blows(self.ruleset, (step,)))
+        self.defeats.extend(_defeats((step,)))
+        event = step.record.event
+        if isinstance(event, events.LedgerRolled) and step.skipped is None:
+            self.dice["ledger" if event.ledger_rolled else "typed"] += 1
+        before = step.before
+        if before is None:
+            return
+        for pool, value in step.state.pools.items():
+            delta = value - before.pools.get(pool, 0)
+            if delta > 0:
+                _add(self.gained, pool, delta)
+            elif delta < 0:
+                _add(self.lowered.setdefault(pool, {}), step.record.type, -delta)
+        roll = step.state.roll_at(step.record.seq)
+        if roll is not None and self.ruleset.odds(before, event, roll) is not None:
+            self.priced[step.record.seq] = (before, event)
+
+    def stats(self, records: Sequence[events.Recorded], findings: Iterable[Finding]) -> Stats:
+        """The statistics of the steps counted."""
+        final = self.final
+        if final is None:
+            raise ValueError("no step to count")
+        blows = tuple(self.blows)
+        found = list(findings)
+        recorded, in_force = _rulings(records)
+        pools = dict.fromkeys([*final.pools, *self.gained, *self.lowered])
+        return Stats(
+            encounter=final.encounter,
+            system=final.system,
+            fighters=tuple(_fighters(final, blows)),
+            blows=blows,
+            rollers=tuple(_rollers(self.ruleset, self.priced, final)),
+            pools=tuple(
+                Pool(pool, self.gained.get(pool, 0), _frozen(self.lowered.get(pool, {})))
+                for pool in pools
+            ),
+            defeats=tuple(self.defeats),
+            rulings=_frozen(recorded),
+            in_force=_frozen(in_force),
+            findings=_frozen(tally(f.severity for f in found)),
+            rules=_frozen(tally(f.rule for f in found)),
+            dice=_frozen(self.dice),
+        )
+
+
+def _blows(ruleset: AnyRuleset, steps: Iterable[Step]) -> Iterable[Blow]:
     for step in steps:
         before, after = step.before, step.state
         if before is None:
@@ -284,17 +336,13 @@ def _fighters(final: State, blows: Sequence[Blow]) -> Iterable[Fighter]:
         )
 
 
-def _rollers(ruleset: AnyRuleset, steps: Sequence[Step], final: State) -> Iterable[Roller]:
-    at = {step.record.seq: step for step in steps}
+def _rollers(
+    ruleset: AnyRuleset, read: Mapping[int, tuple[State, Any]], final: State
+) -> Iterable[Roller]:
     mine: dict[str, list[tuple[str, str, Odds | None]]] = {}
     for roll in final.rolls:
-        step = at.get(roll.seq)
-        before = step.before if step is not None else None
-        odds = (
-            ruleset.odds(before, step.record.event, roll)
-            if step is not None and before is not None
-            else None
-        )
+        pair = read.get(roll.seq)
+        odds = ruleset.odds(pair[0], pair[1], roll) if pair is not None else None
         scored = roll.outcome or "none"
         rolled = odds.outcome if odds is not None else scored
         mine.setdefault(roll.actor or roll.stake or "?", []).append((rolled, scored, odds))
@@ -346,23 +394,7 @@ def _groups(priced: Sequence[Odds]) -> Iterable[Group]:
         )
 
 
-def _pools(steps: Sequence[Step]) -> Iterable[Pool]:
-    gained: dict[str, int] = {}
-    lowered: dict[str, dict[str, int]] = {}
-    for step in steps:
-        if step.before is None:
-            continue
-        for pool, value in step.state.pools.items():
-            delta = value - step.before.pools.get(pool, 0)
-            if delta > 0:
-                _add(gained, pool, delta)
-            elif delta < 0:
-                _add(lowered.setdefault(pool, {}), step.record.type, -delta)
-    for pool in dict.fromkeys([*steps[-1].state.pools, *gained, *lowered]):
-        yield Pool(pool, gained.get(pool, 0), _frozen(lowered.get(pool, {})))
-
-
-def _defeats(steps: Sequence[Step]) -> Iterable[Defeat]:
+def _defeats(steps: Iterable[Step]) -> Iterable[Defeat]:
     for step in steps:
         for change in step.changes:
             if change.track == "status" and change.before == "active" and change.after:
@@ -397,12 +429,3 @@ def _rulings(records: Sequence[events.Recorded]) -> tuple[dict[str, int], dict[s
         if record.seq not in gone:
             _add(in_force, kind, 1)
     return recorded, in_force
-
-
-def _dice(steps: Sequence[Step]) -> dict[str, int]:
-    found = {"ledger": 0, "typed": 0}
-    for step in steps:
-        event = step.record.event
-        if isinstance(event, events.LedgerRolled) and step.skipped is None:
-            found["ledger" if event.ledger_rolled else "typed"] += 1
-    return found

@@ -7,7 +7,7 @@ One `Report` feeds both faces: `ledger.report.markdown` (the Markdown session lo
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,7 +19,7 @@ from projections.changes import Change
 from projections.findings import Finding
 from projections.replay import Step
 from projections.revisions import standing
-from projections.statistics import Stats, tally_encounter
+from projections.statistics import Stats, Tally
 from projections.values import builtins
 
 
@@ -153,15 +153,15 @@ def build(book: Reader, encounter: str, published: bool = True) -> Report:
     broken = None if chain.ok else f"at seq {chain.bad_seq}: {chain.problem}"
     if broken is not None:
         head = None
-    # One replay: each step's words, changes and chart points are kept for the story; the
-    # statistics read the steps too (they look back at earlier rolls), so the steps are held
-    # for the length of the report.
-    steps = list(book.replay(encounter))
+    # One pass over the replay: each step's words, changes and chart points are kept for the
+    # story and counted for the statistics, its state let go (a state a step is what made a
+    # long encounter's report hold gigabytes).
     records = _reversed_and_rulings(book, encounter)
     committed = any(r.type == "dice.committed" for r in records)
-    rounds, charts_, state = _story(steps, committed)
+    tally = Tally(systems.ruleset(book.store.require(encounter).system))
+    rounds, charts_, state = _story(_counted(book.replay(encounter), tally), committed)
     findings = tuple(book.audit(encounter))
-    stats = tally_encounter(systems.ruleset(state.system), steps, records, findings)
+    stats = tally.stats(records, findings)
     return Report(
         encounter=encounter,
         system=state.system,
@@ -177,6 +177,13 @@ def build(book: Reader, encounter: str, published: bool = True) -> Report:
         state=state,
         stats=stats,
     )
+
+
+def _counted(steps: Iterable[Step], tally: Tally) -> Iterator[Step]:
+    """The steps, each counted by `tally` as it passes."""
+    for step in steps:
+        tally.add(step)
+        yield step
 
 
 def _story(
