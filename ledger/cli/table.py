@@ -28,7 +28,7 @@ from ledger.cli.options import (
     read_json_object,
     source,
 )
-from ledger.cli.write import emit_recorded, show_recorded
+from ledger.cli.write import emit_recorded, record_command, show_recorded
 from ledger.errors import BadInput
 from projections import policy as policies
 
@@ -58,14 +58,16 @@ def propose(
     data = parse_pairs(fields or [], "field")
     if "type" in data:
         fail(BadInput("give the type as the TYPE argument, not as a field"))
-    stamp = game_time(round_, scene, by)
-    with opened(ctx) as ledger:
-        result = guard(
-            lambda: ledger.propose(name, {"type": type, **data}, expect=expect, stamp=stamp)
-        )
-    if json_:
-        emit_recorded(result)
-    show_recorded(result)
+    # As `record --propose` does it: one path for a proposal, whichever command makes it.
+    record_command(
+        ctx,
+        name,
+        {"type": type, **data},
+        expect=expect,
+        json_=json_,
+        stamp=game_time(round_, scene, by),
+        propose=True,
+    )
 
 
 @commands.command()
