@@ -91,6 +91,23 @@ def fold_on(
     return folder.state
 
 
+@dataclass(frozen=True, slots=True)
+class Folded:
+    """An encounter as a write left it: its head (seq and hash) and what was folded to it.
+
+    A writer that keeps one (a long-lived `Ledger`) reuses it only in a transaction whose
+    whole chain was checked and whose head is this very head: the same hash at the same seq
+    means the same rows, so a refold would give this state. Anything else folds anew.
+    """
+
+    seq: int
+    hash: str
+    system: str
+    state: core.State
+    revisions: tuple[events.Recorded, ...]
+    standing: Standing
+
+
 class Session:
     """The state of one encounter inside a write transaction, kept at the transaction's head.
 
@@ -99,7 +116,12 @@ class Session:
     """
 
     def __init__(
-        self, txn: Transaction, secret: bytes | None, user: str | None = None, policed: bool = True
+        self,
+        txn: Transaction,
+        secret: bytes | None,
+        user: str | None = None,
+        policed: bool = True,
+        folded: Folded | None = None,
     ) -> None:
         self.txn = txn
         self.secret = secret
@@ -119,6 +141,8 @@ class Session:
         self.stored = 0
         #: What the last retraction or correction admitted did downstream.
         self.downstream: Downstream | None = None
+        #: The encounter as this writer's last write left it, if it kept it (`Folded`).
+        self._folded = folded
 
     @property
     def encounter(self) -> str:
@@ -164,6 +188,15 @@ class Session:
         system = self.txn.system
         if system is None:
             return self
+        kept = self._folded
+        if (
+            kept is not None
+            and self.txn.checked
+            and (kept.seq, kept.hash, kept.system) == (self.txn.seq, self.txn.hash, system)
+        ):
+            self.state, self.revisions, self.standing = kept.state, [*kept.revisions], kept.standing
+            self.stored = kept.seq
+            return self
         self.revisions = [systems.from_row(row, system) for row in self.txn.revisions()]
         self.standing = standing(self.revisions)
         found = self.txn.snapshots(self.txn.seq, self.secret)
@@ -175,6 +208,21 @@ class Session:
             self.ruleset, self.records(first), self.standing, state, self.checkpoints
         )
         return self
+
+    def folded(self) -> Folded | None:
+        """The encounter as this session leaves it (None: it was never folded), for the
+        writer's next write."""
+        system = self.txn.system
+        if not self._ready or self.state is None or system is None:
+            return None
+        return Folded(
+            self.txn.seq,
+            self.txn.hash,
+            system,
+            self.state,
+            tuple(self.revisions),
+            self.standing,
+        )
 
     def older_checkpoint(self, before: int) -> Checkpoint | None:
         """The newest state before seq `before` to refold from: a checkpoint of this session,

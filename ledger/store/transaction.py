@@ -103,6 +103,12 @@ class Transaction:
             pass
         self._checked = self.seq
 
+    @property
+    def checked(self) -> bool:
+        """Whether every row stored when the transaction began was checked against the chain
+        (`check_chain`), through the head it read."""
+        return self._checked >= (self.opened.seq if self.opened else 0)
+
     def _broken(self, seq: int, problem: str) -> None:
         raise BrokenChain(
             f"encounter {self.encounter!r} does not verify at seq {seq} ({problem}): "

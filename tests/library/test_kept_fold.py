@@ -1,0 +1,175 @@
+"""A long-lived writer (a bot's `Ledger`) keeps each encounter as its last write left it, and its
+next write starts from there, after the whole chain was checked and only when the head is still
+the one it left: what every write judges is what a fresh process folding the log would judge."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from ledger import BadInput, BrokenChain, Ledger, LedgerError, write
+from ledger.api import KEPT_FOLDS
+from projections import core
+from tests.stores import Backend
+
+JOIN = {"type": "combatant.joined", "name": "Bandit", "side": "adversary", "stats": {"level": 5}}
+
+
+def harm(level: int = 1) -> dict[str, Any]:
+    return {"type": "harm.inflicted", "target": "Bandit", "level": level}
+
+
+def opened(ledger: Ledger, name: str = "duel") -> None:
+    lines = [{"type": "encounter.opened", "system": "ssss"}, JOIN]
+    ledger.import_lines([json.dumps(line) for line in lines], into=name)
+
+
+@pytest.fixture
+def folds(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """How many events each fold a write started from the log went through."""
+    counted: list[int] = []
+    real = write.fold_on
+
+    def counting(ruleset: Any, records: Iterable[Any], *args: Any, **kwargs: Any) -> Any:
+        records = list(records)
+        counted.append(len(records))
+        return real(ruleset, records, *args, **kwargs)
+
+    monkeypatch.setattr(write, "fold_on", counting)
+    return counted
+
+
+def filled(state: core.State) -> int:
+    """How many Harm slots of the Bandit's first level are filled."""
+    bandit: Any = state.combatants["Bandit"]
+    return int(bandit.slots["1"].filled)
+
+
+def fresh_state(backend: Backend, name: str = "duel") -> core.State:
+    with backend.ledger() as reader:
+        return reader.tracks(name)
+
+
+def test_a_writers_next_write_folds_nothing_again(backend: Backend, folds: list[int]) -> None:
+    with backend.ledger() as bot:
+        opened(bot)
+        folds.clear()
+        bot.record("duel", harm(1))
+        bot.record("duel", {"type": "note", "text": "and on"})
+        done = bot.record("duel", harm(1))
+    assert folds == []
+    assert done.state == fresh_state(backend)
+    assert filled(done.state) == 2
+
+
+def test_another_writer_in_between_makes_the_next_write_fold_from_the_log(
+    backend: Backend, folds: list[int]
+) -> None:
+    with backend.ledger() as bot, backend.ledger() as other:
+        opened(bot)
+        bot.record("duel", harm(1))
+        other.record("duel", harm(2))
+        folds.clear()
+        done = bot.record("duel", {"type": "note", "text": "after the other's harm"})
+    assert folds == [4]  # the bot's kept head is not the head: it folds seqs 1-4 anew
+    assert done.state == fresh_state(backend)
+
+
+def test_a_dry_run_or_a_refused_write_keeps_what_the_last_committed_write_left(
+    backend: Backend, folds: list[int]
+) -> None:
+    with backend.ledger() as bot:
+        opened(bot)
+        bot.record("duel", harm(1))
+        bot.undo("duel", reason="only asking", dry_run=True)
+        with pytest.raises(BadInput, match="already open"):
+            bot.record("duel", {"type": "encounter.opened", "system": "ssss"})
+        folds.clear()
+        done = bot.record("duel", {"type": "note", "text": "nothing of the dry run"})
+    assert done.state == fresh_state(backend)
+    assert filled(done.state) == 1
+
+
+def test_an_edit_behind_the_kept_head_is_still_refused(backend: Backend) -> None:
+    with backend.ledger() as bot:
+        opened(bot)
+        bot.record("duel", harm(1))
+        bot.record("duel", harm(1))
+        backend.tamper(
+            "UPDATE events SET body = replace(body, '\"level\":1', '\"level\":4') "
+            "WHERE encounter = 'duel' AND seq = 3"
+        )
+        with pytest.raises(BrokenChain, match="does not verify at seq 3"):
+            bot.record("duel", {"type": "note", "text": "on an edited chain"})
+
+
+def test_a_writer_keeps_its_busiest_encounters_only(backend: Backend, folds: list[int]) -> None:
+    with backend.ledger() as bot:
+        names = [f"table {n}" for n in range(KEPT_FOLDS + 1)]
+        for name in names:
+            opened(bot, name)
+        folds.clear()
+        bot.record(names[-1], harm(1))  # kept
+        bot.record(names[0], harm(1))  # the oldest: let go, folded from the log
+    assert folds == [2]
+
+
+@st.composite
+def moves(draw: st.DrawFn) -> list[tuple[str, str, int]]:
+    """Writes by two writers, `bot` (long-lived) and `other`: harm, notes, undo, redo and
+    amend of an earlier harm."""
+    count = draw(st.integers(min_value=1, max_value=14))
+    return [
+        (
+            draw(st.sampled_from(["bot", "bot", "bot", "other"])),
+            draw(st.sampled_from(["harm", "note", "undo", "redo", "amend"])),
+            draw(st.integers(min_value=1, max_value=3)),
+        )
+        for _ in range(count)
+    ]
+
+
+def applied(ledger: Ledger, what: str, level: int, harms: list[int]) -> Iterator[core.State]:
+    if what == "harm":
+        done = ledger.record("duel", harm(level))
+        harms.append(done.records[-1].seq)
+    elif what == "note":
+        done = ledger.record("duel", {"type": "note", "text": f"level {level}"})
+    elif what == "undo":
+        done = ledger.undo("duel", reason="wrong")
+    elif what == "redo":
+        done = ledger.redo("duel", reason="right after all")
+    else:
+        if not harms:
+            return
+        target = harms[-level % len(harms)]
+        done = ledger.amend("duel", target, {"level": level}, reason="misread")
+    yield done.state
+
+
+@settings(
+    max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(steps=moves())
+def test_every_write_of_a_long_lived_writer_judges_the_state_a_fresh_fold_gives(
+    tmp_path_factory: pytest.TempPathFactory, steps: list[tuple[str, str, int]]
+) -> None:
+    path = tmp_path_factory.mktemp("kept") / "kept.db"
+    harms: list[int] = []
+    with Ledger(path) as bot, Ledger(path) as other:
+        opened(bot)
+        for who, what, level in steps:
+            writer = bot if who == "bot" else other
+            before = len(writer.records("duel"))
+            try:
+                states = list(applied(writer, what, level, harms))
+            except LedgerError:  # nothing to undo or redo, say: bad input, nothing appended
+                assert len(writer.records("duel")) == before
+                continue
+            with Ledger(path) as reader:
+                assert states == [reader.tracks("duel")] or not states
