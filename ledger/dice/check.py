@@ -52,6 +52,9 @@ class DiceReport:
     #: Rolls whose seed is not revealed yet, and the seq of that commitment.
     awaiting: int = 0
     committed_at: int | None = None
+    #: Seeds revealed (each matching its commitment), and commitments not revealed yet.
+    revealed: int = 0
+    unrevealed: int = 0
     #: The first roll that does not match (or that no commitment covers), and why.
     bad_seq: int | None = None
     problem: str | None = None
@@ -77,8 +80,13 @@ class DiceReport:
                 f"dice: awaiting the reveal of the seed committed at seq {self.committed_at}: "
                 f"{_count(self.awaiting, 'roll')} by the ledger"
             )
-        if not out:
+        if not out and self.unrevealed:
             out.append("dice: committed; no die rolled by the ledger yet")
+        elif not out:
+            out.append(
+                f"dice: {_count(self.revealed, 'seed')} revealed, each matching its "
+                "commitment; no die was rolled by the ledger"
+            )
         return out
 
     def document(self) -> dict[str, Any]:
@@ -89,6 +97,8 @@ class DiceReport:
             "checked": self.checked,
             "awaiting": self.awaiting,
             "committed_at": self.committed_at,
+            "revealed": self.revealed,
+            "unrevealed": self.unrevealed,
             "bad_seq": self.bad_seq,
             "problem": self.problem,
             "ok": self.ok,
@@ -151,7 +161,7 @@ class _Walk:
         self.current: Commitment | None = None
         self.pending: list[Commitment] = []
         self.seen = False
-        self.rolls = self.dice = self.checked = 0
+        self.rolls = self.dice = self.checked = self.revealed = 0
         self.at = 0
 
     def step(self, seq: int, kind: str, body: Mapping[str, Any]) -> None:
@@ -191,6 +201,7 @@ class _Walk:
                     )
                 self.checked += 1
         self.pending.remove(opened)
+        self.revealed += 1
         if self.current is opened:
             self.current = None
 
@@ -203,6 +214,8 @@ class _Walk:
             checked=self.checked,
             awaiting=sum(len(c.rolls) for c in waiting),
             committed_at=waiting[0].seq if waiting else None,
+            revealed=self.revealed,
+            unrevealed=len(self.pending),
             bad_seq=bad,
             problem=problem,
         )

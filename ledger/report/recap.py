@@ -94,7 +94,11 @@ def _sides(report: Report, clean: Callable[[str], str]) -> str:
     foes = [clean(f.name) for f in report.stats.fighters if f.side != "player"]
     if players and foes:
         return f"{_and(players)} against {_and(foes)}."
-    return f"{_and(players or foes) or 'Nobody'} in the fight."
+    if players:
+        return f"{_and(players)} in the fight; no foe joined."
+    if foes:
+        return f"{_and(foes)} in the fight; no player joined."
+    return "Nobody has joined the fight yet."
 
 
 def _and(names: Sequence[str]) -> str:

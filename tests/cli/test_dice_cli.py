@@ -130,12 +130,29 @@ def test_verify_says_how_many_rolls_await_the_reveal_then_checks_every_die(ford:
         "checked": 3,
         "awaiting": 0,
         "committed_at": None,
+        "revealed": 1,
+        "unrevealed": 0,
         "bad_seq": None,
         "problem": None,
         "ok": True,
     }
     md = ok(ford, "export", "ford", "--format", "md")
     assert "- seq 8: Ash rolls 6, 6 for 's2'" in md and "(dice typed)\n" in md
+
+
+def test_verify_says_a_seed_was_revealed_when_the_ledger_rolled_no_die_under_it(
+    ford: Path,
+) -> None:
+    ok(ford, "dice", "commit", "ford")
+    assert ok(ford, "verify", "ford").splitlines()[1] == (
+        "ford: dice: committed; no die rolled by the ledger yet"
+    )
+    ok(ford, "dice", "reveal", "ford")
+    assert ok(ford, "verify", "ford").splitlines()[1] == (
+        "ford: dice: 1 seed revealed, each matching its commitment; no die was rolled by the ledger"
+    )
+    dice = json.loads(ok(ford, "verify", "ford", "--json"))["encounters"][0]["dice"]
+    assert (dice["revealed"], dice["unrevealed"], dice["rolls"]) == (1, 0, 0)
 
 
 def test_an_export_carries_commitment_and_reveal_and_a_changed_die_fails_verify(

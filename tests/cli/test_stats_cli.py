@@ -168,3 +168,24 @@ def test_names_from_the_table_neither_mark_up_nor_ping(db: Path) -> None:
     assert "\\<@\u200b123> \\*Ash\\* against Bandit." in discord
     md = ok(db, "recap", "ford")
     assert md.splitlines()[0] == "# \\*\\*Loud\\*\\* @everyone"
+
+
+@pytest.mark.parametrize(
+    ("joined", "said"),
+    [
+        ([("Kira", "player")], "Kira in the fight; no foe joined."),
+        (
+            [("Ogre", "adversary"), ("Imp", "adversary")],
+            "Ogre and Imp in the fight; no player joined.",
+        ),
+        ([], "Nobody has joined the fight yet."),
+    ],
+)
+def test_a_recap_of_a_one_sided_fight_says_which_side_is_missing(
+    db: Path, joined: list[tuple[str, str]], said: str
+) -> None:
+    with Ledger(db) as ledger:
+        ledger.open("lone", "ssss")
+        for name, side in joined:
+            ledger.join("lone", name, side, {} if side == "player" else {"level": 1})
+    assert said in ok(db, "recap", "lone").splitlines()
