@@ -7,6 +7,7 @@ NAME is an encounter of the ledger file or a `.jsonl` file read into memory, as 
 # No `from __future__ import annotations`: typer reads these annotations each time the app runs.
 import sys
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
@@ -18,7 +19,7 @@ from ledger.cli import progress, render
 from ledger.cli.errors import fail, guard, outcome
 from ledger.cli.options import Json, Source, emit_json, names_a_file, source
 from ledger.errors import BadInput
-from ledger.report import Report, build
+from ledger.report import Report, reading
 from ledger.report import html as html_report
 from ledger.report import markdown as markdown_report
 from projections import words
@@ -37,8 +38,10 @@ Html = Annotated[
 ]
 
 
-def load(ctx: typer.Context, name: str) -> Report:
-    """The report of NAME (an encounter, or a `.jsonl` file)."""
+@contextmanager
+def loaded(ctx: typer.Context, name: str) -> Iterator[Report]:
+    """The report of NAME (an encounter, or a `.jsonl` file), the ledger open and read as of
+    one moment while it is written (its story is replayed again as it is written)."""
     published = True
     if names_a_file(name):
         # A hand-written file carries no chain: the hashes of the in-memory copy are made up
@@ -46,8 +49,10 @@ def load(ctx: typer.Context, name: str) -> Report:
         items = (item for _, item in jsonl.iter_lines(jsonl.lines(Path(name)), name))
         chain = guard(lambda: jsonl.chain_of(items, name))
         published = chain is not None
-    with source(ctx, name) as (ledger, encounter):
-        return guard(lambda: build(ledger, encounter, published=published))
+    # A ledger error while the report is written (as while it is built) is one line and its
+    # exit code: `source` says it.
+    with source(ctx, name) as (ledger, encounter), reading(ledger, encounter, published) as report:
+        yield report
 
 
 def write(
@@ -64,7 +69,7 @@ def write(
     as `export --out` writes: no link followed, no file replaced."""
     chunks = [text] if isinstance(text, str) else text
     if str(out) == "-":
-        sys.stdout.writelines(chunks)
+        guard(lambda: sys.stdout.writelines(chunks))
         return
     sources = [Path(ctx.obj)] + ([Path(name)] if names_a_file(name) else [])
     target = out.resolve()
@@ -78,8 +83,8 @@ def write(
 
 
 def html(ctx: typer.Context, name: str, out: Path, report: Report) -> None:
-    """Write the HTML report of `report` to `out` and say so on stderr."""
-    write(ctx, name, out, html_report.page(report), "the report")
+    """Write the HTML report of `report` to `out` as it is rendered, and say so on stderr."""
+    write(ctx, name, out, html_report.chunks(report), "the report")
     if str(out) != "-":
         typer.echo(
             f"Wrote the report of {report.encounter!r} to {out} ({_count(report.events, 'event')}, "
@@ -96,9 +101,9 @@ def _count(n: int, noun: str) -> str:
 def markdown(ctx: typer.Context, name: str, out: Path | None, *, force: bool = False) -> None:
     """`export NAME --format md [--out FILE] [--force]`: the Markdown session log, written as
     every export is (no link followed, no file replaced, without --force)."""
-    report = load(ctx, name)
-    chunks = markdown_report.session_chunks(report)
-    write(ctx, name, out or Path("-"), chunks, "the session log", force=force)
+    with loaded(ctx, name) as report:
+        chunks = markdown_report.session_chunks(report)
+        write(ctx, name, out or Path("-"), chunks, "the session log", force=force)
     if out is not None and str(out) != "-":
         typer.echo(f"Exported the session log of {report.encounter!r} to {out}.", err=True)
 
@@ -112,8 +117,8 @@ def audit(ctx: typer.Context, name: Source, html_: Html = None, json_: Json = Fa
     """Check the encounter against its rules; exit 1 when any finding is an error."""
     acts: list[dict[str, object]] | None = None
     if html_ is not None:
-        report = load(ctx, name)
-        html(ctx, name, html_, report)
+        with loaded(ctx, name) as report:
+            html(ctx, name, html_, report)
         encounter, findings = report.encounter, list(report.findings)
     else:
         with source(ctx, name) as (ledger, encounter):
@@ -198,7 +203,8 @@ def report(ctx: typer.Context, name: Source, html_: Html = None) -> None:
     """The post-session report: the timeline in words, track charts, rulings and findings."""
     if html_ is None:
         fail(BadInput("report needs --html FILE (the Markdown log is export --format md)"))
-    html(ctx, name, html_, load(ctx, name))
+    with loaded(ctx, name) as report:
+        html(ctx, name, html_, report)
 
 
-__all__ = ["ExportFormat", "Html", "commands", "html", "load", "markdown"]
+__all__ = ["ExportFormat", "Html", "commands", "html", "loaded", "markdown"]

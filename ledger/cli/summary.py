@@ -11,7 +11,7 @@ import typer
 
 from ledger.cli.errors import guard
 from ledger.cli.options import Json, Source, emit_json, source
-from ledger.cli.report import load
+from ledger.cli.report import loaded
 from ledger.report import markdown as markdown_report
 from ledger.report import recap as recaps
 
@@ -46,4 +46,6 @@ def recap(
 ) -> None:
     """A short summary to post: who fought whom, the decisive moments in words, who fell, the
     numbers (the same facts as the report)."""
-    typer.echo(recaps.recap(load(ctx, name), format_), nl=False)
+    with loaded(ctx, name) as report:
+        text = recaps.recap(report, format_)
+    typer.echo(text, nl=False)

@@ -2,19 +2,24 @@
 the head to publish and each combatant's tracks over the seqs.
 
 One `Report` feeds both faces: `ledger.report.markdown` (the Markdown session log) and
-`ledger.report.html` (the self-contained HTML page with its charts).
+`ledger.report.html` (the self-contained HTML page with its charts), written as they are read:
+the story a round at a time from a second replay, the charts thinned to what their pictures
+show (`ledger.report.plot`), so a report of any length is written in bounded memory.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from itertools import groupby
 from typing import Any
 
 from ledger import events, systems
 from ledger.errors import LedgerError
 from ledger.read import Reader
-from projections import charts, core, words
+from ledger.report.plot import Chart, Charts, Hides, Point, charts_of
+from projections import core, words
 from projections.changes import Change
 from projections.findings import Finding
 from projections.replay import Step
@@ -36,15 +41,42 @@ class Line:
     source: str | None = None
 
 
-@dataclass(frozen=True)
 class Round:
-    """The events of one round (or of the set-up before the first), and the tracks after it."""
+    """The events of one round (or of the set-up before the first) as the replay reaches
+    them, and the tracks after it: `lines` is read once, as the report is written, and the
+    tracks are known once it has been (`end` passes by the lines left unread)."""
 
-    number: int | None
-    scene: str | None
-    title: str
-    lines: tuple[Line, ...]
-    state: core.State
+    def __init__(
+        self,
+        number: int | None,
+        scene: str | None,
+        title: str,
+        steps: Iterator[Step],
+        committed: bool = False,
+    ) -> None:
+        self.number = number
+        self.scene = scene
+        self.title = title
+        self._state: core.State | None = None
+        self.lines: Iterator[Line] = self._told(steps, committed)
+
+    def _told(self, steps: Iterator[Step], committed: bool) -> Iterator[Line]:
+        for step in steps:
+            self._state = step.state
+            yield _line(step, committed)
+
+    def end(self) -> core.State:
+        """The tracks after the group (the lines not read yet are passed by)."""
+        for _ in self.lines:
+            pass
+        if self._state is None:
+            raise LedgerError(f"{self.title} holds no event")
+        return self._state
+
+    @property
+    def state(self) -> core.State:
+        """The tracks after the group (`end`)."""
+        return self.end()
 
     @property
     def tracks_title(self) -> str:
@@ -74,29 +106,6 @@ class Ruling:
 
 
 @dataclass(frozen=True)
-class Point:
-    """A combatant's charted measures right after one event that changed its tracks."""
-
-    seq: int
-    round: int | None
-    values: tuple[float | None, ...]
-    limits: tuple[float | None, ...]
-    status: str
-    note: str
-
-
-@dataclass(frozen=True)
-class Chart:
-    """One combatant's tracks over the seqs: a point per event that changed them."""
-
-    combatant: str
-    side: str
-    status: str
-    labels: tuple[str, ...]
-    points: tuple[Point, ...]
-
-
-@dataclass(frozen=True)
 class HouseRule:
     """A house rule pinned in `encounter.opened` that differs from the system's default."""
 
@@ -107,13 +116,14 @@ class HouseRule:
 
 @dataclass(frozen=True)
 class Report:
-    """Everything the session log and the HTML report show."""
+    """Everything the session log and the HTML report show: what must be known before the
+    story (the header, the rulings, the findings, the charts, the statistics) read in a first
+    pass that keeps only that, and the story itself (`rounds`) told again as it is written."""
 
     encounter: str
     system: str
     title: str | None
     house_rules: tuple[HouseRule, ...]
-    rounds: tuple[Round, ...]
     rulings: tuple[Ruling, ...]
     findings: tuple[Finding, ...]
     charts: tuple[Chart, ...]
@@ -124,6 +134,17 @@ class Report:
     state: core.State
     #: The statistics (`projections.statistics`): damage, rolls and their odds, pools, defeats.
     stats: Stats
+    #: The seqs of the rulings and of what they reversed that the timeline shows as events.
+    told: frozenset[int]
+    #: Every (combatant, track) that changes in the encounter: the tracks tables show those.
+    changing: frozenset[tuple[str, str]]
+    #: How many groups (rounds, the set-up...) the timeline has.
+    groups: int
+    #: Whether the encounter has a dice commitment (each event with dice says who rolled them).
+    committed: bool
+    #: The encounter's replay read anew (under the `reading` the report was built in, the
+    #: same steps the first pass read).
+    replay: Callable[[], Iterable[Step]] = field(repr=False, compare=False)
 
     @property
     def name(self) -> str:
@@ -136,30 +157,48 @@ class Report:
         amends the rulings section tells (each ruling once)."""
         return tuple(f for f in self.findings if f.rule != "ruling-reversed")
 
-    def anchors(self) -> frozenset[int]:
-        """Every seq the report shows as a target of links: the effective events and the
-        rulings with what they reversed."""
-        seqs = {line.seq for r in self.rounds for line in r.lines}
-        for ruling in self.rulings:
-            seqs |= {ruling.seq, ruling.target}
-        return frozenset(seqs)
+    def rounds(self) -> Iterator[Round]:
+        """The timeline a group at a time, from a new replay: each group's lines are told as
+        they are read and let go (a long encounter's story is never held whole)."""
+        seen: int | None = None
+        for (number, scene), steps in groupby(self.replay(), key=_time):
+            title = _title(number, scene, seen, self.groups)
+            group = Round(number, scene, title, steps, self.committed)
+            yield group
+            group.end()
+            seen = number if number is not None else seen
+
+
+@contextmanager
+def reading(book: Reader, encounter: str, published: bool = True) -> Iterator[Report]:
+    """The report of an encounter (`build`) for as long as it is written: both its passes
+    see the ledger as of one moment, however many events are appended meanwhile."""
+    with book.store.reading():
+        yield build(book, encounter, published)
 
 
 def build(book: Reader, encounter: str, published: bool = True) -> Report:
     """The report of an encounter, with its head digest unless the stream is not `published`
-    (a hand-written file carries no chain of its own: its hashes were made up on reading)."""
-    head = book.store.require(encounter).hash if published else None
+    (a hand-written file carries no chain of its own: its hashes were made up on reading).
+
+    Its story (`Report.rounds`) is a second replay, read while the report is written: write
+    it within `reading` for it to be the story the first pass read."""
+    current = book.store.require(encounter)
+    head = current.hash if published else None
     chain = book.store.verify(encounter)
     broken = None if chain.ok else f"at seq {chain.bad_seq}: {chain.problem}"
     if broken is not None:
         head = None
-    # One pass over the replay: each step's words, changes and chart points are kept for the
-    # story and counted for the statistics, its state let go (a state a step is what made a
-    # long encounter's report hold gigabytes).
+    # The first pass over the replay keeps only what is small however long the encounter:
+    # each step is counted for the statistics and drawn into the charts, then let go.
     records = _reversed_and_rulings(book, encounter)
     committed = any(r.type == "dice.committed" for r in records)
-    tally = Tally(systems.ruleset(book.store.require(encounter).system))
-    rounds, charts_, state = _story(_counted(book.replay(encounter), tally), committed)
+    tally = Tally(systems.ruleset(current.system))
+    outline = _Outline(_named(records))
+    for step in book.replay(encounter):
+        tally.add(step)
+        outline.add(step)
+    state = outline.end()
     findings = tuple(book.audit(encounter))
     stats = tally.stats(records, findings)
     return Report(
@@ -167,138 +206,71 @@ def build(book: Reader, encounter: str, published: bool = True) -> Report:
         system=state.system,
         title=state.title,
         house_rules=_house_rules(state),
-        rounds=rounds,
         rulings=tuple(_rulings(book, encounter, records)),
         findings=findings,
-        charts=charts_,
-        events=book.store.require(encounter).seq,
+        charts=outline.charts.charts(state),
+        events=current.seq,
         head=head,
         broken=broken,
         state=state,
         stats=stats,
+        told=frozenset(outline.told),
+        changing=frozenset(outline.changing),
+        groups=outline.groups,
+        committed=committed,
+        replay=lambda: book.replay(encounter),
     )
 
 
-def _counted(steps: Iterable[Step], tally: Tally) -> Iterator[Step]:
-    """The steps, each counted by `tally` as it passes."""
-    for step in steps:
-        tally.add(step)
-        yield step
+class _Outline:
+    """What the report must know before it tells the story, from one replay that keeps no
+    step: the charts, the tracks that change, how many groups the timeline has, which of the
+    rulings' seqs it shows, and the state at the end."""
 
-
-def _story(
-    steps: Iterable[Step], committed: bool = False
-) -> tuple[tuple[Round, ...], tuple[Chart, ...], core.State]:
-    """The rounds and charts of a replay read once, and the state at its end; in an encounter
-    with a dice commitment, each event with dice says whether the ledger rolled them."""
-    grouped: list[tuple[tuple[int | None, str | None], list[Line], core.State]] = []
-    drawing = _Charts()
-    state: core.State | None = None
-    for step in steps:
-        state = step.state
-        drawing.add(step)
-        time = (step.round, None if step.scene is None else str(step.scene))
-        text = step.text + (_dice_mark(step.record.event) if committed else "")
-        line = Line(
-            step.record.seq, step.record.type, text, step.changes, step.skipped, step.source
-        )
-        if grouped and grouped[-1][0] == time:
-            grouped[-1][1].append(line)
-            grouped[-1] = (time, grouped[-1][1], state)
-        else:
-            grouped.append((time, [line], state))
-    if state is None:
-        raise LedgerError("the encounter has no effective event to report")
-    rounds = []
-    seen: int | None = None
-    for (number, scene), lines, end in grouped:
-        title = _title(number, scene, seen, len(grouped))
-        rounds.append(Round(number, scene, title, tuple(lines), end))
-        seen = number if number is not None else seen
-    return tuple(rounds), drawing.charts(state), state
-
-
-def charts_of(steps: Iterable[Step], hides: Hides | None = None) -> tuple[Chart, ...]:
-    """A chart per combatant still in the encounter: a point per step that changed its tracks
-    (with `hides`, none of the tracks it hides: not a line, a limit or a change), the steps
-    read once."""
-    drawing = _Charts(hides)
-    state: core.State | None = None
-    for step in steps:
-        state = step.state
-        drawing.add(step)
-    return () if state is None else drawing.charts(state)
-
-
-#: Whether a track (the second) of a combatant of a side (the first) is hidden from a reader.
-Hides = Callable[[str, str], bool]
-
-
-class _Charts:
-    """Every combatant's chart as the replay goes (no step kept)."""
-
-    def __init__(self, hides: Hides | None = None) -> None:
-        self.hides = hides
-        self.drawing: dict[str, _Drawing] = {}
-        self.ruleset: Any = None
-        self.read: Any = None
+    def __init__(self, wanted: frozenset[int]) -> None:
+        self.wanted = wanted
+        self.charts = Charts()
+        self.changing: set[tuple[str, str]] = set()
+        self.told: set[int] = set()
+        self.groups = 0
+        self.time: tuple[int | None, str | None] | None = None
+        self.state: core.State | None = None
 
     def add(self, step: Step) -> None:
-        state = step.state
-        if self.ruleset is None:
-            self.ruleset = systems.ruleset(state.system)
-            self.read = systems.readings(state.system)
-        for name in {c.combatant for c in step.changes}:
-            them = state.combatants.get(name)
-            if them is not None:
-                if name not in self.drawing:
-                    self.drawing[name] = _Drawing(_hidden_of(self.hides, them.side))
-                self.drawing[name].add(step, them, self.ruleset, self.read)
+        self.state = step.state
+        self.charts.add(step)
+        self.changing.update((c.combatant, c.track) for c in step.changes)
+        time = _time(step)
+        if self.groups == 0 or time != self.time:
+            self.groups += 1
+            self.time = time
+        if step.record.seq in self.wanted:
+            self.told.add(step.record.seq)
 
-    def charts(self, state: core.State) -> tuple[Chart, ...]:
-        """A chart per combatant still in the encounter at `state`."""
-        return tuple(
-            self.drawing.get(name, _Drawing(_hidden_of(self.hides, combatant.side))).chart(
-                name, combatant
-            )
-            for name, combatant in state.combatants.items()
-        )
+    def end(self) -> core.State:
+        """The state at the end of the replay."""
+        if self.state is None:
+            raise LedgerError("the encounter has no effective event to report")
+        return self.state
 
 
-class _Drawing:
-    """One combatant's chart as the replay goes: its labels and points."""
+def _time(step: Step) -> tuple[int | None, str | None]:
+    """The round and scene a step is grouped by."""
+    return step.round, None if step.scene is None else str(step.scene)
 
-    def __init__(self, hidden: Callable[[str | None], bool]) -> None:
-        self.hidden = hidden
-        self.labels: list[str] = []
-        self.taken: list[tuple[int, int | None, dict[str, charts.Measure], str, str]] = []
 
-    def add(self, step: Step, them: core.Combatant, ruleset: Any, read: Any) -> None:
-        hidden = self.hidden
-        mine = [c for c in step.changes if c.combatant == them.name and not hidden(c.track)]
-        if not mine:
-            return
-        view = them.view()
-        found = {m.label: _shown(m, hidden) for m in ruleset.charts(view) if not hidden(m.track)}
-        self.labels.extend(label for label in found if label not in self.labels)
-        note = words.tell(mine, read)
-        status = charts.standing(them.status, ruleset.condition(view))
-        self.taken.append((step.record.seq, step.round, found, status, note))
+def _line(step: Step, committed: bool) -> Line:
+    """A step in words; in an encounter with a dice commitment, each event with dice says
+    whether the ledger rolled them."""
+    text = step.text + (_dice_mark(step.record.event) if committed else "")
+    return Line(step.record.seq, step.record.type, text, step.changes, step.skipped, step.source)
 
-    def chart(self, name: str, combatant: core.Combatant) -> Chart:
-        labels = self.labels
-        points = tuple(
-            Point(
-                seq=seq,
-                round=round_,
-                values=tuple(found[k].value if k in found else None for k in labels),
-                limits=tuple(found[k].limit if k in found else None for k in labels),
-                status=status,
-                note=note,
-            )
-            for seq, round_, found, status, note in self.taken
-        )
-        return Chart(name, combatant.side, combatant.status, tuple(labels), points)
+
+def _named(records: Sequence[events.Recorded]) -> frozenset[int]:
+    """The seqs the rulings name: their own and what they reverse."""
+    seqs = {r.seq for r in records}
+    seqs |= {_target(r.event) for r in records if isinstance(r.event, Reversing)}
+    return frozenset(seqs)
 
 
 def _reversed_and_rulings(book: Reader, encounter: str) -> list[events.Recorded]:
@@ -430,17 +402,16 @@ def _fields(changed: object) -> str | None:
     return ", ".join(f"{words.plain(str(k))} {words.value(v)}" for k, v in changed.items())
 
 
-def _hidden_of(hides: Hides | None, side: str) -> Callable[[str | None], bool]:
-    """Whether a track of a combatant of `side` is hidden (by `hides`)."""
-
-    def hidden(track: str | None) -> bool:
-        return hides is not None and track is not None and hides(side, track)
-
-    return hidden
-
-
-def _shown(found: charts.Measure, hidden: Callable[[str | None], bool]) -> charts.Measure:
-    """A measure with its limit left out when that limit is a hidden track."""
-    if hidden(found.limit_track):
-        return charts.Measure(found.label, found.value, None, found.track, None)
-    return found
+__all__ = [
+    "Chart",
+    "Hides",
+    "HouseRule",
+    "Line",
+    "Point",
+    "Report",
+    "Round",
+    "Ruling",
+    "build",
+    "charts_of",
+    "reading",
+]

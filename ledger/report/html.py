@@ -3,6 +3,7 @@ script and nothing fetched, that opens from a USB stick. Jinja2 escapes every na
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ledger import systems
@@ -22,6 +23,12 @@ class Table:
 
 def page(report: Report) -> str:
     """The whole page."""
+    return "".join(chunks(report))
+
+
+def chunks(report: Report) -> Iterator[str]:
+    """The page a part at a time, as Jinja2 renders it: the timeline is told from a second
+    replay as it is written (`Report.rounds`), never held whole."""
     import jinja2
 
     env = jinja2.Environment(
@@ -35,10 +42,9 @@ def page(report: Report) -> str:
         # itself (or another): every value is shown with them escaped, as the terminal does.
         finalize=lambda v: shown.visible(v) if isinstance(v, str) else v,
     )
-    lines = {line.seq for group in report.rounds for line in group.lines}
     # Anchors for what the timeline does not show (undone events, reversed undos), once each,
     # so that every seq a finding cites can be linked to.
-    anchored = set(lines)
+    anchored = set(report.told)
     rulings = []
     for ruling in report.rulings:
         ids = []
@@ -50,13 +56,14 @@ def page(report: Report) -> str:
     for index, finding in enumerate(report.audit):
         for seq in finding.seq:
             cited.setdefault(seq, []).append(index)
-    return env.get_template("report.html.j2").render(
+    return env.get_template("report.html.j2").generate(
         report=report,
         rulings=rulings,
         cited=cited,
         charts=[(chart, report_svg.draw(chart)) for chart in report.charts if chart.labels],
         uncharted=[chart for chart in report.charts if not chart.labels],
-        rounds=[(group, _tables(report, group)) for group in report.rounds],
+        rounds=report.rounds(),
+        tables=lambda group: _tables(report, group),
         errors=sum(f.severity == "error" for f in report.audit),
         statistics=statistics.tables(report.stats),
         notes=statistics.notes(report.stats),
@@ -86,5 +93,5 @@ def _tables(report: Report, group: Round) -> list[Table]:
 def chart_summary(chart: Chart) -> str:
     """What a chart shows, in words (its accessible description)."""
     if not chart.labels:
-        return f"{chart.combatant}: {len(chart.points)} changes; no track to chart."
-    return f"{chart.combatant}: {', '.join(chart.labels)} over {len(chart.points)} changes."
+        return f"{chart.combatant}: {chart.count} changes; no track to chart."
+    return f"{chart.combatant}: {', '.join(chart.labels)} over {chart.count} changes."

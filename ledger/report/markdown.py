@@ -35,11 +35,12 @@ def session_log(report: Report) -> str:
 
 
 def session_chunks(report: Report) -> Iterator[str]:
-    """The log a part at a time (its header, each round, the rulings, the findings, the head),
-    for a writer to write as they come rather than hold the whole text."""
+    """The log a part at a time (its header, each event of each round, the tables after it,
+    the rulings, the findings, the head), for a writer to write as they come: the story is
+    told from a second replay as it is written (`Report.rounds`), never held whole."""
     yield _header(report)
-    for group in report.rounds:
-        yield "\n\n" + _round(report, group)
+    for group in report.rounds():
+        yield from _round(report, group)
     yield "\n\n## Statistics\n\n" + statistics_text(report.stats)
     yield "\n\n" + _rulings(report)
     yield "\n\n" + _findings(report)
@@ -67,21 +68,22 @@ def _header(report: Report) -> str:
     return "\n".join(lines)
 
 
-def _round(report: Report, group: Round) -> str:
-    lines = [f"## {escape(group.title)}", ""]
+def _round(report: Report, group: Round) -> Iterator[str]:
+    """A group's heading, a line per event as it is read, then the tracks after it."""
+    yield f"\n\n## {escape(group.title)}\n"
     for line in group.lines:
         source = f" ({escape(line.source)})" if line.source is not None else ""
         text = f"- seq {line.seq}{source}: {escape(line.text)}"
         if line.skipped is not None:
             text += f" (no longer applies: {escape(line.skipped)})"
-        lines.append(text)
-    lines += ["", f"{group.tracks_title}:"]
+        yield "\n" + text
+    lines = ["", "", f"{group.tracks_title}:"]
     for table in _tables(report, group):
         lines += ["", table]
     pools = shown.pools_text(group.state.pools)
     if pools:
         lines += ["", escape(pools.replace("pools: ", "GM's pools: "))]
-    return "\n".join(lines)
+    yield "\n".join(lines)
 
 
 def table_columns(
@@ -89,9 +91,7 @@ def table_columns(
 ) -> Iterator[tuple[str, dict[str, dict[str, Any]], list[str]]]:
     """For each side: its combatants' tracks after the group, and the tracks to show (those
     that change in the encounter: fixed stats, such as armor or rings, would only widen it)."""
-    changing = {
-        (c.combatant, c.track) for r in report.rounds for line in r.lines for c in line.changes
-    }
+    changing = report.changing
     view = group.state.view()["combatants"]
     for side in ("player", "adversary"):
         rows = {name: tracks for name, tracks in view.items() if tracks["side"] == side}

@@ -8,7 +8,7 @@ escapes them.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from enum import StrEnum
 from typing import Final
 
@@ -65,14 +65,15 @@ def _lines(report: Report, form: Form, clean: Callable[[str], str]) -> list[str]
     stats = report.stats
     title = clean(report.name)
     head = f"# {title}" if form is Form.md else _bold(title, form)
-    played = sorted({g.number for g in report.rounds if g.number is not None})
+    picked = _picked(report)
+    played, said = _told(report, picked)
     facts = [clean(report.system), words.plural(report.events, "event")]
     if played:
         facts.insert(1, words.plural(len(played), "round"))
     if report.head:
         facts.append(f"head {report.head[:16]}")
     out = [head, " · ".join(facts), "", _sides(report, clean)]
-    moments = list(_moments(report, clean))
+    moments = list(_moments(picked, said, clean))
     if moments:
         out += ["", _bold("Moments", form)]
         out += [f"- {m}" for m in moments]
@@ -109,16 +110,40 @@ def _and(names: Sequence[str]) -> str:
     return f"{', '.join(names[:-1])} and {names[-1]}"
 
 
-def _moments(report: Report, clean: Callable[[str], str]) -> Iterable[str]:
-    """The defeats, and the heaviest blows, in the order they happened, in words."""
-    said = {line.seq: (group.number, line.text) for group in report.rounds for line in group.lines}
+def _picked(report: Report) -> list[int]:
+    """The seqs of the moments: the defeats, and the heaviest blows, in the order they
+    happened."""
     picked = {d.seq for d in report.stats.defeats}
     heaviest = sorted(_by_step(report.stats.blows).items(), key=lambda item: (-item[1], item[0]))
     for seq, _ in heaviest:
         if len(picked) >= MOMENTS:
             break
         picked.add(seq)
-    for seq in sorted(picked)[:MOMENTS]:
+    return sorted(picked)[:MOMENTS]
+
+
+def _told(
+    report: Report, picked: Sequence[int]
+) -> tuple[list[int], dict[int, tuple[int | None, str]]]:
+    """The rounds played, and the round and words of each picked seq, from the story read
+    once (and kept no further)."""
+    played: set[int] = set()
+    said: dict[int, tuple[int | None, str]] = {}
+    wanted = set(picked)
+    for group in report.rounds():
+        if group.number is not None:
+            played.add(group.number)
+        for line in group.lines:
+            if line.seq in wanted:
+                said[line.seq] = (group.number, line.text)
+    return sorted(played), said
+
+
+def _moments(
+    picked: Sequence[int], said: Mapping[int, tuple[int | None, str]], clean: Callable[[str], str]
+) -> Iterable[str]:
+    """The defeats, and the heaviest blows, in the order they happened, in words."""
+    for seq in picked:
         number, text = said.get(seq, (None, ""))
         if len(text) > MOMENT_TEXT:
             text = text[: MOMENT_TEXT - 3].rstrip() + "..."

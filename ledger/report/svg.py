@@ -108,7 +108,10 @@ def _ticks(low: float, high: float) -> list[float]:
 
 def draw(chart: Chart) -> Drawing:
     """The chart laid out in a WIDTH x HEIGHT box (the SVG scales to its container)."""
-    count = len(chart.points)
+    # A thinned chart (`ledger.report.plot`) places each point where its change falls among
+    # all of them; the others take their places in turn.
+    count = chart.count
+    places = [i if p.at is None else p.at for i, p in enumerate(chart.points)]
     plot_w = WIDTH - LEFT - RIGHT
     # A chart with nothing to measure is a strip of dots (its events), not a grid; rounds,
     # when the encounter keeps game time, get a line of their own under the seqs.
@@ -116,7 +119,7 @@ def draw(chart: Chart) -> Drawing:
     bottom = BOTTOM + (ROUND_LINE if rounds else 0)
     height = (HEIGHT if chart.labels else STRIP) + (ROUND_LINE if rounds else 0)
     plot_h = height - TOP - bottom
-    xs = [LEFT + (plot_w * (i + 0.5) / count if count else 0) for i in range(count)]
+    xs = [LEFT + plot_w * (place + 0.5) / count for place in places]
     numbers = [v for p in chart.points for v in (*p.values, *p.limits) if v is not None]
     low = min([0.0, *numbers])
     high = max([1.0, *numbers])
@@ -151,6 +154,8 @@ def draw(chart: Chart) -> Drawing:
     previous_status = "active"
     previous_round: int | None = None
     placed: list[tuple[float, float, int]] = []
+    last = len(chart.points) - 1
+    previous_slot: int | None = None
     for i, point in enumerate(chart.points):
         dots = tuple(
             Dot(round(xs[i], 2), at(k)(v), COLOURS[k % len(COLOURS)], chart.labels[k], _number(v))
@@ -164,12 +169,16 @@ def draw(chart: Chart) -> Drawing:
         previous_status = point.status
         new_round = point.round is not None and point.round != previous_round
         previous_round = point.round
+        # The first point of each sixteenth of the axis (and the last) names its seq.
+        slot = places[i] // every
+        show_label = slot != previous_slot or i == last
+        previous_slot = slot
         marks.append(
             PointMark(
                 seq=point.seq,
                 x=round(xs[i], 2),
                 label=str(point.seq),
-                show_label=i % every == 0 or i == count - 1,
+                show_label=show_label,
                 title=f"{where}: {point.note}",
                 dots=dots,
                 status=status,
