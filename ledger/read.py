@@ -225,9 +225,12 @@ class Reader:
             if mine is not None:
                 yield step.only(mine)
 
-    def audit(self, encounter: str, *, at_least: int | None = None) -> list[Finding]:
+    def audit(
+        self, encounter: str, *, at_least: int | None = None, chain: ChainReport | None = None
+    ) -> list[Finding]:
         """Every finding of the encounter, in seq order (the audit driver, streaming;
-        `at_least`: once the ledger holds that position).
+        `at_least`: once the ledger holds that position; `chain`: the encounter's chain as
+        `store.verify` found it in this same read, which is then not checked twice).
 
         A chain that does not verify (the file was edited or damaged after the events were
         written) comes first, as `chain-broken` at the first bad seq: the rest of the audit
@@ -235,7 +238,7 @@ class Reader:
         """
         self._caught_up(at_least)
         with self.store.reading():
-            report = self.store.verify(encounter)
+            report = chain if chain is not None else self.store.verify(encounter)
             unread = ""
             unverified: list[Finding] = []
             try:

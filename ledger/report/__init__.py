@@ -199,7 +199,7 @@ def build(book: Reader, encounter: str, published: bool = True) -> Report:
         tally.add(step)
         outline.add(step)
     state = outline.end()
-    findings = tuple(book.audit(encounter))
+    findings = tuple(book.audit(encounter, chain=chain))
     stats = tally.stats(records, findings)
     return Report(
         encounter=encounter,
