@@ -177,13 +177,14 @@ def stakes_locked(state: FatesEdgeState, seq: int, event: vocab.FEStakesLocked) 
     if locked.seq != seq:
         return state  # a second lock of the id: the first stands
     update: dict[str, Any] = {}
-    opposing = state.opposing(event)
-    actor = state.combatants[event.actor]
-    if opposing is not None and isinstance(actor, Player) and opposing.fatigue:
-        # Only Fatigue steps a Position down: no entry reads as none marked.
-        update["lock_fatigue"] = core.with_entry(state.lock_fatigue, stake, opposing.fatigue)
+    if isinstance(state.combatants[event.actor], Player):
+        opposing = state.opposing(event)
+        if opposing is not None and opposing.fatigue:
+            # Only Fatigue steps a Position down: no entry reads as none marked.
+            update["lock_fatigue"] = core.with_entry(state.lock_fatigue, stake, opposing.fatigue)
+    cost = attack_cost(state, event)
     paying = state.paid.get(stake)
-    if paying is None and attack_cost(state, event) > 0:
+    if paying is None and cost > 0:
         want = "move" if event.source == "sb_move" else "attack"
         for spend in state.credits:
             used = state.spends[spend]
@@ -192,10 +193,13 @@ def stakes_locked(state: FatesEdgeState, seq: int, event: vocab.FEStakesLocked) 
                 update["paid"] = core.with_entry(state.paid, stake, paying)
                 update["credits"] = tuple(s for s in state.credits if s != spend)
                 break
+    # Its attack owes SB while it is not rolled and less than its cost is paid (the terms
+    # kept, `locked.lock`, are this event's: the cost is the same).
     paid = sum(state.spends[s].amount for s in paying) if paying else 0
-    unpaid = unpaid_after(state, stake, locked.lock, paid)
-    if unpaid is not state.unpaid:
-        update["unpaid"] = unpaid
+    owes = paid < cost and stake not in state.rolled
+    if owes != (stake in state.unpaid):
+        was = state.unpaid
+        update["unpaid"] = core.with_entry(was, stake, seq) if owes else core.without(was, stake)
     return core.replace(state, **update) if update else state
 
 
