@@ -30,12 +30,14 @@ SMALL: Final = 32
 
 class Grown(Mapping[K, V]):
     """A read-only mapping in levels (the oldest first): a key's value is its newest one, its
-    place in the order its first insertion's, as in a `dict`. It never deletes: `less` makes
-    a plain copy."""
+    place in the order its first insertion's, as in a `dict`. It never deletes: `without`
+    makes a plain copy. Its levels are dicts that nothing else holds and nothing changes once
+    made (a read-only view of each would cost an allocation an entry, for nothing: they are
+    never handed out)."""
 
     __slots__ = ("_levels", "_size")
 
-    def __init__(self, levels: tuple[Mapping[K, V], ...], size: int) -> None:
+    def __init__(self, levels: tuple[dict[K, V], ...], size: int) -> None:
         self._levels = levels
         self._size = size
 
@@ -46,7 +48,19 @@ class Grown(Mapping[K, V]):
         raise KeyError(key)
 
     def __contains__(self, key: object) -> bool:
-        return any(key in level for level in self._levels)
+        # Loops, not `any` over a generator, nor `Mapping`'s own by `__getitem__` and its
+        # KeyError: a fold asks a long fight's stakes on every test.
+        for level in self._levels:  # noqa: SIM110
+            if key in level:
+                return True
+        return False
+
+    def get(self, key: K, default: Any = None) -> Any:
+        """The value of `key`, else `default` (as a dict's)."""
+        for level in reversed(self._levels):
+            if key in level:
+                return level[key]
+        return default
 
     def __iter__(self) -> Iterator[K]:
         return iter(self._flat())
@@ -66,9 +80,9 @@ class Grown(Mapping[K, V]):
     def setting(self, key: K, value: V) -> Grown[K, V]:
         """This mapping with `key` set to `value`."""
         size = self._size + (key not in self)
-        levels = (*self._levels, MappingProxyType({key: value}))
+        levels = (*self._levels, {key: value})
         while len(levels) > 1 and len(levels[-2]) <= len(levels[-1]):
-            levels = (*levels[:-2], MappingProxyType({**levels[-2], **levels[-1]}))
+            levels = (*levels[:-2], {**levels[-2], **levels[-1]})
         return Grown(levels, size)
 
 
@@ -78,7 +92,7 @@ def with_entry(mapping: Mapping[K, V], key: K, value: V) -> Mapping[K, V]:
         return mapping.setting(key, value)
     if len(mapping) < SMALL or key in mapping:
         return MappingProxyType({**mapping, key: value})
-    return Grown((MappingProxyType(dict(mapping)),), len(mapping)).setting(key, value)
+    return Grown((dict(mapping),), len(mapping)).setting(key, value)
 
 
 def without(mapping: Mapping[K, V], key: K) -> Mapping[K, V]:

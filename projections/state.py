@@ -9,8 +9,9 @@ what rulesets share to change a state.
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar, Final, Literal, Self, TypeVar, get_args, get_type_hints
+from collections.abc import Callable, Mapping, Sequence
+from functools import cache
+from typing import Any, ClassVar, Final, Literal, Self, TypeVar, cast, get_args, get_type_hints
 
 from pydantic import ValidationError
 
@@ -23,6 +24,7 @@ from projections.values import (
     EMPTY,
     Value,
     builtins,
+    copied_from,
     field_names,
     fields_of,
     hidden,
@@ -126,8 +128,16 @@ class Lock(Value):
     @classmethod
     def of(cls, event: events.StakesLocked) -> Self:
         """The lock's terms in `event` (its attributes of the same names)."""
-        known = type(event).model_fields
-        return cls(**{name: getattr(event, name) for name in field_names(cls) if name in known})
+        made: Self = _terms(cast(type, cls), type(event))(event)
+        return made
+
+
+@cache
+def _terms(lock: type[Lock], kind: type[events.StakesLocked]) -> Callable[[Any], Any]:
+    """What makes a lock of class `lock` from an event of class `kind`: the fields the event
+    has read off it, the others at their defaults (once per pair of classes: every test of a
+    fight locks its stakes)."""
+    return copied_from(lock, tuple(name for name in field_names(lock) if name in kind.model_fields))
 
 
 @value

@@ -35,17 +35,18 @@ from projections.fates_edge.model import (
     after_a_hit,
     attack_cost,
     carries,
-    damage,
     hurt,
     landed,
     move_of,
-    owing,
     spend_owner,
     stepped,
+    struck,
+    unpaid_after,
     wound,
 )
 from projections.fates_edge.shown import measures
 from projections.findings import Finding, Obligation
+from projections.growing import appended
 from projections.odds import Odds
 
 
@@ -92,18 +93,26 @@ def _charge(charges: Mapping[str, int], stake: str | None, seq: int) -> Mapping[
     return core.with_entry(charges, stake, seq)
 
 
+def _struck(
+    state: FatesEdgeState, seq: int, target: core.Combatant, harm: int, ignore: Any
+) -> dict[str, Any]:
+    """The changes of a damaging hit (or a suffered harm) on `target`: its tracks, the hit."""
+    who, hit = struck(state, seq, target, harm, ignore)
+    return {"combatants": core.with_entry(state.combatants, who.name, who), "last_hit": hit}
+
+
 def hit_resolved(state: FatesEdgeState, seq: int, event: vocab.HitResolved) -> FatesEdgeState:
     """A damaging hit on its target (on a puzzle, remembered: it still needs its Resolution)."""
     target = state.combatant(event.target, "target")
+    update = _struck(state, seq, target, event.harm, event.ignore_armor)
     if isinstance(target, Adversary) and target.puzzle and target.active:
         hits = (*state.puzzle_hits.get(target.name, ()), seq)
-        state = core.replace(
-            state, puzzle_hits=core.with_entry(state.puzzle_hits, target.name, hits)
-        )
-    state = damage(state, seq, target, event.harm, event.ignore_armor)
+        update["puzzle_hits"] = core.with_entry(state.puzzle_hits, target.name, hits)
     if isinstance(target, Player):
-        return _harm_charged(state, event.stake, seq)
-    return core.replace(state, hit_charged=_charge(state.hit_charged, event.stake, seq))
+        update.update(_harm_charged(state, event.stake, seq))
+    else:
+        update["hit_charged"] = _charge(state.hit_charged, event.stake, seq)
+    return core.replace(state, **update)
 
 
 def harm_suffered(state: FatesEdgeState, seq: int, event: vocab.FEHarmSuffered) -> FatesEdgeState:
@@ -114,18 +123,20 @@ def harm_suffered(state: FatesEdgeState, seq: int, event: vocab.FEHarmSuffered) 
             f"harm.suffered: {event.target!r} is an adversary; adversaries have no Harm-level "
             "track (record a hit.resolved)"
         )
-    state = damage(state, seq, target, event.harm, 0)
+    update = _struck(state, seq, target, event.harm, 0)
     lock = state.lock(event.stake)
     by = state.opposing(lock) if lock is not None else None
-    last = core.with_entry(state.last_hit_by, by.name, seq) if by is not None else state.last_hit_by
-    return _harm_charged(core.replace(state, last_hit_by=last), event.stake, seq)
+    if by is not None:
+        update["last_hit_by"] = core.with_entry(state.last_hit_by, by.name, seq)
+    update.update(_harm_charged(state, event.stake, seq))
+    return core.replace(state, **update)
 
 
-def _harm_charged(state: FatesEdgeState, stake: str | None, seq: int) -> FatesEdgeState:
-    """Harm on a player charged to `stake` at `seq` (the first charge counts): its consequence
-    is no longer due."""
+def _harm_charged(state: FatesEdgeState, stake: str | None, seq: int) -> dict[str, Any]:
+    """The changes of Harm on a player charged to `stake` at `seq` (the first charge counts):
+    its consequence is no longer due."""
     due = core.without(state.due, stake) if stake is not None else state.due
-    return core.replace(state, harm_charged=_charge(state.harm_charged, stake, seq), due=due)
+    return {"harm_charged": _charge(state.harm_charged, stake, seq), "due": due}
 
 
 def consequence(state: FatesEdgeState, roll: FERoll) -> int | None:
@@ -161,23 +172,35 @@ def fatigue_marked(state: FatesEdgeState, seq: int, event: vocab.FatigueMarked) 
 
 def stakes_locked(state: FatesEdgeState, seq: int, event: vocab.FEStakesLocked) -> FatesEdgeState:
     """Snapshot the opposing adversary's Fatigue; claim an SB spent ahead for this attack."""
-    if state.stakes[event.stake].seq != seq:
+    stake = event.stake
+    locked = state.stakes[stake]
+    if locked.seq != seq:
         return state  # a second lock of the id: the first stands
     update: dict[str, Any] = {}
-    opposing = state.opposing(event)
-    actor = state.combatants[event.actor]
-    if opposing is not None and isinstance(actor, Player) and opposing.fatigue:
-        # Only Fatigue steps a Position down: no entry reads as none marked.
-        update["lock_fatigue"] = core.with_entry(state.lock_fatigue, event.stake, opposing.fatigue)
-    if attack_cost(state, event) > 0 and event.stake not in state.paid:
+    if isinstance(state.combatants[event.actor], Player):
+        opposing = state.opposing(event)
+        if opposing is not None and opposing.fatigue:
+            # Only Fatigue steps a Position down: no entry reads as none marked.
+            update["lock_fatigue"] = core.with_entry(state.lock_fatigue, stake, opposing.fatigue)
+    cost = attack_cost(state, event)
+    paying = state.paid.get(stake)
+    if paying is None and cost > 0:
         want = "move" if event.source == "sb_move" else "attack"
         for spend in state.credits:
             used = state.spends[spend]
             if used.purpose == want and used.move in (None, event.move):
-                update["paid"] = core.with_entry(state.paid, event.stake, (spend,))
+                paying = (spend,)
+                update["paid"] = core.with_entry(state.paid, stake, paying)
                 update["credits"] = tuple(s for s in state.credits if s != spend)
                 break
-    return owing(core.replace(state, **update), event.stake)
+    # Its attack owes SB while it is not rolled and less than its cost is paid (the terms
+    # kept, `locked.lock`, are this event's: the cost is the same).
+    paid = sum(state.spends[s].amount for s in paying) if paying else 0
+    owes = paid < cost and stake not in state.rolled
+    if owes != (stake in state.unpaid):
+        was = state.unpaid
+        update["unpaid"] = core.with_entry(was, stake, seq) if owes else core.without(was, stake)
+    return core.replace(state, **update) if update else state
 
 
 def successes(dice: tuple[int, ...]) -> int:
@@ -191,19 +214,20 @@ def roll_made(state: FatesEdgeState, seq: int, event: vocab.FERollMade) -> Fates
     A stake's first effective roll stands: a later roll of it changes nothing (no SB, no entry
     in `rolls`); the audit flags it as `stake-rolled-once`.
     """
-    if event.stake in state.rolled:
+    stake = event.stake
+    if stake in state.rolled:
         return state
-    lock = state.lock(event.stake)
+    lock = state.lock(stake)
     dv = lock.dv if lock is not None and lock.dv is not None else state.house.dv_default
     hits = successes(event.dice)
     outcome = "success" if hits >= dv else "partial" if hits > 0 else "miss"
     position = None
     if lock is not None:
-        position = stepped(state.house, lock.position, state.lock_fatigue.get(event.stake, 0))
+        position = stepped(state.house, lock.position, state.lock_fatigue.get(stake, 0))
     sb = event.dice.count(1)
     roll = FERoll(
         seq=seq,
-        stake=event.stake,
+        stake=stake,
         actor=event.actor or (lock.actor if lock else None),
         outcome=outcome,
         claimed=event.outcome,
@@ -212,15 +236,22 @@ def roll_made(state: FatesEdgeState, seq: int, event: vocab.FERollMade) -> Fates
         dv=dv,
         effective_position=position,
     )
-    rolled = core.with_entry(state.rolled, event.stake, seq)
-    pools = core.with_entry(state.pools, "sb", state.pools.get("sb", 0) + sb)
-    state = owing(core.replace(state, pools=pools, rolled=rolled), event.stake)
+    # One new state for the roll: it is rolled (so it no longer owes SB), its SB are in the
+    # pool, what paid for it is settled, and its consequence is due while no harm is charged.
+    update: dict[str, Any] = {
+        "rolled": core.with_entry(state.rolled, stake, seq),
+        "rolls": appended(state.rolls, roll),
+    }
+    if sb or "sb" not in state.pools:
+        update["pools"] = core.with_entry(state.pools, "sb", state.pools.get("sb", 0) + sb)
+    if stake in state.unpaid:
+        update["unpaid"] = core.without(state.unpaid, stake)
     if lock is not None:
-        state = _settled(state, event.stake)
-    harm = consequence(state, roll) if event.stake not in state.harm_charged else None
+        update.update(_settled(state, stake))
+    harm = consequence(state, roll) if stake not in state.harm_charged else None
     if harm is not None:
-        state = core.replace(state, due=core.with_entry(state.due, event.stake, harm))
-    return core.add_roll(state, roll)
+        update["due"] = core.with_entry(state.due, stake, harm)
+    return core.replace(state, **update)
 
 
 def sb_spent(state: FatesEdgeState, seq: int, event: vocab.SBSpent) -> FatesEdgeState:
@@ -250,23 +281,29 @@ def sb_spent(state: FatesEdgeState, seq: int, event: vocab.SBSpent) -> FatesEdge
             return core.replace(state, **update)
         if stake in state.rolled and stake in state.stakes:
             return core.replace(state, **update)  # what it paid for is settled (`_settled`)
-        update["spends"] = core.with_entry(state.spends, seq, event)
-        update["paid"] = core.with_entry(state.paid, stake, (*state.paid.get(stake, ()), seq))
-        return owing(core.replace(state, **update), stake)
+        spends = core.with_entry(state.spends, seq, event)
+        paying = (*state.paid.get(stake, ()), seq)
+        update["spends"] = spends
+        update["paid"] = core.with_entry(state.paid, stake, paying)
+        paid = sum(spends[s].amount for s in paying)
+        unpaid = unpaid_after(state, stake, state.lock(stake), paid)
+        if unpaid is not state.unpaid:
+            update["unpaid"] = unpaid
     return core.replace(state, **update)
 
 
-def _settled(state: FatesEdgeState, stake: str) -> FatesEdgeState:
-    """The state less what paid for `stake`, locked and now rolled: what it was paid is read
-    only before its roll (`owing`, the roll's audit), and a later lock of its id changes
-    nothing (the first stands), so no rule reads it again; its spends go with it."""
+def _settled(state: FatesEdgeState, stake: str) -> dict[str, Any]:
+    """The changes that take what paid for `stake`, locked and now rolled, out of the state:
+    what it was paid is read only before its roll (`unpaid_after`, the roll's audit), and a later
+    lock of its id changes nothing (the first stands), so no rule reads it again; its spends
+    go with it (none: nothing paid for it)."""
     paying = state.paid.get(stake)
     if paying is None:
-        return state
+        return {}
     spends = state.spends
     for spend in paying:
         spends = core.without(spends, spend)
-    return core.replace(state, paid=core.without(state.paid, stake), spends=spends)
+    return {"paid": core.without(state.paid, stake), "spends": spends}
 
 
 def _owed_by(state: FatesEdgeState, spend: vocab.SBSpent) -> str | None:

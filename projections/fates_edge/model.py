@@ -310,21 +310,17 @@ def attack_cost(state: FatesEdgeState, lock: Terms) -> int:
     return 0
 
 
-def owing(state: FatesEdgeState, stake: str) -> FatesEdgeState:
-    """The state with `stake` in `unpaid` exactly when its attack still owes SB before its roll."""
-    lock = state.lock(stake)
-    owes = (
-        lock is not None
-        and stake not in state.rolled
-        and state.paid_for(stake) < attack_cost(state, lock)
-    )
+def unpaid_after(
+    state: FatesEdgeState, stake: str, lock: FELock | None, paid: int
+) -> Mapping[str, int]:
+    """`state.unpaid` with `stake` in it exactly when its attack still owes SB before its roll,
+    `paid` SB having been spent for it (the mapping itself when that does not change it)."""
+    owes = lock is not None and paid < attack_cost(state, lock) and stake not in state.rolled
     if owes == (stake in state.unpaid):
-        return state
+        return state.unpaid
     if owes:
-        return core.replace(
-            state, unpaid=core.with_entry(state.unpaid, stake, state.stakes[stake].seq)
-        )
-    return core.replace(state, unpaid=core.without(state.unpaid, stake))
+        return core.with_entry(state.unpaid, stake, state.stakes[stake].seq)
+    return core.without(state.unpaid, stake)
 
 
 def spend_owner(state: FatesEdgeState, event: vocab.SBSpent) -> Adversary | None:
@@ -438,20 +434,27 @@ def carries(state: FatesEdgeState, adv: Adversary) -> bool:
 
 
 def landed(state: FatesEdgeState, who: core.Combatant, hit: Hit) -> FatesEdgeState:
-    state = core.replace(state, last_hit=hit)
-    return core.replace_combatant(state, who)
+    """The state with `who` as the hit left it, and `hit` as the latest hit."""
+    combatants = core.with_entry(state.combatants, who.name, who)
+    return core.replace(state, last_hit=hit, combatants=combatants)
+
+
+def struck(
+    state: FatesEdgeState, seq: int, target: core.Combatant, harm: int, ignore: Any
+) -> tuple[Adversary | Player, Hit]:
+    """The target after Harm through its armor (an adversary's, or the player procedure), and
+    the hit's arithmetic."""
+    if not isinstance(target, Adversary | Player):
+        raise BadInput(f"{target.name!r} has no Fate's Edge tracks")
+    armor = lowered(target.armor, ignore)
+    remaining, converted = convert(state.house, armor, harm)
+    if isinstance(target, Player):
+        return hurt(target, state.house, seq, harm, armor, remaining, converted)
+    return wound(target, seq, harm, armor, remaining, converted, carries(state, target))
 
 
 def damage(
     state: FatesEdgeState, seq: int, target: core.Combatant, harm: int, ignore: Any
 ) -> FatesEdgeState:
     """Harm through armor onto an adversary (or a player, by the player procedure)."""
-    if not isinstance(target, Adversary | Player):
-        raise BadInput(f"{target.name!r} has no Fate's Edge tracks")
-    armor = lowered(target.armor, ignore)
-    remaining, converted = convert(state.house, armor, harm)
-    if isinstance(target, Player):
-        after, hit = hurt(target, state.house, seq, harm, armor, remaining, converted)
-        return landed(state, after, hit)
-    wounded, hit = wound(target, seq, harm, armor, remaining, converted, carries(state, target))
-    return landed(state, wounded, hit)
+    return landed(state, *struck(state, seq, target, harm, ignore))

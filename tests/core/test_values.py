@@ -9,9 +9,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from ledger import Ledger
+from ledger import Ledger, systems
 from projections import values
+from projections.fates_edge.events import FEStakesLocked
 from projections.fates_edge.model import FatesEdgeState, FELock, FEStake
 from projections.state import Skipped
 from projections.values import Value
@@ -107,3 +110,48 @@ def test_a_snapshot_names_a_class_by_its_bare_name_and_still_reads_its_full_name
     )
     assert values.from_json(full, FatesEdgeState) == values.from_json(text, FatesEdgeState)
     assert values.from_json(text, FatesEdgeState).stakes["claw"] == FEStake(seq=2, lock=lock)
+
+
+LOCKS = st.fixed_dictionaries(
+    {"type": st.just("stakes.locked"), "stake": st.just("claw"), "actor": st.just("Ash")},
+    optional={
+        "target": st.sampled_from(["Ash", "Marsh Hag"]),
+        "opposing": st.just("Marsh Hag"),
+        "kind": st.sampled_from(["action", "defense"]),
+        "position": st.sampled_from(["desperate", "controlled", "dominant"]),
+        "dv": st.integers(1, 6),
+        "harm": st.integers(0, 4),
+        "effect_harm": st.integers(-2, 2),
+        "consequence_harm": st.integers(0, 3),
+        "partial": st.fixed_dictionaries({}, optional={"harm": st.integers(0, 2)}),
+        "source": st.sampled_from(["player", "sb_attack", "sb_move", "opportunity"]),
+        "move": st.just("Howl"),
+        "intent": st.just("keep the Hag at bay"),
+    },
+)
+
+
+@given(LOCKS)
+def test_a_lock_read_off_its_event_is_the_lock_its_constructor_makes(body: dict[str, Any]) -> None:
+    event = systems.parse(body, "fates-edge")
+    assert isinstance(event, FEStakesLocked)
+    made = FELock.of(event)
+    names = [f.name for f in dataclasses.fields(FELock) if f.name in FEStakesLocked.model_fields]
+    plain = FELock(**{name: getattr(event, name) for name in names})
+    assert type(made) is FELock and made == plain
+    for each in dataclasses.fields(FELock):
+        assert getattr(made, each.name) is getattr(plain, each.name)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        made.dv = 9  # type: ignore[misc]
+
+
+def test_a_value_read_off_an_object_lacking_a_field_without_default_is_a_type_error() -> None:
+    with pytest.raises(TypeError, match="'actor' has no plain default"):
+        values.copied_from(FELock, ("stake",))
+
+
+def test_the_empty_mapping_holds_nothing_and_says_so_without_raising() -> None:
+    assert "x" not in values.EMPTY and values.EMPTY.get("x") is None
+    assert values.EMPTY.get("x", 3) == 3 and dict(values.EMPTY) == {}
+    with pytest.raises(KeyError):
+        values.EMPTY["x"]
