@@ -9,6 +9,7 @@ a connection for one statement (or, inside `reading`, one REPEATABLE READ transa
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -370,6 +371,45 @@ class PostgresDatabase:
             with suppress(psycopg.Error):
                 conn.close()
         self.pool.close()
+
+
+class AsyncListener:
+    """The wake-up of an asyncio follower: `LISTEN` on an `AsyncConnection` of its own, so a
+    follower waits in the event loop (no thread parked on it) and wakes at the next append of
+    its tenant. A hint only: the follower reads up to the high-water mark either way."""
+
+    def __init__(self, conn: psycopg.AsyncConnection[Any], tenant: str) -> None:
+        self.conn = conn
+        self.tenant = tenant
+
+    @classmethod
+    async def listen(cls, url: str, tenant: str) -> AsyncListener:
+        """A listener on the ledger at `url` for `tenant`'s appends."""
+        try:
+            conn = await psycopg.AsyncConnection.connect(
+                url, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S
+            )
+            await conn.execute(f"LISTEN {CHANNEL}")
+        except psycopg.Error as exc:
+            raise StoreError(
+                f"cannot listen to the ledger at {redacted(url)}: {one_line(exc)}"
+            ) from exc
+        return cls(conn, tenant)
+
+    async def wait(self, seconds: float) -> None:
+        """Until the tenant's next append, or `seconds` (a notification that came while the
+        follower was reading waits in the connection, and ends this wait at once)."""
+        try:
+            async for note in self.conn.notifies(timeout=seconds):
+                if note.payload == self.tenant:
+                    return
+        except psycopg.Error:
+            await asyncio.sleep(seconds)  # the hint is lost; polling goes on
+
+    async def close(self) -> None:
+        """Close the listening connection."""
+        with suppress(psycopg.Error):
+            await self.conn.close()
 
 
 class _Writing:
