@@ -300,10 +300,18 @@ class PostgresDatabase:
 
     def problems(self) -> list[str]:
         """What is wrong with the ledger as a whole: its append-only guard altered, a trigger
-        or rule of another hand on its tables, a replication role that skips triggers."""
+        or rule of another hand on its tables, a replication role that skips triggers, its
+        row-level security disabled, not forced, or its tenant policy replaced or widened."""
         try:
             with self.pool.connection() as conn:
-                return postgres_guard.problems(conn)
+                said = postgres_guard.problems(conn)
+                if not self.unscoped:
+                    said += [
+                        f"the row-level security of {what}: a session can see or write "
+                        "another tenant's rows"
+                        for what in postgres_schema.unsecured(conn)
+                    ]
+                return said
         except psycopg.Error as exc:
             raise StoreError(f"cannot read the ledger at {self.name}: {one_line(exc)}") from exc
 

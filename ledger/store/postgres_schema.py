@@ -92,6 +92,52 @@ def security(table: str) -> list[str]:
     ]
 
 
+#: The tables held to their tenant where they exist (`track_changes`: once `views` made it).
+SECURED: Final = (*TENANT_TABLES, "track_changes")
+_SECURITY: Final = """SELECT c.relname, c.relrowsecurity, c.relforcerowsecurity
+    FROM pg_class c WHERE c.oid = ANY(%s::regclass[]) ORDER BY c.relname"""
+_POLICIES: Final = """SELECT c.relname, p.polname, p.polcmd, p.polpermissive, p.polroles = '{0}',
+    pg_get_expr(p.polqual, p.polrelid), pg_get_expr(p.polwithcheck, p.polrelid)
+    FROM pg_policy p JOIN pg_class c ON c.oid = p.polrelid
+    WHERE c.oid = ANY(%s::regclass[]) ORDER BY c.relname, p.polname"""
+#: The policy's expression as the server prints it back.
+_PRINTED: Final = "(tenant = current_setting('app.tenant'::text, true))"
+
+
+def unsecured(conn: psycopg.Connection[Any], *, foreign: bool = True) -> list[str]:
+    """The tables whose row-level security is not as the ledger made it, each as `table
+    (what is wrong)`: not enabled, not forced (the owner is not held to it), the tenant policy
+    missing or replaced, or a permissive policy of another hand beside it (policies are OR-ed:
+    `USING (true)` shows every tenant's rows; `foreign=False`: the ledger's own parts only,
+    which the owner's open makes anew)."""
+    present = [
+        t
+        for (t,) in conn.execute(
+            "SELECT t FROM unnest(%s::text[]) AS t WHERE to_regclass(t) IS NOT NULL",
+            (list(SECURED),),
+        )
+    ]
+    wrong = []
+    for table, enabled, forced in conn.execute(_SECURITY, (present,)).fetchall():
+        if not enabled:
+            wrong.append(f"{table} (row-level security disabled)")
+        elif not forced:
+            wrong.append(f"{table} (row-level security not forced: its owner is not held to it)")
+    policies: dict[str, list[tuple[Any, ...]]] = {t: [] for t in present}
+    for table, *policy in conn.execute(_POLICIES, (present,)).fetchall():
+        policies[table].append(tuple(policy))
+    for table in present:
+        ours = [p for p in policies[table] if p[0] == "ledger_tenant"]
+        if not ours:
+            wrong.append(f"{table} (its tenant policy ledger_tenant is missing)")
+        elif ours[0][1:] != ("*", True, True, _PRINTED, _PRINTED):
+            wrong.append(f"{table} (its tenant policy ledger_tenant was replaced)")
+        for name, _, permissive, *_ in policies[table]:
+            if foreign and name != "ledger_tenant" and permissive:
+                wrong.append(f"{table} (the policy {name} is not the ledger's own)")
+    return wrong
+
+
 def has_tenants(conn: psycopg.Connection[Any]) -> bool:
     """Whether the database's events are keyed by tenant (none before this version were)."""
     found = conn.execute(
@@ -120,6 +166,7 @@ def ensure(conn: psycopg.Connection[Any], *, create: bool, readonly: bool, name:
             or old_cache
             or not kept
             or not has_tenants(conn)
+            or (has_tenants(conn) and unsecured(conn, foreign=False))
         ):
             # As a write recreates SQLite's: only a role that may (the owner) does. (Rows may
             # have changed meanwhile: every write checks its encounter's whole chain.)
@@ -136,6 +183,11 @@ def ensure(conn: psycopg.Connection[Any], *, create: bool, readonly: bool, name:
                 conn.execute(SCHEMA[-1])
                 for table in TENANT_TABLES:
                     for statement in security(table):
+                        conn.execute(statement)
+                if conn.execute("SELECT to_regclass('track_changes') IS NOT NULL").fetchone() == (
+                    True,
+                ):
+                    for statement in security("track_changes"):
                         conn.execute(statement)
         return
     if not create and not events:
