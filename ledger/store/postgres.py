@@ -305,6 +305,13 @@ class PostgresDatabase:
         try:
             with self.pool.connection() as conn:
                 said = postgres_guard.problems(conn)
+                eraser = postgres_schema.eraser_altered(conn)
+                if eraser == "replaced":
+                    said.append(
+                        f"the erasure function {postgres_schema.ERASE_FUNCTION} was replaced: "
+                        "a role allowed to erase may change rows through it (opening the "
+                        "ledger as its owner makes it anew)"
+                    )
                 if not self.unscoped:
                     said += [
                         f"the row-level security of {what}: a session can see or write "
@@ -442,8 +449,24 @@ class _Writing:
     def discard(self) -> None:
         self.discarded = True
 
+    def hold(self, tenant: str, encounter: str) -> None:
+        """Take the lock of another encounter of the tenant too (until the transaction ends)."""
+        self.conn.execute(
+            "SELECT pg_advisory_xact_lock(%s, hashtext(%s))",
+            (postgres_schema.LOCK_CLASS, f"{tenant}/{text(encounter)}"),
+        )
+
     def erase(self, tenant: str, encounter: str) -> None:
         key = (tenant, encounter)
+        made = self.conn.execute(
+            "SELECT to_regprocedure(%s) IS NOT NULL",
+            (f"{postgres_schema.ERASE_FUNCTION}(text, text)",),
+        ).fetchone()
+        if made == (True,):
+            # The sanctioned path, which the app role may be granted (no UPDATE of its own).
+            self.conn.execute(f"SELECT {postgres_schema.ERASE_FUNCTION}(%s, %s)", key)
+            return
+        # A database the owner has not opened since erasure came: the owner erases in place.
         # The permit the guard's update check honours: this transaction's only (SET LOCAL).
         self.conn.execute("SELECT set_config('app.erasing', %s, true)", (f"{tenant}/{encounter}",))
         self.execute(statements.ERASE_BODIES, key)

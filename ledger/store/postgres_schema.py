@@ -82,6 +82,73 @@ SCHEMA: Final = (
 )
 
 
+#: The one way the app role erases (`encounter erase`): a function that runs as the tables'
+#: owner (SECURITY DEFINER), so the app role needs no UPDATE on `events` and gets EXECUTE on
+#: this alone. It erases a whole encounter of the session's own tenant (row-level security
+#: holds the owner too), under the encounter's write lock, with the permit the guard's update
+#: check honours set for this transaction only; the ledger checks the chain first, under the
+#: same lock. Its search path is the one it was made with, so another schema's tables or
+#: functions cannot stand in for the ledger's.
+ERASE_FUNCTION: Final = "ledger_erase"
+ERASE_SOURCE: Final = f"""
+    DECLARE
+        erased bigint;
+    BEGIN
+        IF erased_tenant IS DISTINCT FROM current_setting('app.tenant', true) THEN
+            RAISE EXCEPTION 'ledger_erase: tenant % is not the tenant this session names',
+                erased_tenant USING ERRCODE = 'insufficient_privilege';
+        END IF;
+        PERFORM pg_advisory_xact_lock({LOCK_CLASS},
+            hashtext(erased_tenant || '/' || erased_encounter));
+        PERFORM set_config('app.erasing', erased_tenant || '/' || erased_encounter, true);
+        UPDATE events SET body = '' WHERE tenant = erased_tenant
+            AND encounter = erased_encounter AND body <> '';
+        GET DIAGNOSTICS erased = ROW_COUNT;
+        PERFORM set_config('app.erasing', '', true);
+        DELETE FROM snapshots WHERE tenant = erased_tenant AND encounter = erased_encounter;
+        IF to_regclass('track_changes') IS NOT NULL THEN
+            EXECUTE 'DELETE FROM track_changes WHERE tenant = $1 AND encounter = $2'
+                USING erased_tenant, erased_encounter;
+        END IF;
+        RETURN erased;
+    END """
+
+
+def erase_statements() -> list[str]:
+    """The statements that (re)create the erasure function, callable by no one but its owner
+    until granted (`GRANT EXECUTE ON FUNCTION ledger_erase(text, text) TO ...`)."""
+    return [
+        f"CREATE OR REPLACE FUNCTION {ERASE_FUNCTION}(erased_tenant text, erased_encounter text) "
+        "RETURNS bigint LANGUAGE plpgsql SECURITY DEFINER SET search_path FROM CURRENT "
+        f"AS $erase${ERASE_SOURCE}$erase$",
+        f"REVOKE ALL ON FUNCTION {ERASE_FUNCTION}(text, text) FROM PUBLIC",
+    ]
+
+
+_ERASER: Final = """SELECT p.prosrc, p.prosecdef, l.lanname, p.proconfig IS NOT NULL,
+    p.proowner = c.relowner
+    FROM pg_proc p JOIN pg_language l ON l.oid = p.prolang
+    JOIN pg_class c ON c.oid = 'events'::regclass
+    WHERE p.pronamespace = c.relnamespace AND p.proname = %s"""
+
+
+def eraser_altered(conn: psycopg.Connection[Any]) -> str | None:
+    """What is wrong with the erasure function (missing, or not as the ledger made it), or
+    None."""
+    found = conn.execute(_ERASER, (ERASE_FUNCTION,)).fetchall()
+    if not found:
+        return "missing"
+    source, definer, language, pinned, owned = found[0]
+    if (
+        len(found) > 1
+        or not (definer and pinned and owned)
+        or language != "plpgsql"
+        or source.split() != ERASE_SOURCE.split()
+    ):
+        return "replaced"
+    return None
+
+
 def security(table: str) -> list[str]:
     """The statements that hold `table` to the session's tenant (the owner included)."""
     return [
@@ -167,6 +234,7 @@ def ensure(conn: psycopg.Connection[Any], *, create: bool, readonly: bool, name:
             or not kept
             or not has_tenants(conn)
             or (has_tenants(conn) and unsecured(conn, foreign=False))
+            or eraser_altered(conn) is not None
         ):
             # As a write recreates SQLite's: only a role that may (the owner) does. (Rows may
             # have changed meanwhile: every write checks its encounter's whole chain.)
@@ -189,6 +257,9 @@ def ensure(conn: psycopg.Connection[Any], *, create: bool, readonly: bool, name:
                 ):
                     for statement in security("track_changes"):
                         conn.execute(statement)
+                if eraser_altered(conn) is not None:
+                    for statement in erase_statements():
+                        conn.execute(statement)
         return
     if not create and not events:
         raise UnknownName(f"no ledger at {name} (start one with `encounter new`)", code="no-ledger")
@@ -208,6 +279,8 @@ def ensure(conn: psycopg.Connection[Any], *, create: bool, readonly: bool, name:
         for table in TENANT_TABLES:
             for statement in security(table):
                 conn.execute(statement)
+        for statement in erase_statements():
+            conn.execute(statement)
 
 
 def _lock_schema(conn: psycopg.Connection[Any]) -> None:

@@ -78,8 +78,8 @@ def test_row_level_security_switched_off_is_reported_and_the_owner_s_open_restor
     with Ledger(pg.location, tenant="a") as ledger:  # the owner's open makes it anew
         assert ledger.problems() == []
     found = pg.execute(
-        "SELECT relrowsecurity AND relforcerowsecurity FROM pg_class WHERE relname IN "
-        "('events', 'heads', 'snapshots')"
+        "SELECT relrowsecurity AND relforcerowsecurity FROM pg_class WHERE oid IN "
+        "('events'::regclass, 'heads'::regclass, 'snapshots'::regclass)"
     )
     assert found == [(True,)] * 3
 
