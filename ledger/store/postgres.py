@@ -258,33 +258,19 @@ class PostgresDatabase:
             )
         try:
             with self.pool.connection() as conn:
+                conn.execute("BEGIN")
                 writing = _Writing(conn)
                 try:
-                    # In pipeline mode: a statement whose result is not read waits to be sent
-                    # with the next one that is, so BEGIN and the lock go with the first read,
-                    # and the heads row and the COMMIT together (an error still ends the block
-                    # before the COMMIT is run: a failed statement aborts what follows it).
-                    with conn.pipeline() as pipeline:
-                        conn.execute("BEGIN")
-                        # The tenant for row-level security, and the lock of the tenant's
-                        # encounter (a tenant's name holds no '/').
-                        conn.execute(
-                            f"SELECT {_SCOPE_SQL}, pg_advisory_xact_lock(%s, hashtext(%s))",
-                            (self.tenant, postgres_schema.LOCK_CLASS, f"{self.tenant}/{encounter}"),
-                        )
-                        yield writing
-                        try:
-                            if self.notify and not writing.discarded:
-                                conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, self.tenant))
-                            ended = conn.execute("ROLLBACK" if writing.discarded else "COMMIT")
-                            pipeline.sync()
-                        except psycopg.Error as exc:
-                            # A statement sent with the COMMIT failed (the heads row, or one
-                            # whose failure was not read): the COMMIT was never run.
-                            raise StoreError(
-                                f"the ledger at {self.name} rolled the write back "
-                                f"({one_line(exc)}); nothing was appended"
-                            ) from exc
+                    # The tenant for row-level security, and the lock of the tenant's encounter
+                    # (a tenant's name holds no '/'), in one round trip.
+                    conn.execute(
+                        f"SELECT {_SCOPE_SQL}, pg_advisory_xact_lock(%s, hashtext(%s))",
+                        (self.tenant, postgres_schema.LOCK_CLASS, f"{self.tenant}/{encounter}"),
+                    )
+                    yield writing
+                    if self.notify and not writing.discarded:
+                        conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, self.tenant))
+                    ended = conn.execute("ROLLBACK" if writing.discarded else "COMMIT")
                     if not writing.discarded and ended.statusmessage != "COMMIT":
                         raise StoreError(
                             f"the ledger at {self.name} rolled the write back "

@@ -670,23 +670,31 @@ def pg_async_writers(location: str, count: int, start: float, end: float, out: Q
     out.put((latencies, used[0]))
 
 
-def server_cpu() -> float:
-    """The CPU seconds of the PostgreSQL server's processes on this machine so far: each
-    running one's, and the postmaster's reaped children's (backends that have exited)."""
-    tick = os.sysconf("SC_CLK_TCK")
-    total = 0.0
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            text = stat.read_text()
-        except OSError:
-            continue
-        name, _, rest = text.rpartition(")")
-        if not name.endswith("(postgres"):
-            continue
-        fields = rest.split()
-        # After the name: state ppid ... utime(12) stime(13) cutime(14) cstime(15) (0-based).
-        total += sum(int(f) for f in fields[11:15]) / tick
-    return total
+#: The name the benchmark's connections give the server, so that its CPU is told apart from
+#: that of other clients of the same server (on a shared machine, other tests).
+PG_APPLICATION = "encounter-bench"
+
+
+def pg_backends(server: str) -> list[int]:
+    """The process ids of the server's backends serving the benchmark's connections."""
+    import psycopg
+
+    with psycopg.connect(server, autocommit=True) as conn:
+        found = conn.execute(
+            "SELECT pid FROM pg_stat_activity WHERE application_name = %s", (PG_APPLICATION,)
+        ).fetchall()
+    return [int(pid) for (pid,) in found]
+
+
+def process_cpu(pid: int) -> float:
+    """A process's CPU seconds so far (user + system), 0 once it has gone."""
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return 0.0
+    fields = text.rpartition(")")[2].split()
+    # After the name: state(0) ppid ... utime(11) stime(12), in clock ticks.
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 class PgRun:
@@ -712,6 +720,7 @@ def pg_load(
     from tests.stores import PgBackend
 
     pg = PgBackend(server)
+    pg.location += f"&application_name={PG_APPLICATION}"
     context = multiprocessing.get_context("fork")
     try:
         with Ledger(pg.location) as owner:  # the owner's first write makes the tables
@@ -736,10 +745,12 @@ def pg_load(
             ]
         for child in children:
             child.start()
+        # The server's CPU in the window: its backends serving the benchmark's connections
+        # (the pools keep theirs open), each from the start or from when it was first seen.
         time.sleep(max(0.0, start - time.monotonic()))
-        server_began = server_cpu()
+        began = {pid: process_cpu(pid) for pid in pg_backends(server)}
         time.sleep(max(0.0, end - time.monotonic()))
-        served = server_cpu() - server_began
+        served = sum(process_cpu(pid) - began.get(pid, 0.0) for pid in pg_backends(server))
         results = [out.get(timeout=seconds + 120) for _ in children]
         for child in children:
             child.join(30)
