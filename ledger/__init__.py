@@ -9,6 +9,8 @@ The library API, which the `encounter` command is built on (docs/library.md walk
         ledger.record("duel", {"type": ..., "target": "Silken Blade", ...})
         ledger.tracks("duel").view()
 
+`AsyncLedger` is the same, awaitable, for asyncio code (`async with AsyncLedger(url) as ledger`).
+
 The names in `__all__` are the public API. The library behind them loads when one is first
 used (PEP 562's module `__getattr__`), so that `encounter --version` and `import ledger.errors`
 do not pay for it: this package is also the `encounter` command's entry point (`main`).
@@ -38,6 +40,7 @@ from ledger.errors import (
 __version__ = "0.2.0"
 
 if TYPE_CHECKING:
+    from ledger.aio import AsyncLedger
     from ledger.api import DEFAULT_DB, Imported, Ledger, Written, load
     from ledger.jsonl import parse_lines
 
@@ -46,6 +49,7 @@ if TYPE_CHECKING:
 
 #: The public names the library defines, and the module that defines each.
 _LIBRARY = {
+    "AsyncLedger": "ledger.aio",
     "DEFAULT_DB": "ledger.api",
     "Imported": "ledger.api",
     "Ledger": "ledger.api",
@@ -56,6 +60,7 @@ _LIBRARY = {
 
 __all__ = [
     "DEFAULT_DB",
+    "AsyncLedger",
     "BadInput",
     "BrokenChain",
     "Conflict",

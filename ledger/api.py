@@ -472,9 +472,9 @@ class Ledger(Reader, Table):
         return Erasure(self.store.tenant, ((encounter, count, head.hash),))
 
     def erase_tenant(self, *, confirm: str) -> Erasure:
-        """Erase every encounter of this ledger's tenant (`erase`, one encounter a transaction:
-        run again after an interruption, it erases the rest); `confirm` repeats the tenant's
-        name."""
+        """Erase every encounter of this ledger's tenant, as `erase` erases one, all in one
+        transaction (every encounter or none: a broken chain refuses the whole erasure);
+        `confirm` repeats the tenant's name."""
         tenant = self.store.tenant
         if confirm != tenant:
             raise BadInput(
@@ -482,10 +482,8 @@ class Ledger(Reader, Table):
                 f"{tenant!r} for good: confirm it by repeating the tenant's name "
                 "(--confirm TENANT); nothing was erased"
             )
-        done = []
-        for head in self.store.heads():
-            done.append((head.encounter, self.store.erase(head.encounter), head.hash))
-        return Erasure(tenant, tuple(done))
+        done = self.store.erase_all()
+        return Erasure(tenant, tuple((h.encounter, 0 if h.erased else h.seq, h.hash) for h in done))
 
     @contextmanager
     def _transaction(

@@ -14,6 +14,7 @@ stays the truth.
 
 from __future__ import annotations
 
+import itertools
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -56,16 +57,27 @@ def follow(
     """Each event of `encounter` after seq `after`, in seq order, as it is appended: the ones
     stored already first, then each new one within `poll` seconds of its commit. The iterator
     ends when `stop()` is true (asked between polls), never on its own."""
+    system = followed_system(store, encounter, after, poll)
+    return _followed(store, encounter, system, after, poll, stop, sleep)
+
+
+def followed_system(store: SqlStore, encounter: str, after: int, poll: float) -> str:
+    """The system of an encounter to follow from seq `after`, or bad input saying what is
+    wrong with the follow (the synchronous and the asyncio followers ask the same)."""
     if not isinstance(after, int) or isinstance(after, bool) or after < 0:
         raise BadInput(f"follow starts after a seq (a whole number from 0), not {after!r}")
-    if not isinstance(poll, int | float) or not 0 < poll <= 60:
-        raise BadInput(f"follow polls every 0-60 seconds, not {poll!r}")
+    _check_poll(poll)
     head = store.readable(encounter)
     if after > head.seq:
         raise BadInput(
             f"encounter {encounter!r} is at seq {head.seq}: there is no seq {after} to follow from"
         )
-    return _followed(store, encounter, head.system, after, poll, stop, sleep)
+    return head.system
+
+
+def _check_poll(poll: object) -> None:
+    if not isinstance(poll, int | float) or not 0 < poll <= 60:
+        raise BadInput(f"follow polls every 0-60 seconds, not {poll!r}")
 
 
 def _followed(
@@ -78,15 +90,26 @@ def _followed(
     sleep: Callable[[float], None],
 ) -> Iterator[Followed]:
     while stop is None or not stop():
-        head = store.head(encounter)
-        top = head.seq if head is not None else seen
-        if top <= seen:
+        page = encounter_page(store, encounter, system, seen)
+        if not page:
             sleep(poll)
             continue
-        for row in store.rows(encounter, seen, top):
-            record = systems.from_row(row, system)
-            yield Followed(encounter, record.seq, record)
-            seen = record.seq
+        yield from page
+        seen = page[-1].seq
+
+
+def encounter_page(store: SqlStore, encounter: str, system: str, seen: int) -> list[Followed]:
+    """The next events of `encounter` after seq `seen` (at most a page; none: nothing new)."""
+    head = store.head(encounter)
+    top = head.seq if head is not None else seen
+    if top <= seen:
+        return []
+    rows = itertools.islice(store.rows(encounter, seen, top), PAGE)
+    handed = []
+    for row in rows:
+        record = systems.from_row(row, system)
+        handed.append(Followed(encounter, record.seq, record))
+    return handed
 
 
 def follow_positions(
@@ -103,18 +126,26 @@ def follow_positions(
     new one within about `poll` seconds (sooner when the store wakes its followers). No event is
     missed, repeated or reordered; each encounter's come in seq order. The iterator ends when
     `stop()` is true (asked between polls), never on its own."""
+    wanted = followed_encounters(store, after, encounters, poll)
+    return _by_position(store, after, wanted, poll, stop, sleep)
+
+
+def followed_encounters(
+    store: SqlStore, after: int, encounters: Iterable[str] | None, poll: float
+) -> frozenset[str] | None:
+    """The encounters a follower of positions wants (None: all of the tenant's), or bad input
+    saying what is wrong with the follow."""
     if not isinstance(after, int) or isinstance(after, bool) or after < 0:
         raise BadInput(f"follow starts after a position (a whole number from 0), not {after!r}")
-    if not isinstance(poll, int | float) or not 0 < poll <= 60:
-        raise BadInput(f"follow polls every 0-60 seconds, not {poll!r}")
-    wanted = None
-    if encounters is not None:
-        if isinstance(encounters, str):
-            raise BadInput("encounters is a list of names, not one name")
-        wanted = frozenset(encounters)
-        for name in wanted:
-            store.require(name)
-    return _by_position(store, after, wanted, poll, stop, sleep)
+    _check_poll(poll)
+    if encounters is None:
+        return None
+    if isinstance(encounters, str):
+        raise BadInput("encounters is a list of names, not one name")
+    wanted = frozenset(encounters)
+    for name in wanted:
+        store.require(name)
+    return wanted
 
 
 def _by_position(
@@ -133,15 +164,26 @@ def _by_position(
             wait(poll)
             continue
         while seen < mark:
-            page = store.following(seen, mark, PAGE)
-            for position, row in page:
-                seen = position
-                # An erased event has nothing to hand on: its position passes.
-                if (wanted is None or row.encounter in wanted) and row.body != chain.ERASED:
-                    yield _handed(store, kinds, position, row)
-            if len(page) < PAGE:
-                seen = mark  # every row of the tenant up to the mark is read
+            handed, seen = position_page(store, seen, mark, wanted, kinds)
+            yield from handed
         # The rows of other tenants between count too: the mark is the store's.
+
+
+def position_page(
+    store: SqlStore, seen: int, mark: int, wanted: frozenset[str] | None, kinds: dict[str, str]
+) -> tuple[list[Followed], int]:
+    """The events of the tenant after position `seen` up to the high-water mark `mark` (at
+    most a page), and the position to go on from (`mark` once every row up to it is read)."""
+    page = store.following(seen, mark, PAGE)
+    handed = []
+    for position, row in page:
+        seen = position
+        # An erased event has nothing to hand on: its position passes.
+        if (wanted is None or row.encounter in wanted) and row.body != chain.ERASED:
+            handed.append(_handed(store, kinds, position, row))
+    if len(page) < PAGE:
+        seen = mark  # every row of the tenant up to the mark is read
+    return handed, seen
 
 
 def _handed(store: SqlStore, kinds: dict[str, str], position: int, row: Row) -> Followed:

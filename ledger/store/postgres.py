@@ -9,6 +9,7 @@ a connection for one statement (or, inside `reading`, one REPEATABLE READ transa
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -299,10 +300,25 @@ class PostgresDatabase:
 
     def problems(self) -> list[str]:
         """What is wrong with the ledger as a whole: its append-only guard altered, a trigger
-        or rule of another hand on its tables, a replication role that skips triggers."""
+        or rule of another hand on its tables, a replication role that skips triggers, its
+        row-level security disabled, not forced, or its tenant policy replaced or widened."""
         try:
             with self.pool.connection() as conn:
-                return postgres_guard.problems(conn)
+                said = postgres_guard.problems(conn)
+                eraser = postgres_schema.eraser_altered(conn)
+                if eraser == "replaced":
+                    said.append(
+                        f"the erasure function {postgres_schema.ERASE_FUNCTION} was replaced: "
+                        "a role allowed to erase may change rows through it (opening the "
+                        "ledger as its owner makes it anew)"
+                    )
+                if not self.unscoped:
+                    said += [
+                        f"the row-level security of {what}: a session can see or write "
+                        "another tenant's rows"
+                        for what in postgres_schema.unsecured(conn)
+                    ]
+                return said
         except psycopg.Error as exc:
             raise StoreError(f"cannot read the ledger at {self.name}: {one_line(exc)}") from exc
 
@@ -372,6 +388,45 @@ class PostgresDatabase:
         self.pool.close()
 
 
+class AsyncListener:
+    """The wake-up of an asyncio follower: `LISTEN` on an `AsyncConnection` of its own, so a
+    follower waits in the event loop (no thread parked on it) and wakes at the next append of
+    its tenant. A hint only: the follower reads up to the high-water mark either way."""
+
+    def __init__(self, conn: psycopg.AsyncConnection[Any], tenant: str) -> None:
+        self.conn = conn
+        self.tenant = tenant
+
+    @classmethod
+    async def listen(cls, url: str, tenant: str) -> AsyncListener:
+        """A listener on the ledger at `url` for `tenant`'s appends."""
+        try:
+            conn = await psycopg.AsyncConnection.connect(
+                url, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S
+            )
+            await conn.execute(f"LISTEN {CHANNEL}")
+        except psycopg.Error as exc:
+            raise StoreError(
+                f"cannot listen to the ledger at {redacted(url)}: {one_line(exc)}"
+            ) from exc
+        return cls(conn, tenant)
+
+    async def wait(self, seconds: float) -> None:
+        """Until the tenant's next append, or `seconds` (a notification that came while the
+        follower was reading waits in the connection, and ends this wait at once)."""
+        try:
+            async for note in self.conn.notifies(timeout=seconds):
+                if note.payload == self.tenant:
+                    return
+        except psycopg.Error:
+            await asyncio.sleep(seconds)  # the hint is lost; polling goes on
+
+    async def close(self) -> None:
+        """Close the listening connection."""
+        with suppress(psycopg.Error):
+            await self.conn.close()
+
+
 class _Writing:
     """The connection inside one write transaction, holding the encounter's advisory lock."""
 
@@ -394,8 +449,24 @@ class _Writing:
     def discard(self) -> None:
         self.discarded = True
 
+    def hold(self, tenant: str, encounter: str) -> None:
+        """Take the lock of another encounter of the tenant too (until the transaction ends)."""
+        self.conn.execute(
+            "SELECT pg_advisory_xact_lock(%s, hashtext(%s))",
+            (postgres_schema.LOCK_CLASS, f"{tenant}/{text(encounter)}"),
+        )
+
     def erase(self, tenant: str, encounter: str) -> None:
         key = (tenant, encounter)
+        made = self.conn.execute(
+            "SELECT to_regprocedure(%s) IS NOT NULL",
+            (f"{postgres_schema.ERASE_FUNCTION}(text, text)",),
+        ).fetchone()
+        if made == (True,):
+            # The sanctioned path, which the app role may be granted (no UPDATE of its own).
+            self.conn.execute(f"SELECT {postgres_schema.ERASE_FUNCTION}(%s, %s)", key)
+            return
+        # A database the owner has not opened since erasure came: the owner erases in place.
         # The permit the guard's update check honours: this transaction's only (SET LOCAL).
         self.conn.execute("SELECT set_config('app.erasing', %s, true)", (f"{tenant}/{encounter}",))
         self.execute(statements.ERASE_BODIES, key)

@@ -82,6 +82,73 @@ SCHEMA: Final = (
 )
 
 
+#: The one way the app role erases (`encounter erase`): a function that runs as the tables'
+#: owner (SECURITY DEFINER), so the app role needs no UPDATE on `events` and gets EXECUTE on
+#: this alone. It erases a whole encounter of the session's own tenant (row-level security
+#: holds the owner too), under the encounter's write lock, with the permit the guard's update
+#: check honours set for this transaction only; the ledger checks the chain first, under the
+#: same lock. Its search path is the one it was made with, so another schema's tables or
+#: functions cannot stand in for the ledger's.
+ERASE_FUNCTION: Final = "ledger_erase"
+ERASE_SOURCE: Final = f"""
+    DECLARE
+        erased bigint;
+    BEGIN
+        IF erased_tenant IS DISTINCT FROM current_setting('app.tenant', true) THEN
+            RAISE EXCEPTION 'ledger_erase: tenant % is not the tenant this session names',
+                erased_tenant USING ERRCODE = 'insufficient_privilege';
+        END IF;
+        PERFORM pg_advisory_xact_lock({LOCK_CLASS},
+            hashtext(erased_tenant || '/' || erased_encounter));
+        PERFORM set_config('app.erasing', erased_tenant || '/' || erased_encounter, true);
+        UPDATE events SET body = '' WHERE tenant = erased_tenant
+            AND encounter = erased_encounter AND body <> '';
+        GET DIAGNOSTICS erased = ROW_COUNT;
+        PERFORM set_config('app.erasing', '', true);
+        DELETE FROM snapshots WHERE tenant = erased_tenant AND encounter = erased_encounter;
+        IF to_regclass('track_changes') IS NOT NULL THEN
+            EXECUTE 'DELETE FROM track_changes WHERE tenant = $1 AND encounter = $2'
+                USING erased_tenant, erased_encounter;
+        END IF;
+        RETURN erased;
+    END """
+
+
+def erase_statements() -> list[str]:
+    """The statements that (re)create the erasure function, callable by no one but its owner
+    until granted (`GRANT EXECUTE ON FUNCTION ledger_erase(text, text) TO ...`)."""
+    return [
+        f"CREATE OR REPLACE FUNCTION {ERASE_FUNCTION}(erased_tenant text, erased_encounter text) "
+        "RETURNS bigint LANGUAGE plpgsql SECURITY DEFINER SET search_path FROM CURRENT "
+        f"AS $erase${ERASE_SOURCE}$erase$",
+        f"REVOKE ALL ON FUNCTION {ERASE_FUNCTION}(text, text) FROM PUBLIC",
+    ]
+
+
+_ERASER: Final = """SELECT p.prosrc, p.prosecdef, l.lanname, p.proconfig IS NOT NULL,
+    p.proowner = c.relowner
+    FROM pg_proc p JOIN pg_language l ON l.oid = p.prolang
+    JOIN pg_class c ON c.oid = 'events'::regclass
+    WHERE p.pronamespace = c.relnamespace AND p.proname = %s"""
+
+
+def eraser_altered(conn: psycopg.Connection[Any]) -> str | None:
+    """What is wrong with the erasure function (missing, or not as the ledger made it), or
+    None."""
+    found = conn.execute(_ERASER, (ERASE_FUNCTION,)).fetchall()
+    if not found:
+        return "missing"
+    source, definer, language, pinned, owned = found[0]
+    if (
+        len(found) > 1
+        or not (definer and pinned and owned)
+        or language != "plpgsql"
+        or source.split() != ERASE_SOURCE.split()
+    ):
+        return "replaced"
+    return None
+
+
 def security(table: str) -> list[str]:
     """The statements that hold `table` to the session's tenant (the owner included)."""
     return [
@@ -90,6 +157,52 @@ def security(table: str) -> list[str]:
         f"DROP POLICY IF EXISTS ledger_tenant ON {table}",
         f"CREATE POLICY ledger_tenant ON {table} USING ({POLICY}) WITH CHECK ({POLICY})",
     ]
+
+
+#: The tables held to their tenant where they exist (`track_changes`: once `views` made it).
+SECURED: Final = (*TENANT_TABLES, "track_changes")
+_SECURITY: Final = """SELECT c.relname, c.relrowsecurity, c.relforcerowsecurity
+    FROM pg_class c WHERE c.oid = ANY(%s::regclass[]) ORDER BY c.relname"""
+_POLICIES: Final = """SELECT c.relname, p.polname, p.polcmd, p.polpermissive, p.polroles = '{0}',
+    pg_get_expr(p.polqual, p.polrelid), pg_get_expr(p.polwithcheck, p.polrelid)
+    FROM pg_policy p JOIN pg_class c ON c.oid = p.polrelid
+    WHERE c.oid = ANY(%s::regclass[]) ORDER BY c.relname, p.polname"""
+#: The policy's expression as the server prints it back.
+_PRINTED: Final = "(tenant = current_setting('app.tenant'::text, true))"
+
+
+def unsecured(conn: psycopg.Connection[Any], *, foreign: bool = True) -> list[str]:
+    """The tables whose row-level security is not as the ledger made it, each as `table
+    (what is wrong)`: not enabled, not forced (the owner is not held to it), the tenant policy
+    missing or replaced, or a permissive policy of another hand beside it (policies are OR-ed:
+    `USING (true)` shows every tenant's rows; `foreign=False`: the ledger's own parts only,
+    which the owner's open makes anew)."""
+    present = [
+        t
+        for (t,) in conn.execute(
+            "SELECT t FROM unnest(%s::text[]) AS t WHERE to_regclass(t) IS NOT NULL",
+            (list(SECURED),),
+        )
+    ]
+    wrong = []
+    for table, enabled, forced in conn.execute(_SECURITY, (present,)).fetchall():
+        if not enabled:
+            wrong.append(f"{table} (row-level security disabled)")
+        elif not forced:
+            wrong.append(f"{table} (row-level security not forced: its owner is not held to it)")
+    policies: dict[str, list[tuple[Any, ...]]] = {t: [] for t in present}
+    for table, *policy in conn.execute(_POLICIES, (present,)).fetchall():
+        policies[table].append(tuple(policy))
+    for table in present:
+        ours = [p for p in policies[table] if p[0] == "ledger_tenant"]
+        if not ours:
+            wrong.append(f"{table} (its tenant policy ledger_tenant is missing)")
+        elif ours[0][1:] != ("*", True, True, _PRINTED, _PRINTED):
+            wrong.append(f"{table} (its tenant policy ledger_tenant was replaced)")
+        for name, _, permissive, *_ in policies[table]:
+            if foreign and name != "ledger_tenant" and permissive:
+                wrong.append(f"{table} (the policy {name} is not the ledger's own)")
+    return wrong
 
 
 def has_tenants(conn: psycopg.Connection[Any]) -> bool:
@@ -120,6 +233,8 @@ def ensure(conn: psycopg.Connection[Any], *, create: bool, readonly: bool, name:
             or old_cache
             or not kept
             or not has_tenants(conn)
+            or (has_tenants(conn) and unsecured(conn, foreign=False))
+            or eraser_altered(conn) is not None
         ):
             # As a write recreates SQLite's: only a role that may (the owner) does. (Rows may
             # have changed meanwhile: every write checks its encounter's whole chain.)
@@ -136,6 +251,14 @@ def ensure(conn: psycopg.Connection[Any], *, create: bool, readonly: bool, name:
                 conn.execute(SCHEMA[-1])
                 for table in TENANT_TABLES:
                     for statement in security(table):
+                        conn.execute(statement)
+                if conn.execute("SELECT to_regclass('track_changes') IS NOT NULL").fetchone() == (
+                    True,
+                ):
+                    for statement in security("track_changes"):
+                        conn.execute(statement)
+                if eraser_altered(conn) is not None:
+                    for statement in erase_statements():
                         conn.execute(statement)
         return
     if not create and not events:
@@ -156,6 +279,8 @@ def ensure(conn: psycopg.Connection[Any], *, create: bool, readonly: bool, name:
         for table in TENANT_TABLES:
             for statement in security(table):
                 conn.execute(statement)
+        for statement in erase_statements():
+            conn.execute(statement)
 
 
 def _lock_schema(conn: psycopg.Connection[Any]) -> None:

@@ -13,7 +13,7 @@ import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from datetime import datetime
-from typing import Any, Final, Protocol
+from typing import Any, Final, Protocol, cast
 
 from ledger.errors import (
     BadInput,
@@ -90,6 +90,13 @@ class Database(Protocol):
 
     def close(self) -> None:
         """Release the connection (or the pool)."""
+
+
+class _Holding(Connection, Protocol):
+    """A dialect's write connection that can take the lock of another encounter as well."""
+
+    def hold(self, tenant: str, encounter: str) -> None:
+        """Hold `encounter`'s write lock too, until the transaction ends."""
 
 
 class SqlStore:
@@ -349,23 +356,55 @@ class SqlStore:
         if not isinstance(encounter, str):
             raise BadInput(f"an encounter is named by text, not {encounter!r}")
         with self.db.writing(encounter, False) as conn:
-            acknowledged, last = statements.heads_row(conn.fetch, self.tenant, encounter)
-            head = statements.derived_head(conn.fetch, self.tenant, encounter, last)
+            head = self._head_to_erase(conn, encounter)
             if head is None:
                 raise unknown_encounter(encounter, self.name, self.names())
-            if head.erased:
-                return 0
-            Transaction(conn, self.tenant, encounter, head, self.clock).check_chain()
-            found = statements.witness(conn.fetch, self.tenant, encounter, acknowledged, last)
-            if found is not None and found[0] == statements.MISSING:
-                raise BrokenChain(
-                    f"encounter {encounter!r} does not hold the head the ledger acknowledged "
-                    f"({found[1]}): nothing was erased; see `encounter verify`"
-                )
-            conn.erase(self.tenant, encounter)
-            fields = (head.encounter, head.system, None, head.seq, head.hash, head.opened_at)
-            conn.execute(statements.PUT_HEAD, (self.tenant, *fields, head.updated_at, head.seq))
+            count = self._erase_in(conn, head)
         self.db.erased()
+        return count
+
+    def erase_all(self) -> list[Head]:
+        """Erase every encounter of the tenant in one transaction, under every one's write lock
+        (taken in name order): all are erased, or none is (an encounter whose chain is broken
+        refuses the whole erasure). Returns each encounter's head as it was before (`erased`
+        already set: nothing more was erased of it)."""
+        names = self.names()
+        if not names:
+            return []
+        with self.db.writing(names[0], False) as conn:
+            locking = cast(_Holding, conn)
+            for name in names[1:]:
+                locking.hold(self.tenant, name)
+            heads = [self._head_to_erase(conn, name) for name in names]
+            found = [h for h in heads if h is not None]
+            for head in found:
+                self._erase_in(conn, head)
+        self.db.erased()
+        return found
+
+    def _head_to_erase(self, conn: Connection, encounter: str) -> Head | None:
+        """The encounter's head read under its write lock, its chain checked (a broken one, or
+        rows that lost the acknowledged head, is never erased)."""
+        acknowledged, last = statements.heads_row(conn.fetch, self.tenant, encounter)
+        head = statements.derived_head(conn.fetch, self.tenant, encounter, last)
+        if head is None or head.erased:
+            return head
+        Transaction(conn, self.tenant, encounter, head, self.clock).check_chain()
+        found = statements.witness(conn.fetch, self.tenant, encounter, acknowledged, last)
+        if found is not None and found[0] == statements.MISSING:
+            raise BrokenChain(
+                f"encounter {encounter!r} does not hold the head the ledger acknowledged "
+                f"({found[1]}): nothing was erased; see `encounter verify`"
+            )
+        return head
+
+    def _erase_in(self, conn: Connection, head: Head) -> int:
+        """Erase the encounter of `head` inside the open transaction; how many events."""
+        if head.erased:
+            return 0
+        conn.erase(self.tenant, head.encounter)
+        fields = (head.encounter, head.system, None, head.seq, head.hash, head.opened_at)
+        conn.execute(statements.PUT_HEAD, (self.tenant, *fields, head.updated_at, head.seq))
         return head.seq
 
     def _acknowledge(

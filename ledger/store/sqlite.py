@@ -290,6 +290,9 @@ class _Writing:
     def discard(self) -> None:
         self.discarded = True
 
+    def hold(self, tenant: str, encounter: str) -> None:
+        """Nothing more to lock: a file's write transaction holds every encounter's."""
+
     def erase(self, tenant: str, encounter: str) -> None:
         # Freed space zeroed (the old bodies' cells and the snapshots' pages), not left in the
         # file for a later VACUUM; the permit's row is gone again before the commit.

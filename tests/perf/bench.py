@@ -19,12 +19,14 @@ written through the ledger's own import) are built once and kept under `tests/pe
 from __future__ import annotations
 
 import argparse
+import asyncio
 import functools
 import hashlib
 import itertools
 import json
 import multiprocessing
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -40,7 +42,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from ledger import Ledger  # noqa: E402
+from ledger import AsyncLedger, Ledger  # noqa: E402
 from tests.longstreams import fates_edge_stream, lines, skirmish  # noqa: E402
 
 FIXTURES = Path(__file__).resolve().parent / ".fixtures"
@@ -110,6 +112,12 @@ GOALS: dict[str, tuple[str, str, tuple[str, float]]] = {
     "pg_notify_on_vs_off": (
         "PostgreSQL, 64 writers: seconds per append of the whole store with NOTIFY at each append",
         "the same without NOTIFY (the default)",
+        (">=", 0.8),
+    ),
+    "pg_async_vs_threads": (
+        "PostgreSQL: seconds per append, 64 asyncio tasks on AsyncLedger in one process "
+        "(8 tenants, pool_size 4 each)",
+        "the same with 64 threads, a Ledger (a connection) each, in one process",
         (">=", 0.8),
     ),
     "fe_fold_vs_ssss": (
@@ -567,7 +575,7 @@ def pg_writers(
     start: float,
     end: float,
     notify: bool,
-    out: Queue[list[float]],
+    out: Queue[Any],
 ) -> None:
     """Each of `writers` (a thread, one of `count`) opens its share of the PG_ENCOUNTERS
     encounters and warms up, then appends one note after another to each in turn from `start`
@@ -600,36 +608,154 @@ def pg_writers(
     threads = [threading.Thread(target=write, args=(n,)) for n in writers]
     for thread in threads:
         thread.start()
+    used = cpu_window(start, end)
     for thread in threads:
         thread.join()
-    out.put(latencies)
+    out.put((latencies, used))
 
 
-def pg_load(server: str, writers: int, seconds: float, notify: bool = False) -> list[float]:
-    """The latency of every append `writers` writers made in `seconds`, on a fresh schema."""
+def cpu_seconds() -> float:
+    """This process's CPU time so far (user + system, every thread)."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def cpu_window(start: float, end: float) -> float:
+    """The CPU this process spends from `start` to `end` (monotonic times); waits for `end`."""
+    time.sleep(max(0.0, start - time.monotonic()))
+    began = cpu_seconds()
+    time.sleep(max(0.0, end - time.monotonic()))
+    return cpu_seconds() - began
+
+
+def pg_async_writers(location: str, count: int, start: float, end: float, out: Queue[Any]) -> None:
+    """`count` asyncio tasks in this process, each appending to its encounter of the 64 in
+    turn as `pg_writers`' threads do, through one AsyncLedger per tenant (pool_size 4)."""
+    latencies: list[float] = []
+
+    async def run() -> None:
+        ledgers = {
+            f"guild:{t}": AsyncLedger(location, tenant=f"guild:{t}", pool_size=4)
+            for t in range(PG_TENANTS)
+        }
+
+        async def write(writer: int) -> None:
+            mine = range(writer, PG_ENCOUNTERS, count)
+            targets = [(ledgers[f"guild:{n % PG_TENANTS}"], f"e{n:02d}") for n in mine]
+            for ledger, name in targets:
+                await ledger.open(name, "ssss")
+                for n in range(5):
+                    await ledger.record(name, {"type": "note", "text": f"warm {n}"})
+            await asyncio.sleep(max(0.0, start - time.monotonic()))
+            for n, (ledger, name) in enumerate(itertools.cycle(targets)):
+                began = time.monotonic()
+                if began >= end:
+                    break
+                await ledger.record(name, {"type": "note", "text": f"{ledger.tenant}/{name}/{n}"})
+                done = time.monotonic()
+                if done <= end:
+                    latencies.append(done - began)
+
+        try:
+            await asyncio.gather(*(write(n) for n in range(count)))
+        finally:
+            for ledger in ledgers.values():
+                await ledger.aclose()
+
+    used: list[float] = []
+    watcher = threading.Thread(target=lambda: used.append(cpu_window(start, end)))
+    watcher.start()
+    asyncio.run(run())
+    watcher.join()
+    out.put((latencies, used[0]))
+
+
+#: The name the benchmark's connections give the server, so that its CPU is told apart from
+#: that of other clients of the same server (on a shared machine, other tests).
+PG_APPLICATION = "encounter-bench"
+
+
+def pg_backends(server: str) -> list[int]:
+    """The process ids of the server's backends serving the benchmark's connections."""
+    import psycopg
+
+    with psycopg.connect(server, autocommit=True) as conn:
+        found = conn.execute(
+            "SELECT pid FROM pg_stat_activity WHERE application_name = %s", (PG_APPLICATION,)
+        ).fetchall()
+    return [int(pid) for (pid,) in found]
+
+
+def process_cpu(pid: int) -> float:
+    """A process's CPU seconds so far (user + system), 0 once it has gone."""
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return 0.0
+    fields = text.rpartition(")")[2].split()
+    # After the name: state(0) ppid ... utime(11) stime(12), in clock ticks.
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+class PgRun:
+    """One load: the latency of every append in the window, and the CPU seconds the writers
+    and the server spent in it."""
+
+    def __init__(self, latencies: list[float], client_cpu: float, server_cpu: float) -> None:
+        self.latencies = latencies
+        self.client_cpu = client_cpu
+        self.server_cpu = server_cpu
+
+
+def pg_load(
+    server: str,
+    writers: int,
+    seconds: float,
+    notify: bool = False,
+    processes: int = PG_PROCESSES,
+    asynchronous: bool = False,
+) -> PgRun:
+    """Every append `writers` writers made in `seconds` on a fresh schema, over `processes`
+    forked processes (threads each; `asynchronous`: asyncio tasks in one process)."""
     from tests.stores import PgBackend
 
     pg = PgBackend(server)
+    pg.location += f"&application_name={PG_APPLICATION}"
     context = multiprocessing.get_context("fork")
     try:
         with Ledger(pg.location) as owner:  # the owner's first write makes the tables
             owner.open("setup", "ssss")
-        out: Queue[list[float]] = context.Queue()
-        start = time.monotonic() + 2 + PG_ENCOUNTERS * 0.1 / min(writers, PG_PROCESSES)
-        processes = [
-            context.Process(
-                target=pg_writers,
-                args=(pg.location, range(p, writers, PG_PROCESSES), writers),
-                kwargs={"start": start, "end": start + seconds, "notify": notify, "out": out},
-            )
-            for p in range(min(writers, PG_PROCESSES))
-        ]
-        for process in processes:
-            process.start()
-        latencies = [t for _ in processes for t in out.get(timeout=seconds + 120)]
-        for process in processes:
-            process.join(30)
-        return latencies
+        out: Queue[Any] = context.Queue()
+        start = time.monotonic() + 2 + PG_ENCOUNTERS * 0.1 / min(writers, processes)
+        end = start + seconds
+        if asynchronous:
+            children = [
+                context.Process(
+                    target=pg_async_writers, args=(pg.location, writers, start, end, out)
+                )
+            ]
+        else:
+            children = [
+                context.Process(
+                    target=pg_writers,
+                    args=(pg.location, range(p, writers, processes), writers),
+                    kwargs={"start": start, "end": end, "notify": notify, "out": out},
+                )
+                for p in range(min(writers, processes))
+            ]
+        for child in children:
+            child.start()
+        # The server's CPU in the window: its backends serving the benchmark's connections
+        # (the pools keep theirs open), each from the start or from when it was first seen.
+        time.sleep(max(0.0, start - time.monotonic()))
+        began = {pid: process_cpu(pid) for pid in pg_backends(server)}
+        time.sleep(max(0.0, end - time.monotonic()))
+        served = sum(process_cpu(pid) - began.get(pid, 0.0) for pid in pg_backends(server))
+        results = [out.get(timeout=seconds + 120) for _ in children]
+        for child in children:
+            child.join(30)
+        latencies = [t for found, _ in results for t in found]
+        return PgRun(latencies, sum(used for _, used in results), served)
     finally:
         pg.close()
 
@@ -638,41 +764,83 @@ def bench_pg(b: Bench, reps: Reps) -> None:
     """Throughput of 64 writers (each its own encounter of 64, in 8 tenants) against 1 (which
     appends to the 64 in turn), each appending one note after another for a few seconds, and
     the same 64 with NOTIFY on; p50/p99 append latency beside them. The figure is the store's
-    seconds per append (the span over the appends), whose ratio is the throughput's."""
+    seconds per append (the span over the appends), whose ratio is the throughput's. Beside
+    pg_scale_64_vs_1: the CPU seconds an append costs the writers and the server (measured in
+    the window), and the ratio this machine's cores allow at that cost. Then 64 asyncio tasks
+    on AsyncLedger against 64 threads, each in one process."""
+    ids = ("pg_scale_64_vs_1", "pg_notify_on_vs_off", "pg_async_vs_threads")
     server = pg_server()
     if server is None:
-        for id in ("pg_scale_64_vs_1", "pg_notify_on_vs_off"):
+        for id in ids:
             b.skip(id, "no PostgreSQL: set ENCOUNTER_TEST_PG to a server's URL")
         return
     seconds = 4.0 if reps.quick else 8.0
-    runs = {"1": (1, False), "64": (64, False), "64 notify": (64, True)}
-    took: dict[str, list[list[float]]] = {name: [] for name in runs}
+    runs: dict[str, dict[str, Any]] = {
+        "1": {"writers": 1},
+        "64": {"writers": 64},
+        "64 notify": {"writers": 64, "notify": True},
+        "64 threads, 1 process": {"writers": 64, "processes": 1},
+        "64 tasks, 1 process": {"writers": 64, "processes": 1, "asynchronous": True},
+    }
+    took: dict[str, list[PgRun]] = {name: [] for name in runs}
     for _ in range(reps(3, 1)):
-        for name, (writers, notify) in runs.items():
-            took[name].append(pg_load(server, writers, seconds, notify))
+        for name, options in runs.items():
+            took[name].append(pg_load(server, seconds=seconds, **options))
 
     def per_append(name: str) -> float:
-        return statistics.median(seconds / len(latencies) for latencies in took[name])
+        return statistics.median(seconds / len(run.latencies) for run in took[name])
 
     def percentiles(name: str) -> dict[str, float]:
-        both = [statistics.quantiles(lat, n=100)[i] for lat in took[name] for i in (49, 98)]
+        both = [
+            statistics.quantiles(run.latencies, n=100)[i] for run in took[name] for i in (49, 98)
+        ]
         return {
-            f"{name} writers p50 ms": statistics.median(both[0::2]) * 1000,
-            f"{name} writers p99 ms": statistics.median(both[1::2]) * 1000,
-            f"{name} writers appends/s": 1 / per_append(name),
+            f"{name} p50 ms": statistics.median(both[0::2]) * 1000,
+            f"{name} p99 ms": statistics.median(both[1::2]) * 1000,
+            f"{name} appends/s": 1 / per_append(name),
         }
 
+    def cpu(name: str) -> dict[str, float]:
+        client = statistics.median(r.client_cpu / len(r.latencies) for r in took[name])
+        served = statistics.median(r.server_cpu / len(r.latencies) for r in took[name])
+        return {f"{name} client cpu ms/append": client * 1000,
+                f"{name} server cpu ms/append": served * 1000}  # fmt: skip
+
+    cores = float(os.cpu_count() or 0)
+    spent = cpu("64")
+    per = sum(spent.values()) / 1000
+    single = statistics.median(statistics.median(r.latencies) for r in took["1"])
     b.add(
         "pg_scale_64_vs_1",
         per_append("64"),
         per_append("1"),
-        detail={**percentiles("1"), **percentiles("64"), "cores": float(os.cpu_count() or 0)},
+        detail={
+            **percentiles("1"),
+            **percentiles("64"),
+            **cpu("1"),
+            **spent,
+            "cores": cores,
+            # The most the ratio can be here: the cores' appends per second at the CPU an
+            # append costs, over one writer's (whose appends follow each other).
+            "bound cores x single latency / cpu per append": cores * single / per,
+        },
     )
     b.add(
         "pg_notify_on_vs_off",
         per_append("64 notify"),
         per_append("64"),
         detail=percentiles("64 notify"),
+    )
+    b.add(
+        "pg_async_vs_threads",
+        per_append("64 tasks, 1 process"),
+        per_append("64 threads, 1 process"),
+        detail={
+            **percentiles("64 threads, 1 process"),
+            **percentiles("64 tasks, 1 process"),
+            **cpu("64 threads, 1 process"),
+            **cpu("64 tasks, 1 process"),
+        },
     )
 
 
