@@ -462,19 +462,16 @@ class _Writing:
             "SELECT to_regprocedure(%s) IS NOT NULL",
             (f"{postgres_schema.ERASE_FUNCTION}(text, text)",),
         ).fetchone()
-        if made == (True,):
-            # The sanctioned path, which the app role may be granted (no UPDATE of its own).
-            self.conn.execute(f"SELECT {postgres_schema.ERASE_FUNCTION}(%s, %s)", key)
-            return
-        # A database the owner has not opened since erasure came: the owner erases in place.
-        # The permit the guard's update check honours: this transaction's only (SET LOCAL).
-        self.conn.execute("SELECT set_config('app.erasing', %s, true)", (f"{tenant}/{encounter}",))
-        self.execute(statements.ERASE_BODIES, key)
-        self.conn.execute("SELECT set_config('app.erasing', '', true)")
-        self.execute(statements.ERASE_SNAPSHOTS, key)
-        found = self.conn.execute("SELECT to_regclass('track_changes') IS NOT NULL").fetchone()
-        if found == (True,):
-            self.execute(statements.ERASE_CHANGES, key)
+        if made != (True,):
+            # Every open by the owner makes it: only a role that is not the owner, on a database
+            # the owner has not opened since erasure came, finds it missing.
+            raise StoreError(
+                f"this database has no {postgres_schema.ERASE_FUNCTION} function, through "
+                "which the ledger erases: open it once as its owner (any write, or `encounter "
+                "migrate`), then grant the erasing role EXECUTE on it (see the hosting page)"
+            )
+        # The one sanctioned path, which the app role may be granted (no UPDATE of its own).
+        self.conn.execute(f"SELECT {postgres_schema.ERASE_FUNCTION}(%s, %s)", key)
 
 
 def open_postgres(

@@ -92,6 +92,19 @@ def test_a_role_without_the_grant_cannot_erase(hosted: Hosted) -> None:
         assert not ledger.store.require("ford").erased
 
 
+def test_a_database_without_the_erasure_function_says_how_to_make_it_and_erases_nothing(
+    hosted: Hosted,
+) -> None:
+    with psycopg.connect(hosted.owner, autocommit=True) as conn:
+        conn.execute("DROP FUNCTION ledger_erase(text, text)")
+    with Ledger(hosted.app, tenant="a") as ledger:
+        with pytest.raises(StoreError, match=r"no ledger_erase function.*open it once"):
+            ledger.erase("ford", confirm="ford")
+        assert not ledger.store.require("ford").erased
+    with Ledger(hosted.owner, tenant="a") as owner:  # the owner's open makes it anew
+        assert owner.erase("ford", confirm="ford").erased == 2
+
+
 def test_a_replaced_erasure_function_is_reported_and_the_owner_s_open_makes_it_anew(
     pg_server: str,
 ) -> None:
