@@ -177,8 +177,11 @@ def copy_examples(where: Path, folder: Path) -> list[str]:
                 f"{there} exists and differs from the shipped {name}; choose another folder"
             )
     for name in files:
-        (folder / name).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(where / name, folder / name)
+        try:
+            (folder / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(where / name, folder / name)
+        except OSError as exc:  # a folder that cannot be made or written: one line, no traceback
+            raise BadInput(f"cannot write {exc.filename or folder}: {exc.strerror}") from exc
     return [name.as_posix() for name in files]
 
 

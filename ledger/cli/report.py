@@ -195,7 +195,7 @@ def export(
         if out.resolve() == Path(ctx.obj).resolve():
             fail(BadInput(f"export would overwrite {out}, the ledger file itself"))
         guard(lambda: jsonl.write_whole(out, lines(ledger, encounter), force=force))
-    typer.echo(f"Exported {count} events of {name!r} to {out}.", err=True)
+    typer.echo(f"Exported {_count(count, 'event')} of {name!r} to {out}.", err=True)
 
 
 @commands.command()

@@ -19,7 +19,7 @@ from typing import Any, Final
 
 from ledger import events, revise, systems
 from ledger.errors import BadInput
-from ledger.ironvault.notes import EXTRA, blocks, front_matter, note_files
+from ledger.ironvault.notes import EXTRA, blocks, file_text, front_matter, note_files
 from ledger.jsonl import read_text
 from ledger.write import Given, Session
 from projections import core
@@ -86,7 +86,7 @@ def read_sheet(path: str | Path, character: str | None) -> Sheet:
     file = Path(path)
     data = front_matter(file)
     name = character or data.get("name") or file.stem
-    return Sheet(str(name), data, file.name)
+    return Sheet(str(name), data, file_text(file.name))
 
 
 def import_journal(
@@ -132,7 +132,12 @@ def import_journal(
 
 
 def _id(*parts: object) -> str:
-    return str(uuid.uuid5(NAMESPACE, "\x1f".join(map(str, parts))))
+    # A lone surrogate (a name from a command line that is not UTF-8) is escaped, so that
+    # the event carrying it is refused as bad input rather than the id failing to hash.
+    text = "\x1f".join(map(str, parts))
+    if not text.isascii():
+        text = text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return str(uuid.uuid5(NAMESPACE, text))
 
 
 def _name(encounter: str, plan: Sequence[Planned]) -> None:

@@ -35,12 +35,21 @@ def note_files(paths: Sequence[str | Path]) -> list[tuple[str, Path]]:
         if path.is_dir():
             inside = [p for p in path.rglob("*.md") if p.is_file()]
             for file in sorted(inside, key=lambda p: natural(p.relative_to(path).as_posix())):
-                found.setdefault(file.resolve(), file.relative_to(path).as_posix())
+                found.setdefault(file.resolve(), file_text(file.relative_to(path).as_posix()))
         elif path.is_file():
-            found.setdefault(path.resolve(), path.name)
+            found.setdefault(path.resolve(), file_text(path.name))
         else:
             raise UnknownName(f"no such note or folder: {path}", code="no-file")
     return [(name, file) for file, name in found.items()]
+
+
+def file_text(name: str) -> str:
+    """A file name as text an event holds: bytes that are not UTF-8 (which Python reads as
+    lone surrogates) written as escapes, `Caf\\xe9.md`, so that each file keeps a name of its
+    own."""
+    if name.isascii():
+        return name
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
 def natural(name: str) -> tuple[tuple[int, int | str], ...]:

@@ -195,6 +195,7 @@ def run(
             web, host=host, port=port, log_level="warning", timeout_graceful_shutdown=1
         )
         server = uvicorn.Server(config)
+        listening = _bound(host, port)
         print(
             f"Serving {encounter!r} read-only at {url(host, port, token)} (Ctrl-C stops).",
             flush=True,
@@ -207,10 +208,26 @@ def run(
             )
         follower.start()
         try:
-            server.run()
+            server.run(sockets=[listening])
         finally:
+            listening.close()
             feed.closed.set()
             follower.join(timeout=2)
+
+
+def _bound(host: str, port: int) -> socket.socket:
+    """A socket bound to `host` and `port`, for uvicorn to listen on: bound here, because
+    uvicorn ends a failed bind with a log line and exit code 3, which the ledger keeps for a
+    write conflict; here it is bad input (a port in use, a host that does not resolve)."""
+    listening = socket.socket(family=socket.AF_INET6 if ":" in host else socket.AF_INET)
+    try:
+        listening.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listening.bind((host, port))
+    except OSError as exc:
+        listening.close()
+        raise BadInput(f"cannot listen on {host} port {port}: {exc.strerror or exc}") from exc
+    listening.set_inheritable(True)
+    return listening
 
 
 def _follow(location: str, encounter: str, head: int, poll: float, feed: Feed, tenant: str) -> None:

@@ -186,6 +186,8 @@ class SqlStore:
         """The encounter's head, or None when it does not exist: read from the rows (seq 1
         names the system), with a warning when they do not hold the head the ledger last
         acknowledged (events removed) or go on after it (the heads cache lags)."""
+        if not storable(encounter):
+            return None  # no stored name holds a lone surrogate (bytes that are not UTF-8)
         with self.db.reading():
             acknowledged, last = statements.heads_row(self.db.fetch, self.tenant, encounter)
             derived = statements.derived_head(self.db.fetch, self.tenant, encounter, last)
@@ -288,6 +290,8 @@ class SqlStore:
         """Recompute one encounter's chain; name the first seq that does not verify, or where
         the rows do not hold the head the ledger acknowledged; say when the heads cache lags.
         The rows read are those of one moment, up to the last one read first."""
+        if not storable(encounter):
+            return chains.verify_rows(encounter, iter(()), None)  # as any name never stored
         with self.db.reading():
             acknowledged, last = statements.heads_row(self.db.fetch, self.tenant, encounter)
             top = last.seq if last is not None else 0
@@ -318,6 +322,8 @@ class SqlStore:
             raise BadInput(f"expect must be a seq (a whole number), not {expect!r}")
         if not isinstance(encounter, str):
             raise BadInput(f"an encounter is named by text, not {encounter!r}")
+        if not storable(encounter):  # never stored, so not there (`new` refuses such a name)
+            raise unknown_encounter(encounter, self.name, self.names())
         with self.db.writing(encounter, bulk) as conn:
             acknowledged, last = statements.heads_row(conn.fetch, self.tenant, encounter)
             head = statements.derived_head(conn.fetch, self.tenant, encounter, last)
@@ -476,3 +482,15 @@ def unknown_encounter(encounter: str, where: str, known: list[str]) -> UnknownNa
         f"(known: {shown or 'none yet'})",
         code="unknown-encounter",
     )
+
+
+def storable(name: str) -> bool:
+    """Whether a name can be stored: UTF-8 text (a command line's bytes that are not UTF-8
+    reach Python as lone surrogates, which no database takes)."""
+    if name.isascii():
+        return True
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True

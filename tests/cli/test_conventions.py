@@ -408,3 +408,19 @@ def test_the_generic_commands_are_listed_in_the_order_of_a_session() -> None:
         "serve",
         "schema", "events", "rules", "examples", "views",
     ]  # fmt: skip
+
+
+def test_the_commands_without_json_are_the_ones_the_tour_names() -> None:
+    # The tour says every recording command and every read takes --json, and names the rest.
+    group = typer.main.get_command(cli.app)
+    context = typer.Context(group)
+    without = set()
+    for name in commands():
+        command = group.get_command(context, name)  # type: ignore[attr-defined]
+        options = {o for p in getattr(command, "params", ()) for o in getattr(p, "opts", ())}
+        if "--json" not in options and not hasattr(command, "commands"):
+            without.add(name)
+    tour = (paths.ROOT / "docs" / "tour.md").read_text(encoding="utf-8")
+    sentence = tour.split("Every recording command and every read takes `--json` (")[1]
+    named = set(re.findall(r"`(\w[\w-]*)`", sentence.split(")")[0]))
+    assert without == named

@@ -455,6 +455,16 @@ def test_examples_copy_copies_them_and_refuses_to_overwrite_another_file(tmp_pat
     assert err.startswith(f"Error: {target / 'l5r-duel.jsonl'} exists and differs")
 
 
+def test_examples_copy_into_a_folder_that_cannot_be_made_is_one_error_line(tmp_path: Path) -> None:
+    (tmp_path / "a file").write_text("mine\n")
+    code, out, err = run("examples", "copy", str(tmp_path / "a file" / "sub"))
+    assert (code, out) == (2, "")
+    assert err == f"Error: cannot write {tmp_path / 'a file' / 'sub'}: Not a directory\n"
+    code, out, err = run("examples", "copy", str(tmp_path / "a file" / "sub"), "--json")
+    assert json.loads(err)["error"]["code"] == "bad-input"
+    assert (tmp_path / "a file").read_text() == "mine\n"
+
+
 def test_the_examples_are_found_under_the_installed_prefix(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -133,3 +133,17 @@ def test_every_page_is_in_the_index() -> None:
     listed = set(re.findall(r"^([\w/-]+)$", index, re.M))
     pages = {p.relative_to(DOCS).with_suffix("").as_posix() for p in fences.doc_pages()}
     assert sorted(pages - listed - {"index"}) == []
+
+
+def test_every_published_digest_the_manual_checks_is_long_enough_for_verify_to_take() -> None:
+    # `verify --head` refuses fewer than 16 hex digits (a shorter prefix can be forged); a
+    # page that shows 12 would teach a reader a command that fails.
+    shown = {
+        f"{page.name}: {m[1]}"
+        for page in [*fences.doc_pages(), fences.README]
+        for m in re.finditer(r"--head ([0-9a-f]+)\b", page.read_text(encoding="utf-8"))
+        if len(m[1]) < 16
+    }
+    assert shown == set()
+    for page in [*fences.doc_pages(), fences.README]:
+        assert "12 hex digits" not in page.read_text(encoding="utf-8"), page.name

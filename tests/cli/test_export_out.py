@@ -100,3 +100,11 @@ def test_an_export_never_overwrites_the_ledger_file(ford: Path) -> None:
     code, _, err = run(ford, "export", "ford", "--out", str(ford), "--force")
     assert (code, err) == (2, f"Error: export would overwrite {ford}, the ledger file itself\n")
     assert run(ford, "verify")[0] == 0
+
+
+def test_an_export_of_one_event_says_one_event(db: Path, tmp_path: Path) -> None:
+    with Ledger(db) as ledger:
+        ledger.open("ford", "ssss")
+    out = tmp_path / "ford.jsonl"
+    code, _, err = run(db, "export", "ford", "--out", str(out))
+    assert (code, err) == (0, f"Exported 1 event of 'ford' to {out}.\n")

@@ -193,3 +193,34 @@ def test_visible_escapes_the_whole_classes_and_nothing_else() -> None:
     )
     kept = "Sōhei 🗡 ü\u00a0x\u0301\ue000"  # a no-break space, a combining mark, private use
     assert render.visible(kept) == kept
+
+
+#: What `encounter tracks $'\xff'` hands the program: Python reads a command line's bytes that
+#: are not UTF-8 as lone surrogates.
+NOT_UTF8 = "\udcff"
+NAMED_READS = [
+    ["tracks", NOT_UTF8],
+    ["log", NOT_UTF8],
+    ["audit", NOT_UTF8],
+    ["export", NOT_UTF8],
+    ["verify", NOT_UTF8],
+    ["stats", NOT_UTF8],
+    ["recap", NOT_UTF8],
+    ["report", NOT_UTF8, "--html", "out.html"],
+    ["dice", "commit", NOT_UTF8],
+    ["erase", NOT_UTF8, "--confirm", NOT_UTF8],
+]
+
+
+@pytest.mark.parametrize("command", NAMED_READS, ids=[c[0] for c in NAMED_READS])
+def test_an_encounter_name_that_is_not_utf8_is_an_unknown_encounter_not_a_traceback(
+    db: Path, command: list[str]
+) -> None:
+    ok(db, "new", "e", "--system", "ssss")
+    code, out, err = run(db, *command)
+    assert (code, out) == (2, "")
+    assert err == f"Error: encounter '\\udcff' is not in {db} (known: e)\n"
+    if command[0] not in ("export", "report", "recap"):  # text to keep or post: no --json
+        code, _, err = run(db, *command, "--json")
+        assert json.loads(err)["error"]["code"] == "unknown-encounter"
+    ok(db, "verify", "e")

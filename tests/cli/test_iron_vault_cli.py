@@ -209,3 +209,57 @@ def test_the_manual_s_iron_vault_example_runs_as_written(
     assert [r.exit_code for r in codes] == [0, 1, 0]
     assert "journal-disagrees" in codes[1].stdout
     assert "(Session 2.md:22)" in codes[2].stdout
+
+
+NOTE = '```iron-vault-mechanics\nmeter "Health" from=5 to=4\n```\n'
+
+
+def test_a_note_whose_file_name_is_not_utf8_imports_under_its_name_with_the_bytes_escaped(
+    db: Path, tmp_path: Path
+) -> None:
+    # A file named on a Latin-1 system: Python reads the byte 0xFF as a lone surrogate.
+    journal = tmp_path / "J"
+    journal.mkdir()
+    (journal / "Caf\udce9.md").write_text(NOTE, encoding="utf-8")
+    (journal / "Caf\udcea.md").write_text(NOTE, encoding="utf-8")
+    args = ["import", "--from", "iron-vault", str(journal), "--into", "s", "--character", "K"]
+    assert ok(db, *args).startswith("Imported 6 events into 's' from 2 notes")
+    sources = [line.split("\t")[3] for line in ok(db, "log", "s").splitlines()[1:]]
+    assert sources == ["-", *["Caf\\xe9.md:2"] * 3, *["Caf\\xea.md:2"] * 2]
+    assert ok(db, *args).startswith("Imported 0 events into 's' from 2 notes (6 already stored)")
+
+
+def test_a_character_or_encounter_name_that_is_not_utf8_is_one_error_line(
+    db: Path, tmp_path: Path
+) -> None:
+    note = tmp_path / "Session 1.md"
+    note.write_text(NOTE, encoding="utf-8")
+    code, out, err = run(
+        db, "import", "--from", "iron-vault", str(note), "--into", "s", "--character", "K\udcff"
+    )
+    assert (code, out) == (2, "")
+    assert err == (
+        "Error: Session 1.md:2: combatant.joined event field 'name': the text holds a lone "
+        "surrogate\n"
+    )
+    code, out, err = run(
+        db, "import", "--from", "iron-vault", str(note), "--into", "s\udcff", "--character", "K"
+    )
+    assert (code, out) == (2, "")
+    assert err == (
+        "Error: encounter name 's\\udcff': input should be a valid string, unable to parse raw "
+        "data as a unicode string\n"
+    )
+
+
+def test_a_sheet_whose_file_name_is_not_utf8_is_named_with_the_bytes_escaped(
+    db: Path, tmp_path: Path
+) -> None:
+    note = tmp_path / "Session 1.md"
+    note.write_text(NOTE, encoding="utf-8")
+    sheet = tmp_path / "K\udcff.md"
+    sheet.write_text("---\nhealth: 4\n---\n", encoding="utf-8")
+    ok(db, "import", "--from", "iron-vault", str(note), "--into", "s", "--character", "K")
+    args = ["--into", "t", "--character", "K", "--sheet", str(sheet)]
+    ok(db, "import", "--from", "iron-vault", str(note), *args)
+    assert "'K' joins at seq 2 with what K\\xff.md:1 gives (health 4)" in ok(db, "audit", "t")

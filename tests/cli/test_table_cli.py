@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import json
+import socket
 from pathlib import Path
 
 import pytest
@@ -167,6 +168,24 @@ def test_the_web_stack_is_imported_only_inside_the_serve_functions() -> None:
     top = [n for n in tree.body if isinstance(n, ast.Import | ast.ImportFrom)]
     names = [getattr(n, "module", None) or n.names[0].name for n in top]
     assert not [n for n in names if n and n.split(".")[0] in ("starlette", "uvicorn")]
+
+
+def test_serve_on_a_port_in_use_is_one_error_line_and_exit_2_not_a_conflict(duel: Path) -> None:
+    # uvicorn ends a failed bind with exit 3, which the contract keeps for a write conflict.
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        code, out, err = run(duel, "serve", "duel", "--port", str(port))
+    assert (code, out) == (2, "")
+    assert err == f"Error: cannot listen on 127.0.0.1 port {port}: Address already in use\n"
+
+
+def test_serve_on_a_host_that_does_not_resolve_is_one_error_line(duel: Path) -> None:
+    code, out, err = run(duel, "serve", "duel", "--host", "256.1.1.1")
+    assert (code, out) == (2, "")
+    assert err.startswith("Error: cannot listen on 256.1.1.1 port 8765: ")
+    assert err.count("\n") == 1
 
 
 def test_watch_refuses_when_not_on_a_terminal(duel: Path) -> None:

@@ -334,3 +334,19 @@ def test_verify_names_a_missing_hash(ledger: Ledger) -> None:
     report = exchange.chain_of(lines)
     assert report is not None
     assert (report.bad_seq, report.problem) == (2, "hash is missing")
+
+
+def test_a_name_holding_a_lone_surrogate_is_an_unknown_encounter_on_every_read_and_write(
+    ledger: Ledger,
+) -> None:
+    # A command line's bytes that are not UTF-8 reach Python as lone surrogates; no store
+    # takes them, so no stored encounter has such a name.
+    skirmish(ledger)
+    name = "skirmish\udcff"
+    for read in (ledger.tracks, ledger.records, ledger.audit):
+        with pytest.raises(UnknownName, match="is not in"):
+            read(name)
+    with pytest.raises(UnknownName, match="is not in"):
+        ledger.record(name, {"type": "note", "text": "x"})
+    assert [(r.encounter, r.ok) for r in ledger.verify()] == [("skirmish", True)]
+    assert [r.seq for r in ledger.records("skirmish")] == [1, 2, 3]
