@@ -23,6 +23,7 @@ from ledger.report import Report, reading
 from ledger.report import html as html_report
 from ledger.report import markdown as markdown_report
 from projections import words
+from projections.words import plural
 
 
 class ExportFormat(StrEnum):
@@ -87,15 +88,11 @@ def html(ctx: typer.Context, name: str, out: Path, report: Report) -> None:
     write(ctx, name, out, html_report.chunks(report), "the report")
     if str(out) != "-":
         typer.echo(
-            f"Wrote the report of {report.encounter!r} to {out} ({_count(report.events, 'event')}, "
-            f"{_count(sum(1 for c in report.charts if c.labels), 'chart')}, "
-            f"{_count(len(report.audit), 'finding')}).",
+            f"Wrote the report of {report.encounter!r} to {out} ({plural(report.events, 'event')}, "
+            f"{plural(sum(1 for c in report.charts if c.labels), 'chart')}, "
+            f"{plural(len(report.audit), 'finding')}).",
             err=True,
         )
-
-
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}{'s' * (n != 1)}"
 
 
 def markdown(ctx: typer.Context, name: str, out: Path | None, *, force: bool = False) -> None:
@@ -195,7 +192,7 @@ def export(
         if out.resolve() == Path(ctx.obj).resolve():
             fail(BadInput(f"export would overwrite {out}, the ledger file itself"))
         guard(lambda: jsonl.write_whole(out, lines(ledger, encounter), force=force))
-    typer.echo(f"Exported {_count(count, 'event')} of {name!r} to {out}.", err=True)
+    typer.echo(f"Exported {plural(count, 'event')} of {name!r} to {out}.", err=True)
 
 
 @commands.command()

@@ -21,6 +21,7 @@ from ledger.dice import DiceReport
 from ledger.errors import BadInput, LedgerError
 from ledger.store import Head, chain
 from ledger.store.chain import ChainReport
+from projections.words import plural
 
 #: `verify` (`ledger.cli` adds it to the app after the read commands).
 commands = typer.Typer()
@@ -104,11 +105,12 @@ def verify(
     for r in reports:
         if r.ok and r.erased:
             typer.echo(
-                f"{r.encounter}: {r.events} events, {r.erased} events erased, chain ok "
+                f"{r.encounter}: {plural(r.events, 'event')}, {plural(r.erased, 'event')} erased, "
+                "chain ok "
                 f"(links only: erased contents cannot be checked), head {r.head}"
             )
         elif r.ok:
-            typer.echo(f"{r.encounter}: {r.events} events, chain ok, head {r.head}")
+            typer.echo(f"{r.encounter}: {plural(r.events, 'event')}, chain ok, head {r.head}")
         else:
             typer.echo(f"{r.encounter}: BROKEN at seq {r.bad_seq}: {r.problem}")
         if r.cache is not None:
@@ -265,7 +267,8 @@ def erase(
         raise typer.Exit(0)
     if tenant_all:
         typer.echo(
-            f"Erased {done.erased} events of {len(done.encounters)} encounters of tenant "
+            f"Erased {plural(done.erased, 'event')} of {plural(len(done.encounters), 'encounter')} "
+            "of tenant "
             f"{tenant!r}; their heads are unchanged (`encounter verify` checks the chains)."
         )
         return
@@ -273,7 +276,7 @@ def erase(
     if count:
         typer.echo(
             render.visible(
-                f"Erased {count} events of {name}; its head {head} is unchanged "
+                f"Erased {plural(count, 'event')} of {name}; its head {head} is unchanged "
                 f"(`encounter verify {name}` checks the chain)."
             )
         )

@@ -10,6 +10,7 @@ from typing import Any, Final
 
 from ledger.dice.derive import dice_of, die, digest_of
 from ledger.errors import BadInput
+from projections.words import plural
 
 _HEX: Final = re.compile(r"(?:[0-9a-fA-F]{2})*")
 
@@ -72,19 +73,19 @@ class DiceReport:
         if self.checked:
             shown = self.rolls - self.awaiting
             out.append(
-                f"dice ok: {_count(self.checked, 'die', 'dice')} the ledger rolled "
-                f"({_count(shown, 'roll')}), each as the revealed seed gives it"
+                f"dice ok: {plural(self.checked, 'die', 'dice')} the ledger rolled "
+                f"({plural(shown, 'roll')}), each as the revealed seed gives it"
             )
         if self.awaiting:
             out.append(
                 f"dice: awaiting the reveal of the seed committed at seq {self.committed_at}: "
-                f"{_count(self.awaiting, 'roll')} by the ledger"
+                f"{plural(self.awaiting, 'roll')} by the ledger"
             )
         if not out and self.unrevealed:
             out.append("dice: committed; no die rolled by the ledger yet")
         elif not out:
             out.append(
-                f"dice: {_count(self.revealed, 'seed')} revealed, each matching its "
+                f"dice: {plural(self.revealed, 'seed')} revealed, each matching its "
                 "commitment; no die was rolled by the ledger"
             )
         return out
@@ -219,10 +220,6 @@ class _Walk:
             bad_seq=bad,
             problem=problem,
         )
-
-
-def _count(n: int, noun: str, many: str | None = None) -> str:
-    return f"{n} {noun if n == 1 else many or noun + 's'}"
 
 
 def bodies(items: Iterable[Any]) -> Iterator[tuple[int, str, Mapping[str, Any]]]:

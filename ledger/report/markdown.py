@@ -12,6 +12,7 @@ from ledger import systems
 from ledger.report import Report, Round, statistics
 from projections import shown
 from projections.statistics import Stats
+from projections.words import plural
 
 # Characters that would start Markdown (emphasis, code, links, tables, strikethrough) or raw
 # HTML, which Obsidian renders: escaped so that a name shows exactly as it was typed.
@@ -52,8 +53,8 @@ def _header(report: Report) -> str:
     errors = sum(f.severity == "error" for f in report.audit)
     summary = (
         f"{escape(report.system)} encounter {escape(report.encounter)}: "
-        f"{_count(report.events, 'event')}, {_count(undone, 'ruling')} reversed or corrected, "
-        f"{_count(len(report.audit), 'finding')} ({_count(errors, 'error')})."
+        f"{plural(report.events, 'event')}, {plural(undone, 'ruling')} reversed or corrected, "
+        f"{plural(len(report.audit), 'finding')} ({plural(errors, 'error')})."
     )
     lines = [f"# {escape(report.name)}", "", summary, ""]
     if not report.house_rules:
@@ -187,10 +188,6 @@ def _head(report: Report) -> str:
             f"Check a copy: `encounter verify FILE.jsonl --head {report.head}`",
         ]
     return "\n".join(lines)
-
-
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}{'s' * (n != 1)}"
 
 
 def _json(value: object) -> str:

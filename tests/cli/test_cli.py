@@ -969,3 +969,12 @@ def test_list_prints_one_row_per_encounter_with_its_head(skirmish: Path) -> None
         "encounter\tsystem\ttitle\tevents\thead\tupdated\n"
         f"ford\tssss\tBandits at the ford\t5\t{head}\t2026-11-29T20:00:00.000000Z\n"
     )
+
+
+def test_verify_of_a_one_event_file_counts_one_event(tmp_path: Path) -> None:
+    db = tmp_path / "one.db"
+    ok(db, "new", "x", "--system", "ssss")
+    export = tmp_path / "one.jsonl"
+    assert run(db, "export", "x", "--out", str(export))[0] == 0
+    out = ok(db, "verify", str(export))
+    assert out.startswith("x: 1 event, chain ok, head ")
