@@ -112,6 +112,31 @@ def test_a_snapshot_names_a_class_by_its_bare_name_and_still_reads_its_full_name
     assert values.from_json(text, FatesEdgeState).stakes["claw"] == FEStake(seq=2, lock=lock)
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"stake":"claw","actor":"Ash"}',  # no tag: not a value
+        '{"@":"os:system","stake":"claw"}',  # a class the state does not name
+        '{"@":5,"stake":"claw"}',
+        '{"@":"FELock","stake":{"actor":"Ash"},"actor":"Ash"}',  # an untagged object inside
+        '{"@":"FELock","stake":"claw","actor":[{"x":1}]}',  # ... or inside a list
+        '{"@":"FEStake","seq":2,"lock":{"@":"map","items":[["a",{"b":1}]]}}',
+        "[1,2]",
+    ],
+)
+def test_a_snapshot_text_that_is_not_a_value_of_its_class_is_refused(text: str) -> None:
+    with pytest.raises((ValueError, TypeError)):
+        values.from_json(text, FELock if "FEStake" not in text else FEStake)
+
+
+def test_a_snapshot_lists_read_back_as_tuples_all_the_way_down() -> None:
+    text = '{"@":"FatesEdgeState","encounter":"e","system":"fates-edge","rolls":[]}'
+    state = values.from_json(text, FatesEdgeState)
+    assert state.rolls == () and isinstance(state.rolls, tuple)
+    nested = values._frozen([[1, [2]], 3])
+    assert nested == ((1, (2,)), 3)
+
+
 LOCKS = st.fixed_dictionaries(
     {"type": st.just("stakes.locked"), "stake": st.just("claw"), "actor": st.just("Ash")},
     optional={
