@@ -59,7 +59,7 @@ def standing_key(now: Standing, seq: int) -> str:
 
 
 def from_snapshot(
-    ruleset: core.AnyRuleset, found: Sequence[sealed.Snapshot], now: Standing, encounter: str
+    ruleset: core.AnyRuleset, found: Iterable[sealed.Snapshot], now: Standing, encounter: str
 ) -> Checkpoint | None:
     """The newest snapshot that holds for a stream of standing `now` (its key matches and its
     state reads back), as a checkpoint."""

@@ -18,7 +18,7 @@ import contextlib
 import hashlib
 import hmac
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, Final, NamedTuple
 
@@ -95,27 +95,43 @@ def key(create: bool = False) -> bytes | None:
 
 
 def seal(secret: bytes, encounter: str, seq: int, hash: str, standing: str, state: str) -> str:
-    """The HMAC-SHA256 of a snapshot's key and text."""
-    text = chains.canonical([encounter, seq, hash, standing, state])
-    return hmac.new(secret, text.encode("utf-8"), hashlib.sha256).hexdigest()
+    """The HMAC-SHA256 of a snapshot's key and text: of the canonical JSON text of
+    `[encounter, seq, hash, standing, state]`, fed a piece at a time (a long fight's state is
+    megabytes of text, which is not copied whole to be sealed)."""
+    mac = hmac.new(secret, digestmod=hashlib.sha256)
+    head = chains.canonical([encounter, seq, hash, standing])
+    mac.update(head[:-1].encode("utf-8") + b',"')
+    for start in range(0, len(state), _PIECE):
+        # JSON escapes character by character: the pieces' escapes are the whole's.
+        mac.update(chains.canonical(state[start : start + _PIECE])[1:-1].encode("utf-8"))
+    mac.update(b'"]')
+    return mac.hexdigest()
+
+
+#: The characters of a state's text sealed at a time.
+_PIECE: Final = 1 << 20
 
 
 def newest(
     fetch: Fetch, secret: bytes | None, tenant: str, encounter: str, upto: int, limit: int = KEPT
-) -> list[Snapshot]:
+) -> Iterator[Snapshot]:
     """The encounter's snapshots at or below `upto`, newest first, whose seal matches (none
-    without a key)."""
+    without a key), read one at a time as they are asked for: the first that holds is most
+    often the only one read."""
     if secret is None:
-        return []
-    rows = fetch(_SELECT, (tenant, encounter, upto, limit))
-    found = []
-    for seq, digest, standing, state, stored in rows:
+        return
+    for _ in range(limit):
+        rows = fetch(_SELECT, (tenant, encounter, upto, 1))
+        if not rows:
+            return
+        seq, digest, standing, state, stored = rows[0]
+        del rows
+        upto = int(seq) - 1
         if not all(isinstance(v, str) for v in (digest, standing, state, stored)):
             continue
         expected = seal(secret, encounter, int(seq), digest, standing, state)
         if hmac.compare_digest(expected, stored):
-            found.append(Snapshot(int(seq), digest, standing, state))
-    return found
+            yield Snapshot(int(seq), digest, standing, state)
 
 
 def put(

@@ -268,10 +268,11 @@ class SqlStore:
         found = self.db.fetch(statements.TYPE_AT, (self.tenant, encounter, seq))
         return str(found[0][0]) if found else None
 
-    def snapshots(self, encounter: str, upto: int, secret: bytes | None) -> list[Snapshot]:
-        """The encounter's sealed snapshots at or below `upto`, newest first."""
+    def snapshots(self, encounter: str, upto: int, secret: bytes | None) -> Iterator[Snapshot]:
+        """The encounter's sealed snapshots at or below `upto`, newest first (read as they
+        are asked for)."""
         if not self.db.snapshots:
-            return []
+            return iter(())
         return snapshots.newest(self.db.fetch, secret, self.tenant, encounter, upto)
 
     # The SQL views for sqlite-utils and Datasette users.

@@ -233,10 +233,11 @@ class Transaction:
         stored = statements.seqs_down(self._conn.fetch, self.tenant, self.encounter, self._stored)
         return itertools.chain(mine, stored)
 
-    def snapshots(self, upto: int, secret: bytes | None) -> list[Snapshot]:
-        """The encounter's sealed snapshots at or below `upto`, newest first."""
+    def snapshots(self, upto: int, secret: bytes | None) -> Iterator[Snapshot]:
+        """The encounter's sealed snapshots at or below `upto`, newest first (read as they
+        are asked for)."""
         if not self._snapshots:
-            return []
+            return iter(())
         return snapshots.newest(self._conn.fetch, secret, self.tenant, self.encounter, upto)
 
     def keep_snapshots(self, secret: bytes, kept: Sequence[Snapshot]) -> None:
