@@ -169,7 +169,7 @@ def test_the_command_names_the_first_bad_seq_and_exits_1(pristine: Backend) -> N
     result = CliRunner().invoke(app, ["--db", store.location, "verify"])
     assert result.exit_code == 1
     assert "ford: BROKEN at seq 5: hash does not match the event's contents" in result.stdout
-    assert "warmup: 1 events, chain ok" in result.stdout
+    assert "warmup: 1 event, chain ok" in result.stdout
 
 
 def test_a_row_moved_to_another_encounter_breaks_both_chains(pristine: Backend) -> None:
