@@ -450,6 +450,10 @@ def read_text(file: Path) -> str:
         raise BadInput(f"cannot read {file}: {exc.strerror}") from exc
 
 
+#: The UTF-8 byte order mark some editors put at the start of a file.
+_BOM: Final = b"\xef\xbb\xbf"
+
+
 def lines(file: Path) -> Iterator[str]:
     """The lines of a UTF-8 text file, read as they are needed (memory stays bounded); the file
     is opened now, so a missing one is told before anything else happens."""
@@ -471,6 +475,9 @@ def _decoded(handle: IO[bytes], name: str) -> Iterator[str]:
     offset = 0
     try:
         for raw in handle:
+            if offset == 0 and raw.startswith(_BOM):
+                # A byte order mark, as Windows' Notepad writes UTF-8: not part of the JSON.
+                raw, offset = raw[len(_BOM) :], len(_BOM)
             try:
                 yield raw.decode("utf-8")
             except UnicodeDecodeError as exc:

@@ -978,3 +978,17 @@ def test_verify_of_a_one_event_file_counts_one_event(tmp_path: Path) -> None:
     assert run(db, "export", "x", "--out", str(export))[0] == 0
     out = ok(db, "verify", str(export))
     assert out.startswith("x: 1 event, chain ok, head ")
+
+
+def test_a_file_saved_with_a_byte_order_mark_reads_as_the_same_events(
+    skirmish: Path, tmp_path: Path
+) -> None:
+    export = tmp_path / "plain.jsonl"
+    assert run(skirmish, "export", "ford", "--out", str(export))[0] == 0
+    marked = tmp_path / "notepad.jsonl"
+    marked.write_bytes(b"\xef\xbb\xbf" + export.read_bytes())
+    assert ok(skirmish, "verify", str(marked)) == ok(skirmish, "verify", str(export))
+    assert ok(skirmish, "tracks", str(marked)) == ok(skirmish, "tracks", str(export))
+    copy = tmp_path / "copy.db"
+    assert run(copy, "import", str(marked))[0] == 0
+    assert ok(copy, "tracks", "ford") == ok(skirmish, "tracks", "ford")
