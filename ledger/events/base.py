@@ -73,7 +73,9 @@ def describe(
     it. An unknown key of a stat block is called a stat (`what` says it is one). `listing`
     (every key with its kind and default) ends the line when a key is missing, unknown with no
     hint of what was meant, or the block as a whole is wrong."""
-    errors = sorted(exc.errors(), key=lambda e: e["type"] != "extra_forbidden")
+    # An unknown key first; then, of the members of a union a value failed, the one of the
+    # value's own kind (`scene: ""` is too short a name, not a bad whole number).
+    errors = sorted(exc.errors(), key=lambda e: (e["type"] != "extra_forbidden", not _own_kind(e)))
     err = errors[0]
     # An unknown field is the last place named, whatever its spelling (`a-b`).
     last = str(err["loc"][-1]) if err["type"] == "extra_forbidden" and err["loc"] else None
@@ -111,7 +113,8 @@ def describe(
             text = f"{what}: {msg[0].lower()}{msg[1:]}"
         else:
             listing = None  # a known key's value: what it should be says enough
-    more = len(errors) - 1 - explained
+    # The members of a union a value failed are one problem: its place is named once.
+    more = len({tuple(_path(e["loc"])) for e in errors}) - 1 - explained
     text += f" (and {more} more problem{'s' * (more > 1)})" if more else ""
     return text + (f"; {listing}" if listing else "")
 
@@ -119,6 +122,17 @@ def describe(
 def code_of(exc: ValidationError, unknown: str) -> str:
     """The error code of a validation error: `unknown` when a key is unknown (a typo)."""
     return unknown if any(e["type"] == "extra_forbidden" for e in exc.errors()) else "bad-input"
+
+
+def _own_kind(err: Any) -> bool:
+    """Whether a validation error is about the kind of value given: a text's length or pattern
+    for text, a number's bounds for a number."""
+    given, kind = err.get("input"), str(err["type"])
+    if isinstance(given, str):
+        return kind.startswith("string_")
+    if isinstance(given, int) and not isinstance(given, bool):
+        return kind.startswith(("int_", "greater_than", "less_than", "multiple_of"))
+    return False
 
 
 def _path(location: Iterable[Any]) -> list[str]:

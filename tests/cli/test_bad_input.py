@@ -425,3 +425,21 @@ def test_bad_input_on_stdin_in_a_real_process_is_one_line_and_exit_2(duel: Path)
     assert done.returncode == 2
     assert done.stderr.splitlines() == ["Error: stdin line 1: note event is missing field 'text'"]
     assert snapshot(duel) == before
+
+
+@pytest.mark.parametrize(
+    ("value", "said"),
+    [
+        # A scene is a name or a number: an empty name is a name too short, and one problem.
+        ("", "field 'scene': string should have at least 1 character (got \"\")"),
+        ("-3", "field 'scene': input should be greater than or equal to 0 (got -3)"),
+    ],
+)
+def test_a_value_a_field_of_two_kinds_refuses_is_told_in_its_own_kind(
+    duel: Path, value: str, said: str
+) -> None:
+    args = ["record", "duel", "round.started", "round=1", f"scene={value}"]
+    result = runner.invoke(app, ["--db", str(duel), *args])
+    assert result.exit_code == 2
+    assert result.stderr.rstrip("\n").endswith(said), result.stderr
+    assert "more problem" not in result.stderr
