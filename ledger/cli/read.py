@@ -311,6 +311,6 @@ def list_(ctx: typer.Context, json_: Json = False) -> None:
         emit_json([h.document() for h in heads])
         return
     if not heads:
-        typer.echo(f"No encounters in {ctx.obj}.")
+        typer.echo(render.visible(f"No encounters in {ctx.obj}."))
         return
     render.show(render.heads_table(heads))

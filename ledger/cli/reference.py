@@ -214,7 +214,7 @@ def views(
     with guard(lambda: api.Ledger(ctx.obj, create=False, tenant=tenant_of(ctx))) as ledger:
         if drop:
             guard(ledger.drop_views)
-            typer.echo(f"Dropped track_changes and the views from {ctx.obj}.")
+            typer.echo(render.visible(f"Dropped track_changes and the views from {ctx.obj}."))
             return
         counts = guard(ledger.rebuild_views)
     each = ", ".join(f"{name} {n}" for name, n in counts.items()) or "no encounters"

@@ -101,7 +101,7 @@ def verify(
     broken = broken or any(d is not None and not d.ok for d in rolled.values())
     outcome(1 if broken or matched is False else 0)
     for problem in problems:
-        typer.echo(f"{ctx.obj}: BROKEN: {problem}")
+        typer.echo(render.visible(f"{ctx.obj}: BROKEN: {problem}"))
     for r in reports:
         if r.ok and r.erased:
             typer.echo(
@@ -127,7 +127,7 @@ def verify(
         for line in checked.lines() if checked is not None else ():
             typer.echo(f"{r.encounter}: {line}")
     if not reports:
-        typer.echo(f"No encounters in {ctx.obj}.")
+        typer.echo(render.visible(f"No encounters in {ctx.obj}."))
     elif whole and not broken:
         # A digest over chains that do not verify would publish a damaged file.
         typer.echo(f"all encounters ({len(reports)}): digest {digest}")

@@ -224,3 +224,13 @@ def test_an_encounter_name_that_is_not_utf8_is_an_unknown_encounter_not_a_traceb
         code, _, err = run(db, *command, "--json")
         assert json.loads(err)["error"]["code"] == "unknown-encounter"
     ok(db, "verify", "e")
+
+
+def test_a_ledger_path_with_control_characters_is_shown_escaped(tmp_path: Path) -> None:
+    db = tmp_path / "new\nline\x1b[31m.db"
+    code, out, _ = run(db, "list")
+    assert code == 0
+    assert out.count("\n") == 1 and "\x1b" not in out
+    assert out.startswith("No encounters in ") and "new\\nline\\x1b[31m.db." in out
+    code, _, err = run(db, "verify")  # no file there: the error names it, escaped
+    assert code == 2 and err.count("\n") == 1 and "\x1b" not in err
