@@ -350,7 +350,9 @@ class Session:
         otherwise); any other event as it is."""
         if isinstance(event, events.ProposalMade):
             # A proposal of an event that would not apply now (a GM accepting it) is refused.
-            fact = proposals.proposed(self.ruleset, proposals.thawed(event.event), seq)
+            fact = proposals.proposed(
+                self.ruleset, proposals.thawed(event.event), seq, stored=False
+            )
             core.advance(self.ruleset, before, seq, fact)
         elif isinstance(event, events.PolicyChanged):
             table = acts.pinned(self.ruleset, event.policy)

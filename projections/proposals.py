@@ -25,15 +25,19 @@ def vocabulary(ruleset: AnyRuleset) -> events.Vocabulary:
     return events.Vocabulary.of(ruleset.key, ruleset.own_events)
 
 
-def proposed(ruleset: AnyRuleset, body: Mapping[str, Any], seq: int) -> events.EventBase:
-    """The event a proposal's body (its `type` included) is, in the encounter's system."""
+def proposed(
+    ruleset: AnyRuleset, body: Mapping[str, Any], seq: int, *, stored: bool = True
+) -> events.EventBase:
+    """The event a proposal's body (its `type` included) is, in the encounter's system; bad
+    input names the proposal by its seq when it is `stored`, else as the event proposed now."""
     kind = body.get("type")
+    named = f"the proposal at seq {seq}" if stored else "the proposed event"
     if kind in events.common.UNPROPOSABLE:
-        raise BadInput(f"seq {seq}: {kind} cannot be proposed: only a table fact can")
+        raise BadInput(f"{named}: {kind} cannot be proposed: only a table fact can")
     try:
         return events.parse(body, vocabulary(ruleset))
     except BadInput as exc:
-        raise exc.reworded(f"the proposal at seq {seq}: {exc}") from exc
+        raise exc.reworded(f"{named}: {exc}") from exc
 
 
 def open_proposal(state: State, target: int, verb: str) -> Proposal:

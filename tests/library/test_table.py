@@ -152,6 +152,9 @@ def test_a_proposal_that_would_not_apply_is_bad_input(duel: Path) -> None:
             ana.propose("duel", {"type": "hit.resolved", "target": "Nobody", "harm": 2})
         with pytest.raises(BadInput, match="cannot be proposed"):
             ana.propose("duel", {"type": "event.retracted", "target": 2, "reason": "x"})
+        # Named as the event proposed now, not by a seq that is never written.
+        with pytest.raises(BadInput, match=r"^the proposed event: unknown event type 'bogus'"):
+            ana.propose("duel", {"type": "bogus"})
     assert head(duel) == 4
 
 
