@@ -21,6 +21,7 @@ from __future__ import annotations
 import importlib
 import os
 import sys
+import warnings
 from typing import TYPE_CHECKING, Any
 
 from ledger.errors import (
@@ -98,8 +99,6 @@ def __getattr__(name: str) -> Any:
     if name in _LIBRARY:
         return getattr(importlib.import_module(_LIBRARY[name]), name)
     if name == "Recorded":
-        import warnings
-
         warnings.warn(
             "ledger.Recorded is deprecated: the result of a write is `ledger.Written` "
             "(`ledger.events.Recorded` is the event as stored)",

@@ -31,7 +31,14 @@ from ledger import follow as following
 from ledger.api import Ledger
 from ledger.errors import BadInput
 from ledger.follow import Followed
-from ledger.store import DEFAULT_DB, DEFAULT_TENANT, check_tenant, is_postgres, now_utc
+from ledger.store import (
+    DEFAULT_DB,
+    DEFAULT_TENANT,
+    check_tenant,
+    connections,
+    is_postgres,
+    now_utc,
+)
 from ledger.write import check_name
 
 __all__ = ["AsyncLedger"]
@@ -39,8 +46,6 @@ __all__ = ["AsyncLedger"]
 P = ParamSpec("P")
 R = TypeVar("R")
 
-#: The workers of a PostgreSQL ledger given no `pool_size`: its pool's default size.
-POOL_SIZE: Final = 4
 #: The longest a follower of positions waits between two looks at a fence that does not hold
 #: yet (a write transaction still running below the last position given).
 _SETTLE_MAX_S: Final = 0.05
@@ -89,17 +94,10 @@ class AsyncLedger:
         check_tenant(tenant)
         if user is not None:
             check_name(user, "user")
-        hosted = is_postgres(path)
-        if pool_size is not None and not hosted:
-            raise BadInput("pool_size is for a PostgreSQL ledger; a ledger file has one connection")
-        if not isinstance(pool_size, int | None) or isinstance(pool_size, bool):
-            raise BadInput(f"pool_size must be a whole number of at least 1, not {pool_size!r}")
-        if pool_size is not None and pool_size < 1:
-            raise BadInput(f"pool_size must be a whole number of at least 1, not {pool_size!r}")
         self.location = path
         self.notify = notify
         #: The most calls that run at once: one per connection.
-        self.workers = (pool_size or POOL_SIZE) if hosted else 1
+        self.workers = connections(path, pool_size, notify)
         self._options: dict[str, Any] = {
             "clock": clock,
             "create": create,

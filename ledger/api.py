@@ -35,6 +35,7 @@ from ledger.store import (
     DEFAULT_TENANT,
     SCRATCH,
     check_tenant,
+    connections,
     is_postgres,
     now_utc,
 )
@@ -74,18 +75,15 @@ def open_store(
     """The store `location` names, for one tenant: a `postgresql://` URL, or else a SQLite
     file path."""
     check_tenant(tenant)
+    size = connections(location, pool_size, notify)
     if is_postgres(location):
         # psycopg is an optional backend (`pip install 'encounter-ledger[postgres]'`).
         from ledger.store.postgres import open_postgres
 
         return open_postgres(
             str(location), clock, create=create and not readonly, readonly=readonly,
-            pool_size=pool_size, tenant=tenant, notify=notify,
+            pool_size=size, tenant=tenant, notify=notify,
         )  # fmt: skip
-    if pool_size is not None:
-        raise BadInput("pool_size is for a PostgreSQL ledger; a ledger file has one connection")
-    if notify:
-        raise BadInput("notify is for a PostgreSQL ledger; a ledger file's followers poll it")
     return open_sqlite(location, clock, create=create, readonly=readonly, tenant=tenant)
 
 

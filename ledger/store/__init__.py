@@ -15,7 +15,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, NamedTuple, Protocol
+from typing import Any, Final, NamedTuple, Protocol
 
 from ledger.errors import BadInput
 from ledger.store.chain import ChainReport
@@ -171,3 +171,24 @@ class EventStore(Protocol):
 def is_postgres(location: str | Path) -> bool:
     """Whether `location` is a PostgreSQL URL rather than a file path."""
     return isinstance(location, str) and location.startswith(POSTGRES_SCHEMES)
+
+
+#: The default pool of a PostgreSQL ledger: at most this many connections per `Ledger` (one per
+#: thread that reads or writes at the same moment); `Ledger(url, pool_size=N)` changes it.
+POOL_SIZE: Final = 4
+
+
+def connections(location: str | Path, pool_size: object = None, notify: object = False) -> int:
+    """How many connections a ledger at `location` holds (a file one, a PostgreSQL database its
+    `pool_size`, else `POOL_SIZE`); bad input for an option its kind of store does not take."""
+    if not is_postgres(location):
+        if pool_size is not None:
+            raise BadInput("pool_size is for a PostgreSQL ledger; a ledger file has one connection")
+        if notify:
+            raise BadInput("notify is for a PostgreSQL ledger; a ledger file's followers poll it")
+        return 1
+    if pool_size is None:
+        return POOL_SIZE
+    if not isinstance(pool_size, int) or isinstance(pool_size, bool) or pool_size < 1:
+        raise BadInput(f"pool_size must be a whole number of at least 1, not {pool_size!r}")
+    return pool_size

@@ -25,7 +25,9 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 from ledger.errors import BadInput, Conflict, LedgerError, StoreError
 from ledger.store import (
     DEFAULT_TENANT,
+    POOL_SIZE,
     Row,
+    connections,
     now_utc,
     postgres_guard,
     postgres_schema,
@@ -34,9 +36,6 @@ from ledger.store import (
 )
 from ledger.store.sql import SqlStore
 
-#: The library's default pool: at most this many connections per `Ledger` (one per thread that
-#: reads or writes at the same moment); `Ledger(url, pool_size=N)` changes it.
-POOL_SIZE: Final = 4
 #: How long an append waits for another writer of the same encounter before it is a conflict.
 LOCK_TIMEOUT_S: Final = 60
 CONNECT_TIMEOUT_S: Final = 10
@@ -95,8 +94,7 @@ class PostgresDatabase:
         tenant: str = DEFAULT_TENANT,
         notify: bool = False,
     ) -> None:
-        if not isinstance(pool_size, int) or isinstance(pool_size, bool) or pool_size < 1:
-            raise BadInput(f"pool_size must be a whole number of at least 1, not {pool_size!r}")
+        pool_size = connections(url, pool_size)
         self.url = url
         self.readonly = readonly
         self.name = redacted(url)
@@ -484,7 +482,7 @@ def open_postgres(
     notify: bool = False,
 ) -> SqlStore:
     """The store of a PostgreSQL database, for one tenant."""
-    size = POOL_SIZE if pool_size is None else pool_size
+    size = connections(url, pool_size, notify)
     database = PostgresDatabase(
         url, create=create, readonly=readonly, pool_size=size, tenant=tenant, notify=notify
     )
