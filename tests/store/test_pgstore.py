@@ -22,6 +22,7 @@ from typer.testing import CliRunner
 from ledger import BadInput, BrokenChain, Ledger, StoreError, UnknownName
 from ledger.cli import app
 from ledger.errors import LedgerWarning
+from ledger.store import POOL_SIZE
 from tests.stores import PgBackend, as_user, hosting_sql
 
 CONTEXT = multiprocessing.get_context("fork")
@@ -256,7 +257,7 @@ def test_a_dropped_trigger_is_a_problem_until_the_owner_opens_the_ledger(pg: PgB
 
 
 def test_the_pool_holds_four_connections_unless_told(pg: PgBackend) -> None:
-    from ledger.store.postgres import POOL_SIZE, PostgresDatabase
+    from ledger.store.postgres import PostgresDatabase
 
     with pg.ledger() as ledger, pg.ledger(pool_size=8) as wider:
         db, wide = ledger.store.db, wider.store.db
