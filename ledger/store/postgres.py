@@ -447,6 +447,10 @@ class _Writing:
     def discard(self) -> None:
         self.discarded = True
 
+    def others(self) -> None:
+        """A server has no count of other sessions' commits: every write checks every row."""
+        return None
+
     def hold(self, tenant: str, encounter: str) -> None:
         """Take the lock of another encounter of the tenant too (until the transaction ends)."""
         self.conn.execute(

@@ -78,7 +78,7 @@ def key(create: bool = False) -> bytes | None:
             return setting.encode("utf-8")
     path = key_file()
     with contextlib.suppress(OSError, ValueError):
-        return bytes.fromhex(path.read_text(encoding="ascii").strip())
+        return _read(path)
     if not create:
         return None
     with contextlib.suppress(OSError):
@@ -92,6 +92,23 @@ def key(create: bool = False) -> bytes | None:
             out.write(fresh + "\n")
         return bytes.fromhex(fresh)
     return None
+
+
+#: The key file as last read: its identity and times (`os.stat`), and the key it held.
+_last_read: tuple[tuple[str, int, int, int, int], bytes] | None = None
+
+
+def _read(path: Path) -> bytes:
+    """The key in the file, read again only when the file is another or has changed (a
+    long-lived writer asks at every write)."""
+    global _last_read
+    found = os.stat(path)
+    mark = (str(path), found.st_dev, found.st_ino, found.st_mtime_ns, found.st_size)
+    if _last_read is not None and _last_read[0] == mark:
+        return _last_read[1]
+    secret = bytes.fromhex(path.read_text(encoding="ascii").strip())
+    _last_read = (mark, secret)
+    return secret
 
 
 def seal(secret: bytes, encounter: str, seq: int, hash: str, standing: str, state: str) -> str:

@@ -32,6 +32,8 @@ from ledger.store.transaction import Connection, Transaction
 
 #: How often a follower asks whether its fence holds (transactions of the ledger are short).
 _SETTLE_S: Final = 0.005
+#: How many encounters' heads a store remembers as its own last writes left them.
+LEFT_HEADS: Final = 1024
 
 
 class Database(Protocol):
@@ -108,6 +110,9 @@ class SqlStore:
         #: The tenant whose encounters this store reads and writes (`default` unless named).
         self.tenant = db.tenant
         self._told: set[str] = set()
+        #: Each encounter's head as this store's last write committed it, with the dialect's
+        #: count of other connections' commits then (`Connection.others`), newest last.
+        self._left: dict[str, tuple[int, str | None, int]] = {}
 
     def scoped(self, tenant: str) -> SqlStore:
         """The same ledger (its connection or pool shared) for another tenant."""
@@ -334,9 +339,16 @@ class SqlStore:
             txn = Transaction(
                 conn, self.tenant, encounter, head, self.clock, snapshots=self.db.snapshots
             )
-            # Every row, every write: at the sizes users have it costs about a millisecond a
-            # few hundred events, and no mark another hand could set says it need not.
-            txn.check_chain()
+            # Every row, unless this store committed the head itself and no other connection
+            # has committed since (the dialect's count, never a mark in the database): the
+            # rows are then those it checked and appended, and a long-lived writer's append
+            # does not read its whole encounter again. A fresh process checks them all.
+            others = conn.others()
+            left = self._left.pop(encounter, None)
+            if others is not None and left == (seq, head.hash if head else None, others):
+                txn.left_as_checked()
+            else:
+                txn.check_chain()
             found = statements.witness(conn.fetch, self.tenant, encounter, acknowledged, last)
             if repair and (found is None or found[0] != statements.MISSING):
                 raise BadInput(
@@ -351,6 +363,12 @@ class SqlStore:
                 conn.discard()
             else:
                 txn.finish()
+            if others is not None:  # under the write lock; a failed commit leaves a head
+                # the rows do not hold, so the next write checks every row
+                kept = txn.opened if txn.discarded else txn.head
+                self._left[encounter] = (kept.seq, kept.hash, others) if kept else (0, None, others)
+                while len(self._left) > LEFT_HEADS:
+                    del self._left[next(iter(self._left))]
 
     def erase(self, encounter: str) -> int:
         """Erase one encounter, in one transaction under its write lock: every event keeps its
@@ -362,6 +380,7 @@ class SqlStore:
         erased already)."""
         if not isinstance(encounter, str):
             raise BadInput(f"an encounter is named by text, not {encounter!r}")
+        self._left.clear()
         with self.db.writing(encounter, False) as conn:
             head = self._head_to_erase(conn, encounter)
             if head is None:
@@ -378,6 +397,7 @@ class SqlStore:
         names = self.names()
         if not names:
             return []
+        self._left.clear()
         with self.db.writing(names[0], False) as conn:
             locking = cast(_Holding, conn)
             for name in names[1:]:

@@ -290,6 +290,11 @@ class _Writing:
     def discard(self) -> None:
         self.discarded = True
 
+    def others(self) -> int:
+        # SQLite's own count, kept per connection: every commit of another connection (of
+        # this process or another) moves it, and nothing written in the file sets it.
+        return int(self.conn.execute("PRAGMA data_version").fetchone()[0])
+
     def hold(self, tenant: str, encounter: str) -> None:
         """Nothing more to lock: a file's write transaction holds every encounter's."""
 

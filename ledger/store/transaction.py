@@ -35,6 +35,10 @@ class Connection(Protocol):
     def discard(self) -> None:
         """Roll back instead of committing when the transaction ends."""
 
+    def others(self) -> int | None:
+        """A count that moves whenever another connection commits to the database, as this
+        connection sees it (unmoved by its own commits); None: the dialect cannot tell."""
+
     def erase(self, tenant: str, encounter: str) -> None:
         """Erase the encounter's bodies, snapshots and read-model rows, under the permit the
         append-only guard honours inside this transaction only."""
@@ -101,6 +105,11 @@ class Transaction:
         rows = self._stored_rows(0, self.seq)
         for _ in chains.checked(rows, 0, chains.GENESIS, self._broken):
             pass
+        self._checked = self.seq
+
+    def left_as_checked(self) -> None:
+        """Take the stored rows as checked without reading them: the store knows they are the
+        rows it checked and appended itself (`SqlStore.begin`)."""
         self._checked = self.seq
 
     @property

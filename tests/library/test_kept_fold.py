@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,8 +15,9 @@ from hypothesis import strategies as st
 
 from ledger import BadInput, BrokenChain, Ledger, LedgerError, write
 from ledger.api import KEPT_FOLDS
+from ledger.store import Row, chain
 from projections import core
-from tests.stores import Backend
+from tests.stores import Backend, SqliteBackend
 
 JOIN = {"type": "combatant.joined", "name": "Bandit", "side": "adversary", "stats": {"level": 5}}
 
@@ -106,6 +108,60 @@ def test_an_edit_behind_the_kept_head_is_still_refused(backend: Backend) -> None
         )
         with pytest.raises(BrokenChain, match="does not verify at seq 3"):
             bot.record("duel", {"type": "note", "text": "on an edited chain"})
+
+
+@pytest.fixture
+def hashed(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The seq of every stored row a write checked against the chain."""
+    seen: list[int] = []
+    real = chain.checked
+
+    def counting(rows: Iterable[Row], *args: Any) -> Iterator[Row]:
+        for row in real(rows, *args):
+            seen.append(row.seq)
+            yield row
+
+    monkeypatch.setattr(chain, "checked", counting)
+    return seen
+
+
+def test_a_sqlite_writers_next_write_checks_no_row_it_checked_and_appended_itself(
+    tmp_path: Path, hashed: list[int]
+) -> None:
+    """SQLite counts the commits of other connections (`PRAGMA data_version`): while nothing
+    else committed, the rows are the ones this writer checked and appended."""
+    alone = SqliteBackend(tmp_path / "encounters.db")
+    with alone.ledger() as bot:
+        opened(bot)
+        bot.record("duel", harm(1))
+        hashed.clear()
+        bot.record("duel", harm(1))
+        done = bot.record("duel", {"type": "note", "text": "and on"})
+    assert hashed == []
+    assert done.state == fresh_state(alone)
+
+
+def test_a_commit_of_another_connection_makes_the_next_write_check_every_row(
+    backend: Backend, hashed: list[int]
+) -> None:
+    with backend.ledger() as bot, backend.ledger() as other:
+        opened(bot)
+        bot.record("duel", harm(1))
+        opened(other, "another table")
+        hashed.clear()
+        bot.record("duel", harm(1))
+    assert hashed == [1, 2, 3]
+
+
+def test_the_head_removed_by_another_hand_is_still_refused(backend: Backend) -> None:
+    """The writer that left the head does not take what is left of its rows as its own."""
+    with backend.ledger() as bot:
+        opened(bot)
+        bot.record("duel", harm(1))
+        bot.record("duel", harm(1))
+        backend.tamper("DELETE FROM events WHERE encounter = 'duel' AND seq = 4")
+        with pytest.raises(BrokenChain, match="acknowledged"):
+            bot.record("duel", {"type": "note", "text": "on a shortened chain"})
 
 
 def test_a_writer_keeps_its_busiest_encounters_only(backend: Backend, folds: list[int]) -> None:

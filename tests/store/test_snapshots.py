@@ -194,6 +194,21 @@ def test_the_seal_key_is_the_setting_else_the_user_s_own_file(
     assert snapshots.key() == bytes.fromhex("ab" * 32)
 
 
+def test_a_key_file_rewritten_or_removed_is_read_anew(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A writer asks for the key at every write; the file is read again once it changed."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
+    made = snapshots.key(create=True)
+    path = tmp_path / "encounter-ledger" / "seal.key"
+    path.write_text("cd" * 32 + "\n", encoding="ascii")  # in place, the same length
+    assert snapshots.key() == bytes.fromhex("cd" * 32) != made
+    path.unlink()
+    assert snapshots.key() is None
+    path.write_text("ef" * 32 + "\n", encoding="ascii")
+    assert snapshots.key() == bytes.fromhex("ef" * 32)
+
+
 def test_deleting_the_snapshots_loses_nothing(backend: Backend) -> None:
     with backend.ledger() as ledger:
         long_fight(ledger)
