@@ -19,7 +19,6 @@ import hashlib
 import hmac
 import os
 from collections.abc import Callable, Iterator, Sequence
-from pathlib import Path
 from typing import Any, Final, NamedTuple
 
 from ledger.store import chain as chains
@@ -59,12 +58,13 @@ class Snapshot(NamedTuple):
     state: str
 
 
-def key_file() -> Path:
-    """Where the user's seal key is kept: `$XDG_STATE_HOME/encounter-ledger/seal.key`."""
+def key_file() -> str:
+    """Where the user's seal key is kept: `$XDG_STATE_HOME/encounter-ledger/seal.key` (as
+    text: a writer asks at every write)."""
     root = os.environ.get("XDG_STATE_HOME") or os.path.join(
         os.path.expanduser("~"), ".local", "state"
     )
-    return Path(root) / "encounter-ledger" / "seal.key"
+    return os.path.join(root, "encounter-ledger", "seal.key")
 
 
 def key(create: bool = False) -> bytes | None:
@@ -82,12 +82,12 @@ def key(create: bool = False) -> bytes | None:
     if not create:
         return None
     with contextlib.suppress(OSError):
-        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
         fresh = os.urandom(32).hex()
         try:
             handle = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         except FileExistsError:  # another process made it first: theirs stands
-            return bytes.fromhex(path.read_text(encoding="ascii").strip())
+            return _read(path)
         with os.fdopen(handle, "w", encoding="ascii") as out:
             out.write(fresh + "\n")
         return bytes.fromhex(fresh)
@@ -98,15 +98,16 @@ def key(create: bool = False) -> bytes | None:
 _last_read: tuple[tuple[str, int, int, int, int], bytes] | None = None
 
 
-def _read(path: Path) -> bytes:
+def _read(path: str) -> bytes:
     """The key in the file, read again only when the file is another or has changed (a
     long-lived writer asks at every write)."""
     global _last_read
     found = os.stat(path)
-    mark = (str(path), found.st_dev, found.st_ino, found.st_mtime_ns, found.st_size)
+    mark = (path, found.st_dev, found.st_ino, found.st_mtime_ns, found.st_size)
     if _last_read is not None and _last_read[0] == mark:
         return _last_read[1]
-    secret = bytes.fromhex(path.read_text(encoding="ascii").strip())
+    with open(path, encoding="ascii") as kept:
+        secret = bytes.fromhex(kept.read().strip())
     _last_read = (mark, secret)
     return secret
 
