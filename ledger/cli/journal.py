@@ -17,6 +17,7 @@ from ledger.errors import BadInput
 from ledger.ironvault import Journal
 from projections.changes import changes
 from projections.replay import Step
+from projections.words import plural
 
 
 class Format(StrEnum):
@@ -101,4 +102,7 @@ def _say(result: Journal) -> None:
 
 
 def _kept(kept: Mapping[str, int]) -> str:
-    return ", ".join(f"{n} {name}" for name, n in sorted(kept.items()))
+    # Iron Vault writes a comment as `- "text"`: a node name that says little to a reader.
+    return ", ".join(
+        plural(n, "comment") if name == "-" else f"{n} {name}" for name, n in sorted(kept.items())
+    )

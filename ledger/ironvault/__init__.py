@@ -248,8 +248,12 @@ def _fields(session: Session, planned: Planned) -> dict[str, Any]:
 def _admit(
     session: Session, planned: Planned
 ) -> tuple[core.State | None, events.Recorded, core.State]:
-    """Append one planned event; bad input names the note and line it came from."""
+    """Append one planned event; bad input names the note and line it came from (a
+    character's joining from a character sheet: that note)."""
+    source = planned.fields.get("source")
     where = planned.node.where
+    if isinstance(source, dict) and {"file", "line"} <= source.keys():
+        where = f"{source['file']}:{source['line']}"
     try:
         event = systems.parse(_fields(session, planned), session.system())
         before = session.state

@@ -20,7 +20,7 @@ runner = CliRunner()
 JOURNALS = paths.FIXTURES / "iron-vault" / "Journals"
 IMPORT = ["import", "--from", "iron-vault", str(JOURNALS), "--into", "saga", "--character", "Kira"]
 KEPT = (
-    "Kept as notes (not modelled): 1 -, 1 add, 1 asset, 1 clock, 1 oracle, 1 oracle-group, "
+    "Kept as notes (not modelled): 1 comment, 1 add, 1 asset, 1 clock, 1 oracle, 1 oracle-group, "
     "1 progress, 1 reroll, 1 track, 1 xp.\n"
 )
 
@@ -263,3 +263,19 @@ def test_a_sheet_whose_file_name_is_not_utf8_is_named_with_the_bytes_escaped(
     args = ["--into", "t", "--character", "K", "--sheet", str(sheet)]
     ok(db, "import", "--from", "iron-vault", str(note), *args)
     assert "'K' joins at seq 2 with what K\\xff.md:1 gives (health 4)" in ok(db, "audit", "t")
+
+
+def test_a_bad_value_in_a_character_sheet_is_blamed_on_the_sheet_and_appends_nothing(
+    db: Path, tmp_path: Path
+) -> None:
+    note = tmp_path / "Session 1.md"
+    note.write_text(NOTE, encoding="utf-8")
+    sheet = tmp_path / "K.md"
+    sheet.write_text("---\nhealth: lots\n---\n", encoding="utf-8")
+    code, out, err = run(
+        db, "import", "--from", "iron-vault", str(note), "--into", "s", "--character", "K",
+        "--sheet", str(sheet),
+    )  # fmt: skip
+    assert (code, out) == (2, "")
+    assert err.startswith("Error: K.md:1: stats of 'K' field 'health': input should be a valid ")
+    assert json.loads(ok(db, "list", "--json")) == []
