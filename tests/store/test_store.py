@@ -6,11 +6,15 @@ import hashlib
 import json
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from ledger import BadInput, Conflict, Ledger, UnknownName, events, systems
 from ledger.api import open_store
+from ledger.store import chain
 from ledger.store.chain import GENESIS, chain_hash
 from ledger.store.sqlite import SqliteDatabase
 from tests.stores import Backend
@@ -231,6 +235,56 @@ def test_chain_hash_matches_the_contract_formula_for_non_ascii_names() -> None:
         ensure_ascii=False,
     )
     assert digest == hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def contract_hash(row: dict[str, Any]) -> str:
+    text = json.dumps(row, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+texts = st.text(st.characters(codec="utf-8"), max_size=12)
+
+
+@given(
+    encounter=texts,
+    links=st.lists(st.tuples(texts, texts, texts, texts), min_size=1, max_size=4),
+    bad=st.integers(min_value=0, max_value=4),
+)
+def test_the_chain_check_accepts_exactly_the_rows_the_contract_formula_hashes(
+    encounter: str, links: list[tuple[str, str, str, str]], bad: int
+) -> None:
+    """Any text in any field (quotes, controls, other scripts): the check a write makes of
+    every row agrees with the contract's formula, and names the first row that does not."""
+    rows: list[tuple[Any, ...]] = []
+    prev = GENESIS
+    for seq, (id_, type_, at, text) in enumerate(links, start=1):
+        body = json.dumps({"text": text}, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        fields: dict[str, Any] = {"encounter": encounter, "seq": seq, "id": id_, "type": type_}
+        fields |= {"recorded_at": at, "prev_hash": prev}
+        digest = contract_hash({**fields, "body": {"text": text}})
+        rows.append((encounter, seq, id_, type_, at, body, prev, digest))
+        prev = digest
+    if bad < len(rows):  # one row's text changed, its hash kept
+        row = list(rows[bad])
+        row[5] = row[5][:-1] + ', "x": 1}'
+        rows[bad] = tuple(row)
+    found: list[tuple[int, str]] = []
+    asked: list[int] = []
+    real = chain.row_problem
+
+    def problem(expected: int, *args: Any) -> str | None:
+        asked.append(expected)  # the slow look, only at a row the quick one did not pass
+        return real(expected, *args)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(chain, "row_problem", problem)
+        checked = list(chain.checked(rows, 0, GENESIS, lambda seq, why: found.append((seq, why))))
+    assert checked == rows
+    if bad < len(rows):
+        assert found == [(bad + 1, "hash does not match the event's contents")]
+        assert asked == [bad + 1]
+    else:
+        assert (found, asked) == ([], [])
 
 
 def test_importing_an_export_under_another_name_needs_new_ids(ledger: Ledger) -> None:
