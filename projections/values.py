@@ -402,13 +402,51 @@ def _built(classes: Mapping[str, type], data: dict[str, Any]) -> Any:
     kind = classes.get(tag) if isinstance(tag, str) else None
     if kind is None:
         raise ValueError(f"a snapshot names a class it may not build: {tag!r}")
+    return _builder(kind)(data)
+
+
+@per_class
+def _builder(kind: type) -> Callable[[dict[str, Any]], Any]:
+    """What builds a value of class `kind` from a snapshot object's fields (the dict is the
+    parser's, emptied on the way): what `kind(**data)` makes of them as a value holds them
+    (lists as tuples), each slot set once without the frozen class's `__setattr__` (a long
+    fight's snapshot holds tens of thousands of values); a model reads its dumped data.
+    TypeError for a field it does not have, or for one without a default left out."""
     if issubclass(kind, BaseModel):
         # Its data as the model dumped it: whatever it holds must still be plain JSON.
-        return kind.model_validate_json(json.dumps(data["model"]))
-    for name, found in data.items():
-        if type(found) is list or type(found) is dict:
-            data[name] = _frozen(found)
-    return kind(**data)
+        return lambda data: kind.model_validate_json(json.dumps(data["model"]))
+    assert not hasattr(kind, "__post_init__"), kind
+    scope: dict[str, Any] = {"new": object.__new__, "kind": kind, "frozen": _frozen}
+    lines = [
+        "def build(data):",
+        "    for name, found in data.items():",
+        "        if type(found) is list or type(found) is dict:",
+        "            data[name] = frozen(found)",
+        "    made = new(kind)",
+        "    pop = data.pop",
+        "    try:",
+    ]
+    for n, each in enumerate(dataclasses.fields(cast(Any, kind))):
+        scope[f"set_{n}"] = getattr(kind, each.name).__set__
+        if each.default is not dataclasses.MISSING:
+            scope[f"default_{n}"] = each.default
+            lines.append(f"        set_{n}(made, pop({each.name!r}, default_{n}))")
+        elif each.default_factory is not dataclasses.MISSING:
+            scope[f"factory_{n}"] = each.default_factory
+            taken = f"pop({each.name!r}) if {each.name!r} in data else factory_{n}()"
+            lines.append(f"        set_{n}(made, {taken})")
+        else:
+            lines.append(f"        set_{n}(made, pop({each.name!r}))")
+    lines += [
+        "    except KeyError as missing:",
+        "        raise TypeError(f'{kind.__name__} needs its field {missing}') from None",
+        "    if data:",
+        "        raise TypeError(f'{kind.__name__} has no field {next(iter(data))!r}')",
+        "    return made",
+    ]
+    exec("\n".join(lines), scope)  # the names are a dataclass's fields: identifiers
+    build: Callable[[dict[str, Any]], Any] = scope["build"]
+    return build
 
 
 def _frozen(data: Any) -> Any:

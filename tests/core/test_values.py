@@ -13,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ledger import Ledger, systems
-from projections import values
+from projections import core, values
 from projections.fates_edge.events import FEStakesLocked
 from projections.fates_edge.model import FatesEdgeState, FELock, FEStake
 from projections.state import Skipped
@@ -122,11 +122,14 @@ def test_a_snapshot_names_a_class_by_its_bare_name_and_still_reads_its_full_name
         '{"@":"FELock","stake":"claw","actor":[{"x":1}]}',  # ... or inside a list
         '{"@":"FEStake","seq":2,"lock":{"@":"map","items":[["a",{"b":1}]]}}',
         "[1,2]",
+        '{"@":"FELock","stake":"claw","actor":"Ash","claws":2}',  # a field it does not have
+        '{"@":"FELock","actor":"Ash"}',  # a field without a default left out
     ],
 )
 def test_a_snapshot_text_that_is_not_a_value_of_its_class_is_refused(text: str) -> None:
     with pytest.raises((ValueError, TypeError)):
         values.from_json(text, FELock if "FEStake" not in text else FEStake)
+    assert core.state_from_json(text, systems.ruleset("fates-edge")) is None
 
 
 def test_a_snapshot_lists_read_back_as_tuples_all_the_way_down() -> None:
