@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import configparser
 import importlib
+import itertools
 import os
 import pkgutil
 import sys
@@ -36,12 +37,13 @@ from projections.verbs import stored_fields as verb_fields
 GROUP: Final = "encounter.systems"
 
 
-def _declared() -> dict[str, tuple[str, str]]:
+def _declared() -> dict[str, tuple[str, ...]]:
     """Every `encounter.systems` entry point of the installed distributions: key -> (object
-    reference, distribution), the first found on `sys.path` winning, as importlib.metadata has
-    it; then each built-in system (a folder of `projections` with a `system` module) that no
-    entry point names, as a source tree that was never installed has them."""
-    found: dict[str, tuple[str, str]] = {}
+    reference, distribution, its version), the first found on `sys.path` winning, as
+    importlib.metadata has it; then each built-in system (a folder of `projections` with a
+    `system` module) that no entry point names, as a source tree that was never installed has
+    them (with no version)."""
+    found: dict[str, tuple[str, ...]] = {}
     seen: set[str] = set()
     for path in sys.path:
         try:
@@ -51,13 +53,19 @@ def _declared() -> dict[str, tuple[str, str]]:
         for entry in entries:
             if not entry.name.endswith((".dist-info", ".egg-info")):
                 continue
-            project = entry.name.rsplit(".", 1)[0].split("-")[0].lower().replace("-", "_")
+            named = entry.name.rsplit(".", 1)[0].split("-")
+            project = named[0].lower().replace("-", "_")
             if project in seen:
                 continue
             seen.add(project)
-            for key, reference in _group(os.path.join(entry.path, "entry_points.txt")):
-                found.setdefault(key, (reference, project.replace("_", "-")))
-    references = {reference for reference, _ in found.values()}
+            declared = _group(os.path.join(entry.path, "entry_points.txt"))
+            if not declared:
+                continue
+            # The version goes into a snapshot's key (`folded_by`).
+            version = named[1] if len(named) > 1 else _version(entry.path)
+            for key, reference in declared:
+                found.setdefault(key, (reference, project.replace("_", "-"), version))
+    references = {declared[0] for declared in found.values()}
     for package in sorted(pkgutil.iter_modules(projections.__path__), key=lambda m: m.name):
         reference = f"projections.{package.name}.system:SYSTEM"
         if package.ispkg and reference not in references:
@@ -68,6 +76,19 @@ def _declared() -> dict[str, tuple[str, str]]:
             if isinstance(described, System):
                 found.setdefault(described.key, (reference, "built in"))
     return found
+
+
+def _version(folder: str) -> str:
+    """The `Version:` of a distribution's metadata (an `.egg-info` folder's name has none)."""
+    for name in ("METADATA", "PKG-INFO"):
+        try:
+            with open(os.path.join(folder, name), encoding="utf-8") as f:
+                for line in itertools.islice(f, 20):
+                    if line.startswith("Version:"):
+                        return line.partition(":")[2].strip()
+        except (OSError, UnicodeDecodeError):
+            continue
+    return ""
 
 
 def _group(path: str) -> list[tuple[str, str]]:
@@ -91,9 +112,11 @@ def _group(path: str) -> list[tuple[str, str]]:
 class _Found:
     """The systems of this process: their references, and each description once loaded."""
 
-    def __init__(self, declared: Mapping[str, tuple[str, str]]) -> None:
-        self.references = {key: reference for key, (reference, _) in declared.items()}
-        self.origins = {key: origin for key, (_, origin) in declared.items()}
+    def __init__(self, declared: Mapping[str, tuple[str, ...]]) -> None:
+        self.references = {key: found[0] for key, found in declared.items()}
+        self.origins = {key: found[1] for key, found in declared.items()}
+        #: What folds each system: its distribution and version, as a snapshot's key has it.
+        self.folders = {key: " ".join(found[1:]).strip() for key, found in declared.items()}
         self._loaded: dict[str, System] = {}
         self._broken: dict[str, str] = {}
         self._told = False
@@ -204,6 +227,13 @@ def journal(format: str) -> tuple[System, Planner]:
                 ) from exc
             return system, planner
     raise BadInput(f"no rule system reads {format} journals", code="unknown-system")
+
+
+def folded_by(key: str) -> str:
+    """What folds a system's encounters: its distribution and that distribution's version
+    (`encounter-ledger 0.2.0`). A snapshot is keyed by it, so that a fold of another release,
+    which may fold the same events otherwise, never reads it."""
+    return found().folders.get(key, "")
 
 
 @cache

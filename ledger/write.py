@@ -50,12 +50,13 @@ class Given:
 NOTHING_GIVEN: Final = Given()
 
 
-def standing_key(now: Standing, seq: int) -> str:
-    """The standing of a stream up to `seq` as text (a snapshot's key): the seqs retracted,
-    and the corrections in force of the seqs up to it."""
+def standing_key(now: Standing, seq: int, system: str) -> str:
+    """The standing of a stream up to `seq` as text (a snapshot's key): what folds the system
+    (its distribution and version: another release may fold the same events otherwise), the
+    seqs retracted, and the corrections in force of the seqs up to it."""
     gone = sorted(s for s in now.gone if s <= seq)
     fixed = [[t, [r.seq for r in fixes]] for t, fixes in sorted(now.fixes.items()) if t <= seq]
-    return chains.canonical([gone, fixed])
+    return chains.canonical([systems.folded_by(system), gone, fixed])
 
 
 def from_snapshot(
@@ -64,7 +65,7 @@ def from_snapshot(
     """The newest snapshot that holds for a stream of standing `now` (its key matches and its
     state reads back), as a checkpoint."""
     for snap in found:
-        if snap.standing != standing_key(now, snap.seq):
+        if snap.standing != standing_key(now, snap.seq, ruleset.key):
             continue
         state = core.state_from_json(snap.state, ruleset)
         if state is not None and state.encounter == encounter and state.seq == snap.seq:
@@ -376,7 +377,7 @@ class Session:
             row = self.txn.row_at(seq)
             text = core.state_to_json(state)
             if row is not None and text is not None:
-                key = standing_key(self.standing, seq)
+                key = standing_key(self.standing, seq, self.txn.system)
                 self.txn.keep_snapshots(secret, [sealed.Snapshot(seq, row.hash, key, text)])
             del text
         self.stored = fresh[-1][0]

@@ -150,7 +150,7 @@ def fresh() -> Iterator[None]:
 
 
 def test_the_entry_points_read_are_importlib_metadata_s() -> None:
-    declared = {key: reference for key, (reference, _) in systems._declared().items()}
+    declared = {key: found[0] for key, found in systems._declared().items()}
     official = {ep.name: ep.value for ep in metadata.entry_points(group=systems.GROUP)}
     assert declared == {**official, **{k: v for k, v in declared.items() if k not in official}}
     assert set(official) <= set(declared)
@@ -235,3 +235,25 @@ def test_a_description_whose_verbs_disagree_is_refused(fresh: None) -> None:
 )
 def test_a_system_key_reads_with_its_article(key: str, words: str) -> None:
     assert systems.article(key) == words
+
+
+def test_a_systems_version_is_read_from_its_distribution(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`name-version.dist-info` names it; an `.egg-info` folder's metadata says it."""
+    wheel = tmp_path / "encounter_fake-1.2.3.dist-info"
+    egg = tmp_path / "encounter_other.egg-info"
+    for folder, key in ((wheel, "fake"), (egg, "other")):
+        folder.mkdir()
+        points = f"[{systems.GROUP}]\n{key} = encounter_{key}.system:SYSTEM\n"
+        (folder / "entry_points.txt").write_text(points, encoding="utf-8")
+    (egg / "PKG-INFO").write_text("Metadata-Version: 2.1\nName: x\nVersion: 0.4.0\n", "utf-8")
+    monkeypatch.setattr(sys, "path", [str(tmp_path)])
+    declared = systems._declared()
+    assert declared["fake"] == ("encounter_fake.system:SYSTEM", "encounter-fake", "1.2.3")
+    assert declared["other"] == ("encounter_other.system:SYSTEM", "encounter-other", "0.4.0")
+    assert systems._Found(declared).folders == {
+        **{key: "built in" for key in declared if key not in ("fake", "other")},
+        "fake": "encounter-fake 1.2.3",
+        "other": "encounter-other 0.4.0",
+    }

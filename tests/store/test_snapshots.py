@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ledger import Ledger, LedgerError
+from ledger import Ledger, LedgerError, systems
 from ledger.store import snapshots
 from projections import core
 from tests import paths
@@ -165,6 +165,28 @@ def test_a_snapshot_of_an_event_that_changed_is_never_used(backend: Backend) -> 
     )
     with backend.ledger() as ledger:
         assert ledger.tracks("long") == truth
+
+
+def test_a_snapshot_folded_by_another_release_is_never_used(
+    backend: Backend, folded: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another version of a system may fold the same events otherwise (a rule mended): its
+    snapshots are keyed by the distribution and version that folded them, and an upgrade
+    folds the events again rather than read a state it would not have made."""
+    with backend.ledger() as ledger:
+        long_fight(ledger)
+        truth = ledger.refold("long")
+    assert systems.folded_by("ssss").startswith("encounter-ledger ")
+    standing = backend.execute("SELECT standing FROM snapshots WHERE encounter = 'long'")[0][0]
+    assert json.loads(standing)[0] == systems.folded_by("ssss")
+    monkeypatch.setattr(systems, "folded_by", lambda key: "encounter-ledger 9.9.9")
+    folded.clear()
+    with backend.ledger() as ledger:
+        assert ledger.tracks("long") == truth
+        assert min(folded) == 2  # every event folded again
+        ledger.record("long", harm(2))  # the next write keeps its own snapshots
+    keys = backend.execute("SELECT DISTINCT standing FROM snapshots WHERE encounter = 'long'")
+    assert {json.loads(k)[0] for (k,) in keys} == {"encounter-ledger 9.9.9"}
 
 
 def test_a_reader_without_the_key_folds_every_event_and_shows_the_same(
