@@ -245,7 +245,12 @@ def interleaved(runs: dict[str, Callable[[], float]], times: int) -> dict[str, f
 def _fixture_key() -> str:
     """A digest of what shapes the fixtures: a change to it builds them anew."""
     digest = hashlib.sha256()
-    for part in ("tests/longstreams.py", "tests/perf/bench.py"):
+    for part in (
+        "tests/longstreams.py",
+        "tests/perf/bench.py",
+        "ledger/write.py",
+        "ledger/systems.py",
+    ):
         digest.update((ROOT / part).read_bytes())
     for package in ("ledger/store", "ledger/events", "projections"):
         for file in sorted((ROOT / package).rglob("*.py")):
