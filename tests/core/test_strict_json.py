@@ -8,6 +8,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from ledger import BadInput, Ledger
@@ -77,3 +79,17 @@ def test_a_bad_line_2_is_refused_before_line_3_is_read(ledger: Ledger) -> None:
     with pytest.raises(BadInput, match="input line 2: event has no 'type'"):
         ledger.import_lines(lines(), into="duel")
     assert ledger.encounters() == []
+
+
+@given(depth=st.integers(min_value=1, max_value=90), inside=st.text(alphabet="{[x", max_size=70))
+def test_json_nested_past_the_limit_is_refused_at_any_depth_and_brackets_in_text_change_nothing(
+    depth: int, inside: str
+) -> None:
+    """Nesting is counted from the parsed value; a line's bracket count only spares the count
+    when it is below the limit (brackets inside strings add to it, never hide a level)."""
+    text = "[" * (depth - 1) + json.dumps({"text": inside}) + "]" * (depth - 1)
+    if depth > exchange.MAX_DEPTH:
+        with pytest.raises(exchange.Refused, match="nested too deeply"):
+            exchange.loads(text)
+    else:
+        assert exchange.loads(text) == json.loads(text)

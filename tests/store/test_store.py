@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import uuid
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -404,3 +405,14 @@ def test_a_name_holding_a_lone_surrogate_is_an_unknown_encounter_on_every_read_a
         ledger.record(name, {"type": "note", "text": "x"})
     assert [(r.encounter, r.ok) for r in ledger.verify()] == [("skirmish", True)]
     assert [r.seq for r in ledger.records("skirmish")] == [1, 2, 3]
+
+
+def test_every_new_event_id_is_a_random_version_4_uuid_in_its_canonical_text(
+    ledger: Ledger,
+) -> None:
+    skirmish(ledger)
+    ids = [r.id for r in ledger.records("skirmish")] + [chain.new_id() for _ in range(500)]
+    parsed = [uuid.UUID(i) for i in ids]
+    assert [str(u) for u in parsed] == ids
+    assert {(u.version, u.variant) for u in parsed} == {(4, uuid.RFC_4122)}
+    assert len(set(ids)) == len(ids)
