@@ -7,7 +7,9 @@ import json
 import re
 import shutil
 import subprocess
+import unicodedata
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -15,6 +17,7 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from ledger import BadInput, Ledger, cli, dice, events, systems
+from ledger.events import portable
 from ledger.store.chain import GENESIS, chain_hash
 from tests import paths
 from tests.conftest import missing
@@ -229,3 +232,28 @@ def test_the_node_verifier_names_the_die_a_rechained_file_changed(tmp_path: Path
     assert ours.exit_code == 1
     assert "ford: DICE DO NOT MATCH at seq 9: die 2 of seq 9 (dice, d10) is" in ours.stdout
     assert node_verify(export) == (1, ours.stdout)
+
+
+def _composed(value: Any) -> Any:
+    if isinstance(value, str):
+        return unicodedata.normalize("NFC", value)
+    if isinstance(value, dict):
+        return {_composed(k): _composed(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_composed(v) for v in value]
+    return value
+
+
+_TEXTS = st.text(alphabet=st.sampled_from("aeC\u0301\u00e9e\u0308\u00eb \u212b"), max_size=6)
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | _TEXTS,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_TEXTS, inner, max_size=3),
+    max_leaves=12,
+)
+
+
+@given(value=_JSON)
+def test_every_text_of_a_value_keys_too_is_put_in_composed_form_and_nothing_else_changes(
+    value: Any,
+) -> None:
+    assert portable.normalized(value) == _composed(value)
