@@ -294,8 +294,9 @@ def _key(key: Any) -> str:
 
 # A snapshot's text: every value tagged with its class, every mapping with its keys as they
 # are (a seq is a whole number), so that it reads back into the very same value; a field
-# holding nothing by default, and holding it, is left out (a long fight's stakes are mostly
-# such fields).
+# holding its default (nothing, or a plain text, number or flag) is left out (a long fight's
+# stakes are mostly such fields). A snapshot is keyed by the release that folded it
+# (`ledger.systems.folded_by`), so a default another release changes never misreads one.
 
 _TAG: Final = "@"
 
@@ -335,11 +336,14 @@ _NONE: Final = object()
 @per_class
 def _defaults(kind: type) -> Mapping[str, Any]:
     """Each field of a value class and its default when that holds nothing (None, an empty
-    mapping or tuple), else `_NONE`: a snapshot's text leaves out a field holding nothing by
-    default, and writes every other field (a track at its starting value too)."""
+    mapping or tuple) or is a plain text, whole number or flag, else `_NONE`: a snapshot's
+    text leaves out a field holding such a default (a lock's `"position": "controlled"`), and
+    writes every other field."""
     return MappingProxyType(
         {
-            f.name: f.default if any(f.default is empty for empty in _NOTHING) else _NONE
+            f.name: f.default
+            if any(f.default is empty for empty in _NOTHING) or type(f.default) in _PLAIN
+            else _NONE
             for f in dataclasses.fields(kind)
         }
     )
@@ -347,6 +351,8 @@ def _defaults(kind: type) -> Mapping[str, Any]:
 
 #: The defaults that hold nothing.
 _NOTHING: Final = (None, EMPTY, ())
+#: The defaults compared by value (exactly: no float, whose -0.0 equals 0.0).
+_PLAIN: Final = (str, int, bool)
 
 
 def _same(found: Any, default: Any) -> bool:

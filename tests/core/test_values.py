@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from ledger import Ledger, systems
 from projections import core, values
 from projections.fates_edge.events import FEStakesLocked
-from projections.fates_edge.model import FatesEdgeState, FELock, FEStake
+from projections.fates_edge.model import FatesEdgeState, FELock, FEStake, Hit
 from projections.state import Skipped
 from projections.values import Value
 from tests import paths
@@ -71,23 +71,42 @@ def test_a_replaced_value_is_as_frozen_as_any() -> None:
         made.seq = 3  # type: ignore[misc]
 
 
-def test_a_snapshot_leaves_out_fields_holding_nothing_by_default_and_reads_them_back() -> None:
-    lock = FELock(stake="claw", actor="Ash", opposing="Marsh Hag", dv=3)
+def test_a_snapshot_leaves_out_fields_holding_their_default_and_reads_them_back() -> None:
+    lock = FELock(stake="claw", actor="Ash", opposing="Marsh Hag", dv=3, effect="great")
     text = values.to_json(lock)
-    # target, harm, effect_harm, consequence_harm, partial and move hold None: left out; a
-    # default that holds something (kind, position, effect, source) is written as it is.
+    # target, harm, effect_harm, consequence_harm, partial and move hold None, and kind,
+    # position and source their plain defaults: left out; effect is not its default.
     assert json.loads(text) == {
         "@": "FELock",
         "stake": "claw",
         "actor": "Ash",
-        "kind": "action",
         "opposing": "Marsh Hag",
-        "position": "controlled",
         "dv": 3,
-        "effect": "standard",
-        "source": "player",
+        "effect": "great",
     }
     assert values.from_json(text, FELock) == lock
+    # A default a snapshot of an earlier build wrote out reads back the same.
+    written_out = '{"@":"FELock","stake":"claw","actor":"Ash","kind":"action","dv":3}'
+    assert values.from_json(written_out, FELock) == FELock(stake="claw", actor="Ash", dv=3)
+
+
+@given(number=st.integers(-3, 3), flag=st.booleans(), armor=st.sampled_from(["none", "light"]))
+def test_a_plain_default_is_left_out_only_when_it_holds_that_very_value(
+    number: int, flag: bool, armor: Any
+) -> None:
+    """A number, a flag and a text at or off their defaults (0, False, "none") read back as
+    they were written."""
+    hit = Hit(
+        seq=1, target="Bandit", incoming=2, armor=armor, remaining=number, cleared=flag,
+        before=(None, 1), after=(None, 2),
+    )  # fmt: skip
+    text = values.to_json(hit)
+    assert values.from_json(text, Hit) == hit
+    left_out = {"armor": "none", "remaining": 0, "cleared": False}
+    written = json.loads(text)
+    assert {k for k, v in left_out.items() if k not in written} == {
+        k for k, v in left_out.items() if getattr(hit, k) == v
+    }
 
 
 def test_a_snapshot_names_a_class_by_its_bare_name_and_still_reads_its_full_name() -> None:
