@@ -29,6 +29,7 @@ from projections.fates_edge import words as fates_edge_words
 from projections.fates_edge.model import (
     Adversary,
     FatesEdgeState,
+    FELock,
     FERoll,
     Player,
     Rules,
@@ -139,16 +140,13 @@ def _harm_charged(state: FatesEdgeState, stake: str | None, seq: int) -> dict[st
     return {"harm_charged": _charge(state.harm_charged, stake, seq), "due": due}
 
 
-def consequence(state: FatesEdgeState, roll: FERoll) -> int | None:
-    """The Harm a player's failed response lets in, by its lock: a miss the announced Harm (a
-    defense's, by default, the adversary's printed Harm); a Partial defense the lesser Harm
-    agreed for it; None when nothing is announced."""
-    lock = state.lock(roll.stake)
-    if roll.outcome == "success" or lock is None:
-        return None
+def consequence(state: FatesEdgeState, lock: FELock, outcome: str) -> int | None:
+    """The Harm a player's failed response lets in, by its lock, for a roll short of a
+    success: a miss the announced Harm (a defense's, by default, the adversary's printed
+    Harm); a Partial defense the lesser Harm agreed for it; None when nothing is announced."""
     if not isinstance(state.combatants.get(lock.actor), Player):
         return None
-    if roll.outcome == "partial":
+    if outcome == "partial":
         lesser = lock.partial.harm if lock.partial is not None else None
         return lesser if lock.kind == "defense" else None
     harm = lock.consequence_harm
@@ -204,8 +202,8 @@ def stakes_locked(state: FatesEdgeState, seq: int, event: vocab.FEStakesLocked) 
 
 
 def successes(dice: tuple[int, ...]) -> int:
-    """6-9 is one success, 10 is two."""
-    return sum(2 if d == 10 else 1 if d >= 6 else 0 for d in dice)
+    """6-9 is one success, 10 is two (a 10 counts once as a face of 6 or more, and once more)."""
+    return len([d for d in dice if d >= 6]) + dice.count(10)
 
 
 def roll_made(state: FatesEdgeState, seq: int, event: vocab.FERollMade) -> FatesEdgeState:
@@ -215,20 +213,28 @@ def roll_made(state: FatesEdgeState, seq: int, event: vocab.FERollMade) -> Fates
     in `rolls`); the audit flags it as `stake-rolled-once`.
     """
     stake = event.stake
-    if stake in state.rolled:
+    rolled = state.rolled
+    if stake in rolled:
         return state
-    lock = state.lock(stake)
-    dv = lock.dv if lock is not None and lock.dv is not None else state.house.dv_default
-    hits = successes(event.dice)
+    found = state.stakes.get(stake)
+    lock = found.lock if found is not None else None
+    dice = event.dice
+    hits = successes(dice)
+    house = state.house
+    if lock is None:
+        dv, position, actor = house.dv_default, None, event.actor
+    else:
+        dv = lock.dv if lock.dv is not None else house.dv_default
+        # Only Fatigue on the opposing adversary at the lock steps the Position (none: as is).
+        steps = state.lock_fatigue.get(stake, 0)
+        position = stepped(house, lock.position, steps) if steps else lock.position
+        actor = event.actor or lock.actor
     outcome = "success" if hits >= dv else "partial" if hits > 0 else "miss"
-    position = None
-    if lock is not None:
-        position = stepped(state.house, lock.position, state.lock_fatigue.get(stake, 0))
-    sb = event.dice.count(1)
+    sb = dice.count(1)
     roll = FERoll(
         seq=seq,
         stake=stake,
-        actor=event.actor or (lock.actor if lock else None),
+        actor=actor,
         outcome=outcome,
         claimed=event.outcome,
         successes=hits,
@@ -239,18 +245,21 @@ def roll_made(state: FatesEdgeState, seq: int, event: vocab.FERollMade) -> Fates
     # One new state for the roll: it is rolled (so it no longer owes SB), its SB are in the
     # pool, what paid for it is settled, and its consequence is due while no harm is charged.
     update: dict[str, Any] = {
-        "rolled": core.with_entry(state.rolled, stake, seq),
+        "rolled": core.with_entry(rolled, stake, seq),
         "rolls": appended(state.rolls, roll),
     }
-    if sb or "sb" not in state.pools:
-        update["pools"] = core.with_entry(state.pools, "sb", state.pools.get("sb", 0) + sb)
+    pools = state.pools
+    if sb or "sb" not in pools:
+        update["pools"] = core.with_entry(pools, "sb", pools.get("sb", 0) + sb)
     if stake in state.unpaid:
         update["unpaid"] = core.without(state.unpaid, stake)
     if lock is not None:
-        update.update(_settled(state, stake))
-    harm = consequence(state, roll) if stake not in state.harm_charged else None
-    if harm is not None:
-        update["due"] = core.with_entry(state.due, stake, harm)
+        if stake in state.paid:
+            update.update(_settled(state, stake))
+        if outcome != "success" and stake not in state.harm_charged:
+            harm = consequence(state, lock, outcome)
+            if harm is not None:
+                update["due"] = core.with_entry(state.due, stake, harm)
     return core.replace(state, **update)
 
 
