@@ -39,6 +39,7 @@ from projections.fates_edge.model import (
     hurt,
     landed,
     move_of,
+    renewed,
     spend_owner,
     stepped,
     struck,
@@ -113,7 +114,7 @@ def hit_resolved(state: FatesEdgeState, seq: int, event: vocab.HitResolved) -> F
         update.update(_harm_charged(state, event.stake, seq))
     else:
         update["hit_charged"] = _charge(state.hit_charged, event.stake, seq)
-    return core.replace(state, **update)
+    return renewed(state, **update)
 
 
 def harm_suffered(state: FatesEdgeState, seq: int, event: vocab.FEHarmSuffered) -> FatesEdgeState:
@@ -130,7 +131,7 @@ def harm_suffered(state: FatesEdgeState, seq: int, event: vocab.FEHarmSuffered) 
     if by is not None:
         update["last_hit_by"] = core.with_entry(state.last_hit_by, by.name, seq)
     update.update(_harm_charged(state, event.stake, seq))
-    return core.replace(state, **update)
+    return renewed(state, **update)
 
 
 def _harm_charged(state: FatesEdgeState, stake: str | None, seq: int) -> dict[str, Any]:
@@ -174,31 +175,32 @@ def stakes_locked(state: FatesEdgeState, seq: int, event: vocab.FEStakesLocked) 
     locked = state.stakes[stake]
     if locked.seq != seq:
         return state  # a second lock of the id: the first stands
+    books = state.books
     update: dict[str, Any] = {}
     if isinstance(state.combatants[event.actor], Player):
         opposing = state.opposing(event)
         if opposing is not None and opposing.fatigue:
             # Only Fatigue steps a Position down: no entry reads as none marked.
-            update["lock_fatigue"] = core.with_entry(state.lock_fatigue, stake, opposing.fatigue)
+            update["lock_fatigue"] = core.with_entry(books.lock_fatigue, stake, opposing.fatigue)
     cost = attack_cost(state, event)
-    paying = state.paid.get(stake)
+    paying = books.paid.get(stake)
     if paying is None and cost > 0:
         want = "move" if event.source == "sb_move" else "attack"
-        for spend in state.credits:
-            used = state.spends[spend]
+        for spend in books.credits:
+            used = books.spends[spend]
             if used.purpose == want and used.move in (None, event.move):
                 paying = (spend,)
-                update["paid"] = core.with_entry(state.paid, stake, paying)
-                update["credits"] = tuple(s for s in state.credits if s != spend)
+                update["paid"] = core.with_entry(books.paid, stake, paying)
+                update["credits"] = tuple(s for s in books.credits if s != spend)
                 break
     # Its attack owes SB while it is not rolled and less than its cost is paid (the terms
     # kept, `locked.lock`, are this event's: the cost is the same).
-    paid = sum(state.spends[s].amount for s in paying) if paying else 0
+    paid = sum(books.spends[s].amount for s in paying) if paying else 0
     owes = paid < cost and stake not in state.rolled
-    if owes != (stake in state.unpaid):
-        was = state.unpaid
+    if owes != (stake in books.unpaid):
+        was = books.unpaid
         update["unpaid"] = core.with_entry(was, stake, seq) if owes else core.without(was, stake)
-    return core.replace(state, **update) if update else state
+    return renewed(state, **update) if update else state
 
 
 def successes(dice: tuple[int, ...]) -> int:
@@ -226,7 +228,7 @@ def roll_made(state: FatesEdgeState, seq: int, event: vocab.FERollMade) -> Fates
     else:
         dv = lock.dv if lock.dv is not None else house.dv_default
         # Only Fatigue on the opposing adversary at the lock steps the Position (none: as is).
-        steps = state.lock_fatigue.get(stake, 0)
+        steps = state.books.lock_fatigue.get(stake, 0)
         position = stepped(house, lock.position, steps) if steps else lock.position
         actor = event.actor or lock.actor
     outcome = "success" if hits >= dv else "partial" if hits > 0 else "miss"
@@ -251,16 +253,17 @@ def roll_made(state: FatesEdgeState, seq: int, event: vocab.FERollMade) -> Fates
     pools = state.pools
     if sb or "sb" not in pools:
         update["pools"] = core.with_entry(pools, "sb", pools.get("sb", 0) + sb)
-    if stake in state.unpaid:
-        update["unpaid"] = core.without(state.unpaid, stake)
+    books = state.books
+    if stake in books.unpaid:
+        update["unpaid"] = core.without(books.unpaid, stake)
     if lock is not None:
-        if stake in state.paid:
+        if stake in books.paid:
             update.update(_settled(state, stake))
-        if outcome != "success" and stake not in state.harm_charged:
+        if outcome != "success" and stake not in books.harm_charged:
             harm = consequence(state, lock, outcome)
             if harm is not None:
-                update["due"] = core.with_entry(state.due, stake, harm)
-    return core.replace(state, **update)
+                update["due"] = core.with_entry(books.due, stake, harm)
+    return renewed(state, **update)
 
 
 def sb_spent(state: FatesEdgeState, seq: int, event: vocab.SBSpent) -> FatesEdgeState:
@@ -287,9 +290,9 @@ def sb_spent(state: FatesEdgeState, seq: int, event: vocab.SBSpent) -> FatesEdge
         if stake is None:
             update["credits"] = (*state.credits, seq)
             update["spends"] = core.with_entry(state.spends, seq, event)
-            return core.replace(state, **update)
+            return renewed(state, **update)
         if stake in state.rolled and stake in state.stakes:
-            return core.replace(state, **update)  # what it paid for is settled (`_settled`)
+            return renewed(state, **update)  # what it paid for is settled (`_settled`)
         spends = core.with_entry(state.spends, seq, event)
         paying = (*state.paid.get(stake, ()), seq)
         update["spends"] = spends
@@ -298,7 +301,7 @@ def sb_spent(state: FatesEdgeState, seq: int, event: vocab.SBSpent) -> FatesEdge
         unpaid = unpaid_after(state, stake, state.lock(stake), paid)
         if unpaid is not state.unpaid:
             update["unpaid"] = unpaid
-    return core.replace(state, **update)
+    return renewed(state, **update)
 
 
 def _settled(state: FatesEdgeState, stake: str) -> dict[str, Any]:
