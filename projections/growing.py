@@ -6,8 +6,9 @@ entry is then a copy, which costs as much as it holds: a Fate's Edge encounter's
 rolls grow with every test, so copying them made its fold quadratic (128 µs an event at 3,000
 events, 1.1 ms at 30,000). `Grown` and `Rolled` keep what they hold in levels that are never
 changed, each at most half the size of the one before (Bentley and Saxe's logarithmic method):
-an entry is a new level of one, and equal levels merge, so an entry costs O(log n) copies,
-amortised, and a lookup O(log n) dict lookups. Both behave as a `dict` and a `tuple` do,
+the newest level is copied with each entry while it holds fewer than `SMALL`, then starts anew,
+and equal levels merge, so an entry costs O(log n) copies, amortised, and a lookup O(log n)
+dict lookups. Both behave as a `dict` and a `tuple` do,
 insertion order included (tests/core/test_growing.py holds them to those, operation by
 operation); up to `SMALL` entries they are a plain read-only dict and a tuple.
 """
@@ -78,12 +79,25 @@ class Grown(Mapping[K, V]):
         return flat
 
     def setting(self, key: K, value: V) -> Grown[K, V]:
-        """This mapping with `key` set to `value`."""
-        size = self._size + (key not in self)
-        levels = (*self._levels, {key: value})
-        while len(levels) > 1 and len(levels[-2]) <= len(levels[-1]):
-            levels = (*levels[:-2], {**levels[-2], **levels[-1]})
-        return Grown(levels, size)
+        """This mapping with `key` set to `value`: the newest level, while it holds fewer than
+        `SMALL` entries, is copied with it (a copy of so few costs less than a level of one,
+        and an entry is then merged into older levels log2(n / SMALL) times, not log2(n));
+        once full, it merges with the older levels of its size and a new one starts."""
+        levels = self._levels
+        size = self._size
+        for level in levels:
+            if key in level:
+                break
+        else:
+            size += 1
+        top = levels[-1]
+        if len(top) < SMALL:
+            return Grown((*levels[:-1], {**top, key: value}), size)
+        end = len(levels) - 1
+        while end and len(levels[end - 1]) <= len(top):
+            end -= 1
+            top = {**levels[end], **top}
+        return Grown((*levels[:end], top, {key: value}), size)
 
 
 def with_entry(mapping: Mapping[K, V], key: K, value: V) -> Mapping[K, V]:
@@ -153,11 +167,17 @@ class Rolled(Sequence[T]):
         return repr(tuple(self))
 
     def adding(self, item: T) -> Rolled[T]:
-        """This sequence with `item` at its end."""
-        levels = (*self._levels, (item,))
-        while len(levels) > 1 and len(levels[-2]) <= len(levels[-1]):
-            levels = (*levels[:-2], levels[-2] + levels[-1])
-        return Rolled(levels, self._size + 1)
+        """This sequence with `item` at its end (the newest level copied while it holds fewer
+        than `SMALL` items, as `Grown.setting` does)."""
+        levels = self._levels
+        top = levels[-1]
+        if len(top) < SMALL:
+            return Rolled((*levels[:-1], (*top, item)), self._size + 1)
+        end = len(levels) - 1
+        while end and len(levels[end - 1]) <= len(top):
+            end -= 1
+            top = levels[end] + top
+        return Rolled((*levels[:end], top, (item,)), self._size + 1)
 
 
 def appended(items: Sequence[T], item: T) -> Sequence[T]:

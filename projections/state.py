@@ -136,8 +136,9 @@ class Lock(Value):
 def _terms(lock: type[Lock], kind: type[events.StakesLocked]) -> Callable[[Any], Any]:
     """What makes a lock of class `lock` from an event of class `kind`: the fields the event
     has read off it, the others at their defaults (once per pair of classes: every test of a
-    fight locks its stakes)."""
-    return copied_from(lock, tuple(name for name in field_names(lock) if name in kind.model_fields))
+    fight locks its stakes). A model holds its fields in its `__dict__`, read as a mapping."""
+    names = tuple(name for name in field_names(lock) if name in kind.model_fields)
+    return copied_from(lock, names, in_dict=True)
 
 
 @value

@@ -162,24 +162,31 @@ def _copier(kind: type) -> Callable[[Any, dict[str, Any]], Any]:
     return copy
 
 
-def copied_from(kind: type[Vt], names: tuple[str, ...]) -> Callable[[Any], Vt]:
+def copied_from(
+    kind: type[Vt], names: tuple[str, ...], in_dict: bool = False
+) -> Callable[[Any], Vt]:
     """A function making a value of class `kind` from an object: the fields `names` are its
     attributes of the same names, every other field its default (what
     `kind(**{n: getattr(obj, n) for n in names})` makes; TypeError now when a field left out
-    has no plain default). Written out once per class and names, as `replace` is."""
-    made: Callable[[Any], Vt] = _reader(cast(type, kind), names)
+    has no plain default). Written out once per class and names, as `replace` is. With
+    `in_dict`, the object holds those attributes in its `__dict__` (a pydantic model's fields
+    do), which is read as a mapping: half the cost of asking for each attribute."""
+    made: Callable[[Any], Vt] = _reader(cast(type, kind), names, in_dict)
     return made
 
 
 @cache
-def _reader(kind: type, names: tuple[str, ...]) -> Callable[[Any], Any]:
+def _reader(kind: type, names: tuple[str, ...], in_dict: bool) -> Callable[[Any], Any]:
     assert not hasattr(kind, "__post_init__"), kind
     scope: dict[str, Any] = {"new": object.__new__, "kind": kind}
     lines = ["def read(obj):", "    made = new(kind)"]
+    if in_dict:
+        lines.append("    held = obj.__dict__")
     for n, each in enumerate(dataclasses.fields(kind)):
         scope[f"set_{n}"] = getattr(kind, each.name).__set__
         if each.name in names:
-            lines.append(f"    set_{n}(made, obj.{each.name})")
+            read = f"held[{each.name!r}]" if in_dict else f"obj.{each.name}"
+            lines.append(f"    set_{n}(made, {read})")
         elif each.default is not dataclasses.MISSING:
             scope[f"default_{n}"] = each.default
             lines.append(f"    set_{n}(made, default_{n})")
@@ -187,8 +194,8 @@ def _reader(kind: type, names: tuple[str, ...]) -> Callable[[Any], Any]:
             raise TypeError(f"{kind.__name__}: field {each.name!r} has no plain default")
     lines.append("    return made")
     exec("\n".join(lines), scope)  # the names are a dataclass's fields: identifiers
-    read: Callable[[Any], Any] = scope["read"]
-    return read
+    reader: Callable[[Any], Any] = scope["read"]
+    return reader
 
 
 def read_only(items: Mapping[K, V] | Iterable[tuple[K, V]]) -> Mapping[K, V]:

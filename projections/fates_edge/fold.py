@@ -29,6 +29,7 @@ from projections.fates_edge import words as fates_edge_words
 from projections.fates_edge.model import (
     Adversary,
     FatesEdgeState,
+    FELock,
     FERoll,
     Player,
     Rules,
@@ -38,6 +39,7 @@ from projections.fates_edge.model import (
     hurt,
     landed,
     move_of,
+    renewed,
     spend_owner,
     stepped,
     struck,
@@ -112,7 +114,7 @@ def hit_resolved(state: FatesEdgeState, seq: int, event: vocab.HitResolved) -> F
         update.update(_harm_charged(state, event.stake, seq))
     else:
         update["hit_charged"] = _charge(state.hit_charged, event.stake, seq)
-    return core.replace(state, **update)
+    return renewed(state, **update)
 
 
 def harm_suffered(state: FatesEdgeState, seq: int, event: vocab.FEHarmSuffered) -> FatesEdgeState:
@@ -129,7 +131,7 @@ def harm_suffered(state: FatesEdgeState, seq: int, event: vocab.FEHarmSuffered) 
     if by is not None:
         update["last_hit_by"] = core.with_entry(state.last_hit_by, by.name, seq)
     update.update(_harm_charged(state, event.stake, seq))
-    return core.replace(state, **update)
+    return renewed(state, **update)
 
 
 def _harm_charged(state: FatesEdgeState, stake: str | None, seq: int) -> dict[str, Any]:
@@ -139,16 +141,13 @@ def _harm_charged(state: FatesEdgeState, stake: str | None, seq: int) -> dict[st
     return {"harm_charged": _charge(state.harm_charged, stake, seq), "due": due}
 
 
-def consequence(state: FatesEdgeState, roll: FERoll) -> int | None:
-    """The Harm a player's failed response lets in, by its lock: a miss the announced Harm (a
-    defense's, by default, the adversary's printed Harm); a Partial defense the lesser Harm
-    agreed for it; None when nothing is announced."""
-    lock = state.lock(roll.stake)
-    if roll.outcome == "success" or lock is None:
-        return None
+def consequence(state: FatesEdgeState, lock: FELock, outcome: str) -> int | None:
+    """The Harm a player's failed response lets in, by its lock, for a roll short of a
+    success: a miss the announced Harm (a defense's, by default, the adversary's printed
+    Harm); a Partial defense the lesser Harm agreed for it; None when nothing is announced."""
     if not isinstance(state.combatants.get(lock.actor), Player):
         return None
-    if roll.outcome == "partial":
+    if outcome == "partial":
         lesser = lock.partial.harm if lock.partial is not None else None
         return lesser if lock.kind == "defense" else None
     harm = lock.consequence_harm
@@ -176,36 +175,37 @@ def stakes_locked(state: FatesEdgeState, seq: int, event: vocab.FEStakesLocked) 
     locked = state.stakes[stake]
     if locked.seq != seq:
         return state  # a second lock of the id: the first stands
+    books = state.books
     update: dict[str, Any] = {}
     if isinstance(state.combatants[event.actor], Player):
         opposing = state.opposing(event)
         if opposing is not None and opposing.fatigue:
             # Only Fatigue steps a Position down: no entry reads as none marked.
-            update["lock_fatigue"] = core.with_entry(state.lock_fatigue, stake, opposing.fatigue)
+            update["lock_fatigue"] = core.with_entry(books.lock_fatigue, stake, opposing.fatigue)
     cost = attack_cost(state, event)
-    paying = state.paid.get(stake)
+    paying = books.paid.get(stake)
     if paying is None and cost > 0:
         want = "move" if event.source == "sb_move" else "attack"
-        for spend in state.credits:
-            used = state.spends[spend]
+        for spend in books.credits:
+            used = books.spends[spend]
             if used.purpose == want and used.move in (None, event.move):
                 paying = (spend,)
-                update["paid"] = core.with_entry(state.paid, stake, paying)
-                update["credits"] = tuple(s for s in state.credits if s != spend)
+                update["paid"] = core.with_entry(books.paid, stake, paying)
+                update["credits"] = tuple(s for s in books.credits if s != spend)
                 break
     # Its attack owes SB while it is not rolled and less than its cost is paid (the terms
     # kept, `locked.lock`, are this event's: the cost is the same).
-    paid = sum(state.spends[s].amount for s in paying) if paying else 0
+    paid = sum(books.spends[s].amount for s in paying) if paying else 0
     owes = paid < cost and stake not in state.rolled
-    if owes != (stake in state.unpaid):
-        was = state.unpaid
+    if owes != (stake in books.unpaid):
+        was = books.unpaid
         update["unpaid"] = core.with_entry(was, stake, seq) if owes else core.without(was, stake)
-    return core.replace(state, **update) if update else state
+    return renewed(state, **update) if update else state
 
 
 def successes(dice: tuple[int, ...]) -> int:
-    """6-9 is one success, 10 is two."""
-    return sum(2 if d == 10 else 1 if d >= 6 else 0 for d in dice)
+    """6-9 is one success, 10 is two (a 10 counts once as a face of 6 or more, and once more)."""
+    return len([d for d in dice if d >= 6]) + dice.count(10)
 
 
 def roll_made(state: FatesEdgeState, seq: int, event: vocab.FERollMade) -> FatesEdgeState:
@@ -215,20 +215,28 @@ def roll_made(state: FatesEdgeState, seq: int, event: vocab.FERollMade) -> Fates
     in `rolls`); the audit flags it as `stake-rolled-once`.
     """
     stake = event.stake
-    if stake in state.rolled:
+    rolled = state.rolled
+    if stake in rolled:
         return state
-    lock = state.lock(stake)
-    dv = lock.dv if lock is not None and lock.dv is not None else state.house.dv_default
-    hits = successes(event.dice)
+    found = state.stakes.get(stake)
+    lock = found.lock if found is not None else None
+    dice = event.dice
+    hits = successes(dice)
+    house = state.house
+    if lock is None:
+        dv, position, actor = house.dv_default, None, event.actor
+    else:
+        dv = lock.dv if lock.dv is not None else house.dv_default
+        # Only Fatigue on the opposing adversary at the lock steps the Position (none: as is).
+        steps = state.books.lock_fatigue.get(stake, 0)
+        position = stepped(house, lock.position, steps) if steps else lock.position
+        actor = event.actor or lock.actor
     outcome = "success" if hits >= dv else "partial" if hits > 0 else "miss"
-    position = None
-    if lock is not None:
-        position = stepped(state.house, lock.position, state.lock_fatigue.get(stake, 0))
-    sb = event.dice.count(1)
+    sb = dice.count(1)
     roll = FERoll(
         seq=seq,
         stake=stake,
-        actor=event.actor or (lock.actor if lock else None),
+        actor=actor,
         outcome=outcome,
         claimed=event.outcome,
         successes=hits,
@@ -239,19 +247,23 @@ def roll_made(state: FatesEdgeState, seq: int, event: vocab.FERollMade) -> Fates
     # One new state for the roll: it is rolled (so it no longer owes SB), its SB are in the
     # pool, what paid for it is settled, and its consequence is due while no harm is charged.
     update: dict[str, Any] = {
-        "rolled": core.with_entry(state.rolled, stake, seq),
+        "rolled": core.with_entry(rolled, stake, seq),
         "rolls": appended(state.rolls, roll),
     }
-    if sb or "sb" not in state.pools:
-        update["pools"] = core.with_entry(state.pools, "sb", state.pools.get("sb", 0) + sb)
-    if stake in state.unpaid:
-        update["unpaid"] = core.without(state.unpaid, stake)
+    pools = state.pools
+    if sb or "sb" not in pools:
+        update["pools"] = core.with_entry(pools, "sb", pools.get("sb", 0) + sb)
+    books = state.books
+    if stake in books.unpaid:
+        update["unpaid"] = core.without(books.unpaid, stake)
     if lock is not None:
-        update.update(_settled(state, stake))
-    harm = consequence(state, roll) if stake not in state.harm_charged else None
-    if harm is not None:
-        update["due"] = core.with_entry(state.due, stake, harm)
-    return core.replace(state, **update)
+        if stake in books.paid:
+            update.update(_settled(state, stake))
+        if outcome != "success" and stake not in books.harm_charged:
+            harm = consequence(state, lock, outcome)
+            if harm is not None:
+                update["due"] = core.with_entry(books.due, stake, harm)
+    return renewed(state, **update)
 
 
 def sb_spent(state: FatesEdgeState, seq: int, event: vocab.SBSpent) -> FatesEdgeState:
@@ -278,9 +290,9 @@ def sb_spent(state: FatesEdgeState, seq: int, event: vocab.SBSpent) -> FatesEdge
         if stake is None:
             update["credits"] = (*state.credits, seq)
             update["spends"] = core.with_entry(state.spends, seq, event)
-            return core.replace(state, **update)
+            return renewed(state, **update)
         if stake in state.rolled and stake in state.stakes:
-            return core.replace(state, **update)  # what it paid for is settled (`_settled`)
+            return renewed(state, **update)  # what it paid for is settled (`_settled`)
         spends = core.with_entry(state.spends, seq, event)
         paying = (*state.paid.get(stake, ()), seq)
         update["spends"] = spends
@@ -289,7 +301,7 @@ def sb_spent(state: FatesEdgeState, seq: int, event: vocab.SBSpent) -> FatesEdge
         unpaid = unpaid_after(state, stake, state.lock(stake), paid)
         if unpaid is not state.unpaid:
             update["unpaid"] = unpaid
-    return core.replace(state, **update)
+    return renewed(state, **update)
 
 
 def _settled(state: FatesEdgeState, stake: str) -> dict[str, Any]:

@@ -220,18 +220,13 @@ class FEStake(core.Stake):
 
 
 @core.value
-class FatesEdgeState(core.State):
-    """The encounter plus what the audit must remember: snapshots, charges, SB provenance."""
+class Books(core.Value):
+    """What the audit must remember of a fight beyond its tracks, stakes and rolls (charges,
+    SB provenance, the latest hit): a record of its own, since most events change none of it,
+    and a state is copied whole on every event."""
 
-    combatants: Mapping[str, Adversary | Player] = EMPTY
-    stakes: Mapping[str, FEStake] = EMPTY
-    rolls: Sequence[FERoll] = ()
-    house: Rules = field(default_factory=Rules)
     #: stake -> Fatigue marked on its opposing adversary when the stakes were locked (none: 0)
     lock_fatigue: Mapping[str, int] = EMPTY
-    #: stake -> the seq of the roll that resolved it (its first effective one; later ones are
-    #: not folded): the roll, with the SB it generated, is in `rolls`
-    rolled: Mapping[str, int] = EMPTY
     #: stake -> seq of the hit on an adversary / harm on a player that charged it
     hit_charged: Mapping[str, int] = EMPTY
     harm_charged: Mapping[str, int] = EMPTY
@@ -252,6 +247,85 @@ class FatesEdgeState(core.State):
     unpaid: Mapping[str, int] = EMPTY
     #: puzzle adversary -> seqs of the hits on it (they change no track: it needs its Resolution)
     puzzle_hits: Mapping[str, tuple[int, ...]] = EMPTY
+
+
+#: The fields of `Books`, which a state answers by the same names.
+BOOKS: Final = frozenset(core.fields_of(Books()))
+
+
+@core.value
+class FatesEdgeState(core.State):
+    """The encounter plus what the audit must remember: snapshots, charges, SB provenance
+    (`books`, read by their own names: `state.unpaid` is `state.books.unpaid`)."""
+
+    combatants: Mapping[str, Adversary | Player] = EMPTY
+    stakes: Mapping[str, FEStake] = EMPTY
+    rolls: Sequence[FERoll] = ()
+    house: Rules = field(default_factory=Rules)
+    #: stake -> the seq of the roll that resolved it (its first effective one; later ones are
+    #: not folded): the roll, with the SB it generated, is in `rolls`
+    rolled: Mapping[str, int] = EMPTY
+    books: Books = field(default_factory=Books)
+
+    @property
+    def lock_fatigue(self) -> Mapping[str, int]:
+        """`Books.lock_fatigue`."""
+        return self.books.lock_fatigue
+
+    @property
+    def hit_charged(self) -> Mapping[str, int]:
+        """`Books.hit_charged`."""
+        return self.books.hit_charged
+
+    @property
+    def harm_charged(self) -> Mapping[str, int]:
+        """`Books.harm_charged`."""
+        return self.books.harm_charged
+
+    @property
+    def due(self) -> Mapping[str, int]:
+        """`Books.due`."""
+        return self.books.due
+
+    @property
+    def spends(self) -> Mapping[int, vocab.SBSpent]:
+        """`Books.spends`."""
+        return self.books.spends
+
+    @property
+    def paid(self) -> Mapping[str, tuple[int, ...]]:
+        """`Books.paid`."""
+        return self.books.paid
+
+    @property
+    def credits(self) -> tuple[int, ...]:
+        """`Books.credits`."""
+        return self.books.credits
+
+    @property
+    def last_hit(self) -> Hit | None:
+        """`Books.last_hit`."""
+        return self.books.last_hit
+
+    @property
+    def last_hit_by(self) -> Mapping[str, int]:
+        """`Books.last_hit_by`."""
+        return self.books.last_hit_by
+
+    @property
+    def triggered(self) -> Mapping[str, int]:
+        """`Books.triggered`."""
+        return self.books.triggered
+
+    @property
+    def unpaid(self) -> Mapping[str, int]:
+        """`Books.unpaid`."""
+        return self.books.unpaid
+
+    @property
+    def puzzle_hits(self) -> Mapping[str, tuple[int, ...]]:
+        """`Books.puzzle_hits`."""
+        return self.books.puzzle_hits
 
     def roll_of(self, stake: str) -> FERoll | None:
         """The roll that resolved a stake, if it was rolled."""
@@ -281,6 +355,16 @@ class FatesEdgeState(core.State):
     def paid_for(self, stake: str) -> int:
         """SB spent to introduce the attack a stake frames."""
         return sum(self.spends[s].amount for s in self.paid.get(stake, ()))
+
+
+def renewed(state: FatesEdgeState, **changes: Any) -> FatesEdgeState:
+    """`state` with some fields changed, those of its books (`BOOKS`) by their own names: the
+    books are copied only when one of theirs changes."""
+    kept = [name for name in changes if name in BOOKS]
+    if kept:
+        books = {name: changes.pop(name) for name in kept}
+        changes["books"] = core.replace(state.books, **books)
+    return core.replace(state, **changes)
 
 
 def move_of(adversary: Adversary | None, name: str | None) -> vocab.Move | None:
@@ -436,7 +520,7 @@ def carries(state: FatesEdgeState, adv: Adversary) -> bool:
 def landed(state: FatesEdgeState, who: core.Combatant, hit: Hit) -> FatesEdgeState:
     """The state with `who` as the hit left it, and `hit` as the latest hit."""
     combatants = core.with_entry(state.combatants, who.name, who)
-    return core.replace(state, last_hit=hit, combatants=combatants)
+    return renewed(state, last_hit=hit, combatants=combatants)
 
 
 def struck(

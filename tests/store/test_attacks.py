@@ -223,9 +223,9 @@ def forge_defeat(backend: Backend, secret: bytes) -> None:
         "SELECT seq, hash, standing, state FROM snapshots WHERE encounter = 'long' "
         "ORDER BY seq DESC LIMIT 1"
     )[0]
-    alive = '"name":"Bandit","side":"adversary","status":"active"'
+    alive = '"name":"Bandit","side":"adversary"'  # status left out: its default, active
     assert alive in state
-    forged = state.replace(alive, alive.replace("active", "defeated"))
+    forged = state.replace(alive, alive + ',"status":"defeated"')
     seal = snapshots.seal(secret, "long", int(seq), digest, standing, forged)
     backend.execute(
         "UPDATE snapshots SET state = ?, seal = ? WHERE encounter = 'long' AND seq = ?",
@@ -247,6 +247,16 @@ def test_a_snapshot_forged_and_resealed_without_the_key_decides_nothing(
     with long.ledger() as ledger:
         assert ledger.tracks("long") == ledger.refold("long")
         assert not [f for f in ledger.audit("long") if f.rule == "event-after-defeat"]
+
+
+def test_the_same_forgery_sealed_with_the_key_is_read(long: Backend) -> None:
+    """The control of the test above: the forgery is a snapshot the ledger would read, and
+    only the key it lacks keeps it out (which is why the key is kept outside the database)."""
+    secret = snapshots.key()
+    assert secret is not None
+    forge_defeat(long, secret)
+    code, out, _ = cli(long, "tracks", "long", "--json")
+    assert json.loads(out)["combatants"]["Bandit"]["status"] == "defeated"
 
 
 def test_an_event_stored_behind_the_ledger_s_back_is_reported_read_and_retracted(

@@ -4,12 +4,13 @@ test (the stake, its roll), not by everything each event carried."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from projections import core
 from projections.fates_edge.model import FatesEdgeState
 from tests.longstreams import fates_edge_stream
-from tests.streams import audit, fold, stream
+from tests.streams import RULESETS, audit, fold, stream
 
 Event = dict[str, Any]
 HAG: Event = {
@@ -122,3 +123,32 @@ def test_a_long_fights_snapshot_grows_by_a_few_hundred_bytes_a_test() -> None:
     longer = core.state_to_json(fates_edge(6_004))
     assert shorter is not None and longer is not None
     assert (len(longer) - len(shorter)) / 1_000 < 400
+
+
+def test_the_books_of_a_fight_are_a_record_of_their_own_read_by_their_own_names() -> None:
+    # A lock and its roll change no charge, spend or hit: they copy the state, not its books.
+    records = stream("fates-edge", *list(fates_edge_stream(3_006))[1:])
+    folder = core.RunningFold(RULESETS["fates-edge"])
+    kept = {}
+    for record in records:
+        kept[record.seq] = folder.add(record)
+    before, after = kept[3_004], kept[3_006]
+    assert isinstance(before, FatesEdgeState) and isinstance(after, FatesEdgeState)
+    assert after.rolled is not before.rolled and after.books is before.books
+    assert after.unpaid is after.books.unpaid and after.last_hit is after.books.last_hit
+
+
+def test_a_snapshot_of_the_state_before_its_books_were_split_is_not_read() -> None:
+    # A snapshot is a cache: one written with the books in the state itself (before #22's
+    # second pass) no longer reads back, and the reader folds from the events instead.
+    records = stream("fates-edge", *bought_attacks(3)[:-1])
+    state = fold(records)
+    text = core.state_to_json(state)
+    assert text is not None
+    data = json.loads(text)
+    books = data.pop("books")
+    del books["@"]
+    old = json.dumps({**data, **books})
+    ruleset = RULESETS["fates-edge"]
+    assert core.state_from_json(old, ruleset) is None
+    assert core.state_from_json(text, ruleset) == state
