@@ -131,7 +131,7 @@ def replace(obj: Vt, **changes: Any) -> Vt:
     """`obj` with some fields changed (a new value; `obj` is unchanged).
 
     What `dataclasses.replace` makes, four to six times as fast (a fold replaces its state once
-    an event, and a Fate's Edge state has 30 fields): a value's fields are set by the slots'
+    an event, and a Fate's Edge state has 19 fields): a value's fields are set by the slots'
     own descriptors, as `__init__` would set them, since no value class has an `__post_init__`
     (tests/core/test_values.py holds the two alike).
     """
@@ -145,21 +145,38 @@ def replace(obj: Vt, **changes: Any) -> Vt:
 @per_class
 def _copier(kind: type) -> Callable[[Any, dict[str, Any]], Any]:
     """A function copying a value of class `kind` slot by slot, then setting `changes` (a
-    KeyError names a field it does not have). Written out per class, as `dataclasses` writes
-    `__init__`: a loop over the slots costs twice as much, once an event."""
+    KeyError names a field it does not have)."""
+    setters = {f.name: getattr(kind, f.name).__set__ for f in dataclasses.fields(kind)}
+    after = ["    for name, changed in changes.items():", "        setters[name](made, changed)"]
+    return _written(kind, "obj, changes", lambda n, f, scope: f"obj.{f.name}", after=after,
+                    scope={"setters": setters})  # fmt: skip
+
+
+def _written(
+    kind: type,
+    parameters: str,
+    value_of: Callable[[int, dataclasses.Field[Any], dict[str, Any]], str],
+    *,
+    before: Sequence[str] = (),
+    after: Sequence[str] = (),
+    scope: Mapping[str, Any] = EMPTY,
+) -> Callable[..., Any]:
+    """A function of `parameters` making a value of class `kind` slot by slot, each field set
+    to the expression `value_of(n, field, scope)` gives (it may add names to `scope`) by the
+    slot's own descriptor, as `__init__` would set it: no value class has an `__post_init__`
+    (tests/core/test_values.py holds them alike). Written out once per class, as `dataclasses`
+    writes `__init__`: a fold makes a value or two an event, and a loop over the slots costs
+    twice as much. `before` and `after` are lines around the slots (`made` is the value)."""
     assert not hasattr(kind, "__post_init__"), kind
-    names = [f.name for f in dataclasses.fields(kind)]
-    setters = {name: getattr(kind, name).__set__ for name in names}
-    scope: dict[str, Any] = {"new": object.__new__, "kind": kind, "setters": setters}
-    lines = ["def copy(obj, changes):", "    made = new(kind)"]
-    for n, name in enumerate(names):
-        scope[f"set_{n}"] = setters[name]
-        lines.append(f"    set_{n}(made, obj.{name})")
-    lines += ["    for name, changed in changes.items():", "        setters[name](made, changed)"]
-    lines.append("    return made")
-    exec("\n".join(lines), scope)  # the names are a dataclass's fields: identifiers
-    copy: Callable[[Any, dict[str, Any]], Any] = scope["copy"]
-    return copy
+    names: dict[str, Any] = {"new": object.__new__, "kind": kind, **scope}
+    lines = [f"def made_of({parameters}):", *before, "    made = new(kind)"]
+    for n, each in enumerate(dataclasses.fields(cast(Any, kind))):
+        names[f"set_{n}"] = getattr(kind, each.name).__set__
+        lines.append(f"    set_{n}(made, {value_of(n, each, names)})")
+    lines += [*after, "    return made"]
+    exec("\n".join(lines), names)  # the names are a dataclass's fields: identifiers
+    made_of: Callable[..., Any] = names["made_of"]
+    return made_of
 
 
 def copied_from(
@@ -177,25 +194,15 @@ def copied_from(
 
 @cache
 def _reader(kind: type, names: tuple[str, ...], in_dict: bool) -> Callable[[Any], Any]:
-    assert not hasattr(kind, "__post_init__"), kind
-    scope: dict[str, Any] = {"new": object.__new__, "kind": kind}
-    lines = ["def read(obj):", "    made = new(kind)"]
-    if in_dict:
-        lines.append("    held = obj.__dict__")
-    for n, each in enumerate(dataclasses.fields(kind)):
-        scope[f"set_{n}"] = getattr(kind, each.name).__set__
-        if each.name in names:
-            read = f"held[{each.name!r}]" if in_dict else f"obj.{each.name}"
-            lines.append(f"    set_{n}(made, {read})")
-        elif each.default is not dataclasses.MISSING:
-            scope[f"default_{n}"] = each.default
-            lines.append(f"    set_{n}(made, default_{n})")
-        else:
-            raise TypeError(f"{kind.__name__}: field {each.name!r} has no plain default")
-    lines.append("    return made")
-    exec("\n".join(lines), scope)  # the names are a dataclass's fields: identifiers
-    reader: Callable[[Any], Any] = scope["read"]
-    return reader
+    def value_of(n: int, field: dataclasses.Field[Any], scope: dict[str, Any]) -> str:
+        if field.name in names:
+            return f"held[{field.name!r}]" if in_dict else f"obj.{field.name}"
+        if field.default is dataclasses.MISSING:
+            raise TypeError(f"{kind.__name__}: field {field.name!r} has no plain default")
+        scope[f"default_{n}"] = field.default
+        return f"default_{n}"
+
+    return _written(kind, "obj", value_of, before=["    held = obj.__dict__"] * in_dict)
 
 
 def read_only(items: Mapping[K, V] | Iterable[tuple[K, V]]) -> Mapping[K, V]:
@@ -415,7 +422,10 @@ def _built(classes: Mapping[str, type], data: dict[str, Any]) -> Any:
     kind = classes.get(tag) if isinstance(tag, str) else None
     if kind is None:
         raise ValueError(f"a snapshot names a class it may not build: {tag!r}")
-    return _builder(kind)(data)
+    try:
+        return _builder(kind)(data)
+    except KeyError as missing:
+        raise TypeError(f"{kind.__name__} needs its field {missing}") from None
 
 
 @per_class
@@ -424,42 +434,31 @@ def _builder(kind: type) -> Callable[[dict[str, Any]], Any]:
     parser's, emptied on the way): what `kind(**data)` makes of them as a value holds them
     (lists as tuples), each slot set once without the frozen class's `__setattr__` (a long
     fight's snapshot holds tens of thousands of values); a model reads its dumped data.
-    TypeError for a field it does not have, or for one without a default left out."""
+    TypeError for a field it does not have; KeyError for one without a default left out."""
     if issubclass(kind, BaseModel):
         # Its data as the model dumped it: whatever it holds must still be plain JSON.
         return lambda data: kind.model_validate_json(json.dumps(data["model"]))
-    assert not hasattr(kind, "__post_init__"), kind
-    scope: dict[str, Any] = {"new": object.__new__, "kind": kind, "frozen": _frozen}
-    lines = [
-        "def build(data):",
+
+    def value_of(n: int, field: dataclasses.Field[Any], scope: dict[str, Any]) -> str:
+        if field.default is not dataclasses.MISSING:
+            scope[f"default_{n}"] = field.default
+            return f"pop({field.name!r}, default_{n})"
+        if field.default_factory is not dataclasses.MISSING:
+            scope[f"factory_{n}"] = field.default_factory
+            return f"pop({field.name!r}) if {field.name!r} in data else factory_{n}()"
+        return f"pop({field.name!r})"
+
+    before = [
         "    for name, found in data.items():",
         "        if type(found) is list or type(found) is dict:",
         "            data[name] = frozen(found)",
-        "    made = new(kind)",
         "    pop = data.pop",
-        "    try:",
     ]
-    for n, each in enumerate(dataclasses.fields(cast(Any, kind))):
-        scope[f"set_{n}"] = getattr(kind, each.name).__set__
-        if each.default is not dataclasses.MISSING:
-            scope[f"default_{n}"] = each.default
-            lines.append(f"        set_{n}(made, pop({each.name!r}, default_{n}))")
-        elif each.default_factory is not dataclasses.MISSING:
-            scope[f"factory_{n}"] = each.default_factory
-            taken = f"pop({each.name!r}) if {each.name!r} in data else factory_{n}()"
-            lines.append(f"        set_{n}(made, {taken})")
-        else:
-            lines.append(f"        set_{n}(made, pop({each.name!r}))")
-    lines += [
-        "    except KeyError as missing:",
-        "        raise TypeError(f'{kind.__name__} needs its field {missing}') from None",
+    after = [
         "    if data:",
         "        raise TypeError(f'{kind.__name__} has no field {next(iter(data))!r}')",
-        "    return made",
     ]
-    exec("\n".join(lines), scope)  # the names are a dataclass's fields: identifiers
-    build: Callable[[dict[str, Any]], Any] = scope["build"]
-    return build
+    return _written(kind, "data", value_of, before=before, after=after, scope={"frozen": _frozen})
 
 
 def _frozen(data: Any) -> Any:
