@@ -256,6 +256,7 @@ def test_the_same_forgery_sealed_with_the_key_is_read(long: Backend) -> None:
     assert secret is not None
     forge_defeat(long, secret)
     code, out, _ = cli(long, "tracks", "long", "--json")
+    assert code == 0
     assert json.loads(out)["combatants"]["Bandit"]["status"] == "defeated"
 
 
