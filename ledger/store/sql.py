@@ -380,8 +380,8 @@ class SqlStore:
         erased already)."""
         if not isinstance(encounter, str):
             raise BadInput(f"an encounter is named by text, not {encounter!r}")
-        self._left.clear()
         with self.db.writing(encounter, False) as conn:
+            self._left.clear()  # the bodies change in place: the next write checks every row
             head = self._head_to_erase(conn, encounter)
             if head is None:
                 raise unknown_encounter(encounter, self.name, self.names())
@@ -397,8 +397,8 @@ class SqlStore:
         names = self.names()
         if not names:
             return []
-        self._left.clear()
         with self.db.writing(names[0], False) as conn:
+            self._left.clear()
             locking = cast(_Holding, conn)
             for name in names[1:]:
                 locking.hold(self.tenant, name)
