@@ -20,7 +20,7 @@ import sys
 import warnings
 from collections.abc import Mapping, Sequence
 from functools import cache
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 import projections
 from ledger import events
@@ -37,13 +37,21 @@ from projections.verbs import stored_fields as verb_fields
 GROUP: Final = "encounter.systems"
 
 
-def _declared() -> dict[str, tuple[str, ...]]:
+class Declared(NamedTuple):
+    """Where a system is declared: its object reference, its distribution and version."""
+
+    reference: str
+    origin: str
+    version: str = ""
+
+
+def _declared() -> dict[str, Declared]:
     """Every `encounter.systems` entry point of the installed distributions: key -> (object
     reference, distribution, its version), the first found on `sys.path` winning, as
     importlib.metadata has it; then each built-in system (a folder of `projections` with a
     `system` module) that no entry point names, as a source tree that was never installed has
     them (with no version)."""
-    found: dict[str, tuple[str, ...]] = {}
+    found: dict[str, Declared] = {}
     seen: set[str] = set()
     for path in sys.path:
         try:
@@ -64,8 +72,8 @@ def _declared() -> dict[str, tuple[str, ...]]:
             # The version goes into a snapshot's key (`folded_by`).
             version = named[1] if len(named) > 1 else _version(entry.path)
             for key, reference in declared:
-                found.setdefault(key, (reference, project.replace("_", "-"), version))
-    references = {declared[0] for declared in found.values()}
+                found.setdefault(key, Declared(reference, project.replace("_", "-"), version))
+    references = {declared.reference for declared in found.values()}
     for package in sorted(pkgutil.iter_modules(projections.__path__), key=lambda m: m.name):
         reference = f"projections.{package.name}.system:SYSTEM"
         if package.ispkg and reference not in references:
@@ -74,7 +82,7 @@ def _declared() -> dict[str, tuple[str, ...]]:
             except ImportError:
                 continue
             if isinstance(described, System):
-                found.setdefault(described.key, (reference, "built in"))
+                found.setdefault(described.key, Declared(reference, "built in"))
     return found
 
 
@@ -112,11 +120,13 @@ def _group(path: str) -> list[tuple[str, str]]:
 class _Found:
     """The systems of this process: their references, and each description once loaded."""
 
-    def __init__(self, declared: Mapping[str, tuple[str, ...]]) -> None:
-        self.references = {key: found[0] for key, found in declared.items()}
-        self.origins = {key: found[1] for key, found in declared.items()}
+    def __init__(self, declared: Mapping[str, Declared]) -> None:
+        self.references = {key: found.reference for key, found in declared.items()}
+        self.origins = {key: found.origin for key, found in declared.items()}
         #: What folds each system: its distribution and version, as a snapshot's key has it.
-        self.folders = {key: " ".join(found[1:]).strip() for key, found in declared.items()}
+        self.folders = {
+            key: f"{found.origin} {found.version}".strip() for key, found in declared.items()
+        }
         self._loaded: dict[str, System] = {}
         self._broken: dict[str, str] = {}
         self._told = False

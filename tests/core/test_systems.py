@@ -150,7 +150,7 @@ def fresh() -> Iterator[None]:
 
 
 def test_the_entry_points_read_are_importlib_metadata_s() -> None:
-    declared = {key: found[0] for key, found in systems._declared().items()}
+    declared = {key: found.reference for key, found in systems._declared().items()}
     official = {ep.name: ep.value for ep in metadata.entry_points(group=systems.GROUP)}
     assert declared == {**official, **{k: v for k, v in declared.items() if k not in official}}
     assert set(official) <= set(declared)
@@ -190,7 +190,7 @@ def test_a_broken_entry_point_is_one_warning_and_the_others_work(
     monkeypatch.setattr(
         systems,
         "_declared",
-        lambda: {**real(), "broken": ("encounter_nowhere.system:SYSTEM", "")},
+        lambda: {**real(), "broken": systems.Declared("encounter_nowhere.system:SYSTEM", "")},
     )
     with warnings.catch_warnings(record=True) as said:
         warnings.simplefilter("always")
