@@ -7,16 +7,9 @@ import json
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from ledger import cli, dice
-
-runner = CliRunner()
-
-
-def run(db: Path, *args: str) -> tuple[int, str, str]:
-    result = runner.invoke(cli.app, ["--db", str(db), *args])
-    return result.exit_code, result.stdout, result.stderr
+from ledger import dice
+from tests.cli.invoke import run
 
 
 def ok(db: Path, *args: str) -> str:

@@ -7,13 +7,10 @@ import unicodedata
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from ledger import cli
 from ledger.cli import render
+from tests.cli.invoke import run
 from tests.cli.test_terminal import ANSI, on_terminal
-
-runner = CliRunner()
 
 CONTROL = "x\x1b]0;PWNED\x07\x1b[2J\x9b5m\u202eevil"
 
@@ -21,11 +18,6 @@ CONTROL = "x\x1b]0;PWNED\x07\x1b[2J\x9b5m\u202eevil"
 @pytest.fixture(autouse=True)
 def fixed_width(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("COLUMNS", "200")
-
-
-def run(db: Path, *args: str) -> tuple[int, str, str]:
-    result = runner.invoke(cli.app, ["--db", str(db), *args])
-    return result.exit_code, result.stdout, result.stderr
 
 
 def ok(db: Path, *args: str) -> str:

@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 from ledger import cli
 from tests import paths
 from tests.cli import fences
+from tests.cli.invoke import ok, run
 
 runner = CliRunner()
 JOURNALS = paths.FIXTURES / "iron-vault" / "Journals"
@@ -23,17 +24,6 @@ KEPT = (
     "Kept as notes (not modelled): 1 comment, 1 add, 1 asset, 1 clock, 1 oracle, 1 oracle-group, "
     "1 progress, 1 reroll, 1 track, 1 xp.\n"
 )
-
-
-def run(db: Path, *args: str) -> tuple[int, str, str]:
-    result = runner.invoke(cli.app, ["--db", str(db), *args])
-    return result.exit_code, result.stdout, result.stderr
-
-
-def ok(db: Path, *args: str) -> str:
-    code, out, err = run(db, *args)
-    assert (code, err) == (0, ""), out
-    return out
 
 
 def test_import_says_what_it_appended_and_what_it_kept_as_notes(db: Path) -> None:

@@ -9,24 +9,16 @@ import unicodedata
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
 from ledger import BadInput, Ledger
-from ledger.cli import app
 from ledger.events import lookalike
 from ledger.store import chain
-
-runner = CliRunner()
+from tests.cli.invoke import run
 
 COMPOSED = "Caf\u00e9"  # é as one code point
 DECOMPOSED = "Cafe\u0301"  # e and a combining acute accent
 LATIN = "Bandit"
 CYRILLIC = "Band\u0456t"  # a Cyrillic і
-
-
-def run(db: Path, *args: str) -> tuple[int, str, str]:
-    result = runner.invoke(app, ["--db", str(db), *args])
-    return result.exit_code, result.stdout, result.stderr
 
 
 @pytest.fixture

@@ -17,16 +17,12 @@ from typer.testing import CliRunner
 from ledger import Ledger
 from ledger.cli import app
 from tests import paths
+from tests.cli.invoke import run
 from tests.conftest import missing
 
 runner = CliRunner()
 ROOT = paths.ROOT
 FIXTURE = ROOT / "tests" / "fixtures" / "format-1.db"
-
-
-def run(db: Path, *args: str) -> tuple[int, str, str]:
-    result = runner.invoke(app, ["--db", str(db), *args])
-    return result.exit_code, result.stdout, result.stderr
 
 
 def pragma(db: Path, name: str) -> int:

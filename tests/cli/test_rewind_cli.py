@@ -8,22 +8,8 @@ from pathlib import Path
 
 import pytest
 from freezegun import freeze_time
-from typer.testing import CliRunner
 
-from ledger import cli
-
-runner = CliRunner()
-
-
-def run(db: Path, *args: str) -> tuple[int, str, str]:
-    result = runner.invoke(cli.app, ["--db", str(db), *args])
-    return result.exit_code, result.stdout, result.stderr
-
-
-def ok(db: Path, *args: str) -> str:
-    code, out, err = run(db, *args)
-    assert (code, err) == (0, ""), out
-    return out
+from tests.cli.invoke import ok, run
 
 
 @pytest.fixture

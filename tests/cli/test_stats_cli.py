@@ -8,17 +8,10 @@ from pathlib import Path
 
 import pytest
 from freezegun import freeze_time
-from typer.testing import CliRunner
 
-from ledger import Ledger, cli
+from ledger import Ledger
 from ledger.report import recap as recaps
-
-runner = CliRunner()
-
-
-def run(db: Path, *args: str) -> tuple[int, str, str]:
-    result = runner.invoke(cli.app, ["--db", str(db), *args])
-    return result.exit_code, result.stdout, result.stderr
+from tests.cli.invoke import run
 
 
 def ok(db: Path, *args: str) -> str:

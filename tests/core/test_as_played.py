@@ -12,15 +12,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from typer.testing import CliRunner
 
-from ledger import cli
+from tests.cli.invoke import run
 from tests.streams import audit, refusal, stream, tracks
 from tests.systems.fates_edge.test_fold import adversary, attack, fe, player, spend
 from tests.systems.fates_edge.test_fold import roll as fe_roll
 from tests.systems.ironsworn.test_fold import burn, choice, harm, kira, roll
-
-runner = CliRunner()
 
 
 def only(system: str, *items: dict[str, Any]) -> tuple[str, str]:
@@ -166,11 +163,6 @@ def test_a_status_that_is_neither_active_defeated_nor_a_manner_is_bad_input() ->
         "track 'status' of 'Ghoul' takes one of active, defeated, fled, surrendered, bargained, "
         'escaped, resolved, other (got "asleep")'
     )
-
-
-def run(db: Path, *args: str) -> tuple[int, str, str]:
-    result = runner.invoke(cli.app, ["--db", str(db), *args])
-    return result.exit_code, result.stdout, result.stderr
 
 
 @pytest.fixture

@@ -11,29 +11,16 @@ from pathlib import Path
 import pexpect
 import pytest
 from freezegun import freeze_time
-from typer.testing import CliRunner
 
-from ledger import cli
 from tests import paths
+from tests.cli.invoke import ok, run
 
-runner = CliRunner()
 ROOT = paths.ROOT
 
 
 @pytest.fixture(autouse=True)
 def fixed_width(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("COLUMNS", "120")
-
-
-def run(db: Path, *args: str) -> tuple[int, str, str]:
-    result = runner.invoke(cli.app, ["--db", str(db), *args])
-    return result.exit_code, result.stdout, result.stderr
-
-
-def ok(db: Path, *args: str) -> str:
-    code, out, err = run(db, *args)
-    assert (code, err) == (0, ""), out
-    return out
 
 
 @pytest.fixture

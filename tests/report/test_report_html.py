@@ -24,17 +24,15 @@ from playwright.sync_api import (
     Request,
     sync_playwright,
 )
-from typer.testing import CliRunner
 
 import ledger
-from ledger import cli
 from tests import paths
+from tests.cli.invoke import run
 from tests.conftest import missing
 
 #: A real headless Chromium: run by `.ci/run` (`-m slow`), not by the README's test command.
 pytestmark = pytest.mark.slow
 
-runner = CliRunner()
 EXAMPLES = sorted(paths.EXAMPLES.glob("*.jsonl"))
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 #: The network is closed here: nothing of Chromium's own may try to reach it.
@@ -48,11 +46,6 @@ FLAGS = [
     "--disable-sync",
 ]
 HOSTILE = "<script>alert(1)</script>"
-
-
-def run(db: Path, *args: str) -> tuple[int, str, str]:
-    result = runner.invoke(cli.app, ["--db", str(db), *args])
-    return result.exit_code, result.stdout, result.stderr
 
 
 def ok(db: Path, *args: str) -> str:

@@ -11,21 +11,15 @@ from pathlib import Path
 
 import pytest
 from freezegun import freeze_time
-from typer.testing import CliRunner
 
 import ledger
-from ledger import cli, report
+from ledger import report
 from ledger.report import markdown as report_md
 from tests import paths
+from tests.cli.invoke import run
 
-runner = CliRunner()
 HOSTILE = "<script>alert(1)</script>"
 EXAMPLES = sorted(paths.EXAMPLES.glob("*.jsonl"))
-
-
-def run(db: Path, *args: str) -> tuple[int, str, str]:
-    result = runner.invoke(cli.app, ["--db", str(db), *args])
-    return result.exit_code, result.stdout, result.stderr
 
 
 def ok(db: Path, *args: str) -> str:

@@ -8,17 +8,9 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
 from ledger import Ledger, LedgerWarning
-from ledger.cli import app
-
-runner = CliRunner()
-
-
-def run(db: Path, *args: str) -> tuple[int, str, str]:
-    result = runner.invoke(app, ["--db", str(db), *args])
-    return result.exit_code, result.stdout, result.stderr
+from tests.cli.invoke import run
 
 
 def sql(db: Path, *statements: str) -> None:

@@ -8,14 +8,10 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from ledger import cli
+from tests.cli.invoke import run
 
 runner = CliRunner()
 BLADE = ["--stat", "resilience=8", "--stat", "fatigue_capacity=3", "--stat", 'armor="light"']
-
-
-def run(db: Path, *args: str) -> tuple[int, str, str]:
-    result = runner.invoke(cli.app, ["--db", str(db), *args])
-    return result.exit_code, result.stdout, result.stderr
 
 
 def duel(tmp_path: Path) -> Path:

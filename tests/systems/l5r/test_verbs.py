@@ -5,17 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from typer.testing import CliRunner
+from tests.cli.invoke import run
 
-from ledger import cli
-
-runner = CliRunner()
 RINGS = 'rings={"air": 2, "earth": 2, "fire": 2, "water": 3, "void": 3}'
-
-
-def run(db: Path, *args: str) -> tuple[int, str, str]:
-    result = runner.invoke(cli.app, ["--db", str(db), *args])
-    return result.exit_code, result.stdout, result.stderr
 
 
 def duel(db: Path) -> Path:
