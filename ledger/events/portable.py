@@ -45,8 +45,6 @@ def normalized(value: Any, depth: int = 0) -> Any:
     "Café" typed on one keyboard is the "Café" typed on another; nothing else changes. Bad
     input when it nests more than `MAX_DEPTH` levels."""
     kind = type(value)
-    if kind is str:
-        return value if value.isascii() else unicodedata.normalize("NFC", value)
     if kind is int or kind is bool or value is None:  # most values: no ABC asked
         return value
     if isinstance(value, str):

@@ -45,12 +45,20 @@ def hash_text(
     encounter: str, seq: int, id: str, type: str, recorded_at: str, body: str, prev_hash: str
 ) -> str:
     """SHA-256 of the sorted, whitespace-free UTF-8 JSON of the envelope, `body` its text."""
+    return _digest(_quote(encounter), int(seq), id, type, recorded_at, body, prev_hash)
+
+
+def _digest(
+    quoted: str, seq: int, id: str, type: str, recorded_at: str, body: str, prev_hash: str
+) -> str:
+    """`hash_text` of an encounter whose name is `quoted` already (as JSON text): a check of
+    every row of an encounter quotes it once."""
     # The same text as json.dumps(document, sort_keys=True, separators=(",", ":"),
     # ensure_ascii=False), spelled out, so the body's stored text is hashed as it is.
     text = (
-        f'{{"body":{body},"encounter":{_quote(encounter)},"id":{_quote(id)},'
+        f'{{"body":{body},"encounter":{quoted},"id":{_quote(id)},'
         f'"prev_hash":{_quote(prev_hash)},"recorded_at":{_quote(recorded_at)},'
-        f'"seq":{int(seq)},"type":{_quote(type)}}}'
+        f'"seq":{seq},"type":{_quote(type)}}}'
     )
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
@@ -324,25 +332,18 @@ def checked(
     chain checked on the way: `broken(seq, problem)` is told of the first bad row (it may raise,
     as a write does, or warn and let a read show what is stored)."""
     expected, checking = after + 1, True
-    # `hash_text` spelled out in the loop (every row of an encounter, every write), with the
-    # encounter's name quoted once: a fifth less time a row.
-    quote, sha256 = _quote, hashlib.sha256
+    # The encounter's name is quoted once (every row of an encounter, every write).
     named, quoted = None, ""
     for row in rows:
         if checking:
             encounter, seq, id_, type_, recorded_at, body, prev_hash, digest = row
             if encounter != named:
-                named, quoted = encounter, quote(encounter)
+                named, quoted = encounter, _quote(encounter)
             if (
                 seq != expected
                 or prev_hash != prev
                 or type(body) is not str
-                or sha256(
-                    f'{{"body":{body},"encounter":{quoted},"id":{quote(id_)},'
-                    f'"prev_hash":{quote(prev)},"recorded_at":{quote(recorded_at)},'
-                    f'"seq":{seq},"type":{quote(type_)}}}'.encode()
-                ).hexdigest()
-                != digest
+                or _digest(quoted, seq, id_, type_, recorded_at, body, prev) != digest
             ):
                 problem = row_problem(expected, prev, *row)
                 if problem is not None:
