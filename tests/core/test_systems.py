@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import fnmatch
 import json
+import os
 import re
 import subprocess
 import sys
@@ -250,10 +251,80 @@ def test_a_systems_version_is_read_from_its_distribution(
     (egg / "PKG-INFO").write_text("Metadata-Version: 2.1\nName: x\nVersion: 0.4.0\n", "utf-8")
     monkeypatch.setattr(sys, "path", [str(tmp_path)])
     declared = systems._declared()
-    assert declared["fake"] == ("encounter_fake.system:SYSTEM", "encounter-fake", "1.2.3")
-    assert declared["other"] == ("encounter_other.system:SYSTEM", "encounter-other", "0.4.0")
+    assert declared["fake"] == ("encounter_fake.system:SYSTEM", "encounter-fake", "1.2.3", False)
+    # An `.egg-info` beside its sources is a source tree: its code changes under one version.
+    assert declared["other"] == ("encounter_other.system:SYSTEM", "encounter-other", "0.4.0", True)
     assert systems._Found(declared).folders == {
         **{key: "built in" for key in declared if key not in ("fake", "other")},
         "fake": "encounter-fake 1.2.3",
         "other": "encounter-other 0.4.0",
     }
+
+
+@pytest.mark.parametrize(
+    ("direct_url", "editable"),
+    [
+        ('{"dir_info": {"editable": true}, "url": "file:///src"}', True),
+        ('{"dir_info": {}, "url": "file:///src"}', False),
+        ('{"url": "https://example.org/x.whl", "archive_info": {}}', False),
+        ("not json at all", False),
+        ("[1, 2]", False),
+        (None, False),
+    ],
+)
+def test_an_editable_install_is_told_by_its_direct_url(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, direct_url: str | None, editable: bool
+) -> None:
+    """PEP 610: `pip install -e` writes `"editable": true` in the dist-info's direct_url.json;
+    anything else (a wheel, an archive, an unreadable file) is an install of one version."""
+    wheel = tmp_path / "encounter_fake-1.2.3.dist-info"
+    wheel.mkdir()
+    points = f"[{systems.GROUP}]\nfake = encounter_fake.system:SYSTEM\n"
+    (wheel / "entry_points.txt").write_text(points, encoding="utf-8")
+    if direct_url is not None:
+        (wheel / "direct_url.json").write_text(direct_url, encoding="utf-8")
+    monkeypatch.setattr(sys, "path", [str(tmp_path)])
+    declared = systems._declared()
+    assert declared["fake"].editable is editable
+    assert ("fake" in systems._Found(declared).unversioned) is editable
+
+
+def test_the_stamp_of_a_package_changes_with_any_edit_of_its_sources(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What decides whether Python compiles a module again (size and modification time of each
+    `.py` file, in every subfolder) decides the stamp; other files and bytecode do not."""
+    package = tmp_path / "stamped_pkg"
+    (package / "inner" / "__pycache__").mkdir(parents=True)
+    (package / "__init__.py").write_text("", encoding="utf-8")
+    (package / "inner" / "__init__.py").write_text("", encoding="utf-8")
+    rule = package / "inner" / "fold.py"
+    rule.write_text("LIMIT = 3\n", encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    first = systems.stamp(["stamped_pkg"])
+    assert systems.stamp(["stamped_pkg"]) == first
+    (package / "inner" / "__pycache__" / "fold.cpython-311.pyc").write_bytes(b"x")
+    (package / "notes.txt").write_text("not code", encoding="utf-8")
+    assert systems.stamp(["stamped_pkg"]) == first
+    rule.write_text("LIMIT = 4\n", encoding="utf-8")  # the same size: the time tells it
+    os.utime(rule, ns=(rule.stat().st_atime_ns, rule.stat().st_mtime_ns + 1_000_000))
+    edited = systems.stamp(["stamped_pkg"])
+    assert edited != first
+    (package / "inner" / "more.py").write_text("", encoding="utf-8")
+    assert systems.stamp(["stamped_pkg"]) not in (first, edited)
+
+
+def test_what_folds_an_editable_system_stamps_its_sources_and_a_wheels_does_not(
+    fresh: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = systems._declared()["ssss"]
+    monkeypatch.setattr(systems, "_declared", lambda: {"ssss": real._replace(editable=False)})
+    assert systems.folded_by("ssss") == f"encounter-ledger {real.version}"
+    systems.found.cache_clear()
+    monkeypatch.setattr(systems, "_declared", lambda: {"ssss": real._replace(editable=True)})
+    stamp = systems.stamp(["projections", "ledger.events"])
+    assert systems.folded_by("ssss") == f"encounter-ledger {real.version} source {stamp}"
+    systems.found.cache_clear()
+    built_in = systems.Declared(real.reference, "built in")
+    monkeypatch.setattr(systems, "_declared", lambda: {"ssss": built_in})
+    assert systems.folded_by("ssss") == f"built in source {stamp}"

@@ -189,6 +189,25 @@ def test_a_snapshot_folded_by_another_release_is_never_used(
     assert {json.loads(k)[0] for (k,) in keys} == {"encounter-ledger 9.9.9"}
 
 
+def test_a_snapshot_folded_before_an_edit_of_an_editable_installs_sources_is_never_used(
+    backend: Backend, folded: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An editable install (`pip install -e`, as the README's test command makes) keeps one
+    version while its code changes: the key stamps the sources, so a fold edited in place
+    folds the events again rather than read a state its old code made."""
+    with backend.ledger() as ledger:
+        long_fight(ledger)
+        truth = ledger.refold("long")
+    assert " source " in systems.folded_by("ssss")  # this checkout is installed editable
+    monkeypatch.setattr(systems, "stamp", lambda packages: "edited")
+    monkeypatch.setattr(systems.found(), "_stamped", {})
+    assert systems.folded_by("ssss").endswith(" source edited")
+    folded.clear()
+    with backend.ledger() as ledger:
+        assert ledger.tracks("long") == truth
+        assert min(folded) == 2  # every event folded again
+
+
 def test_a_reader_without_the_key_folds_every_event_and_shows_the_same(
     backend: Backend, folded: list[int], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
