@@ -15,14 +15,12 @@ Writes are `ledger.write` (and `ledger.revise` for undo, redo and amend), reads
 from __future__ import annotations
 
 import itertools
-import threading
-from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Final
+from typing import Any
 
 from ledger import dice, events, ironvault, jsonl, revise, systems
 from ledger.dice import admit as dice_admit
@@ -43,11 +41,7 @@ from ledger.store import snapshots as sealed
 from ledger.store.sql import SqlStore
 from ledger.store.sqlite import open_sqlite
 from ledger.table import Table
-from ledger.write import Folded, Session, Written, check_name, check_seq, game_time
-
-#: How many encounters a `Ledger` keeps folded as its last writes left them (a bot writing to
-#: many tables keeps its busiest; the others fold from their snapshots, as a new process does).
-KEPT_FOLDS: Final = 64
+from ledger.write import Session, Written, check_name, check_seq, game_time
 
 __all__ = [
     "DEFAULT_DB",
@@ -150,10 +144,6 @@ class Ledger(Reader, Table):
             notify=notify,
         )
         super().__init__(store)
-        #: The encounters as this ledger's last writes left them, newest last (`Folded`): the
-        #: next write to one folds nothing when its head is still the one it left.
-        self._folded: OrderedDict[str, Folded] = OrderedDict()
-        self._folding = threading.Lock()
 
     @property
     def tenant(self) -> str:
@@ -497,8 +487,7 @@ class Ledger(Reader, Table):
         encounter folded over it. A use case builds its events over the session inside the
         block; the snapshots the fold passed are stored with its rows (`Session.keep`), unless
         it was a dry run."""
-        with self._folding:
-            kept = self._folded.pop(encounter, None)
+        kept = self._kept(encounter)
         with self.store.begin(encounter, expect, bulk=bulk, repair=repair) as txn:
             if txn.system is None and not opening:
                 self.store.require(encounter)
@@ -509,11 +498,8 @@ class Ledger(Reader, Table):
             if not txn.discarded:
                 session.keep()
         folded = session.folded() if not txn.discarded else None
-        if folded is not None:  # committed: the next write starts from it
-            with self._folding:
-                self._folded[encounter] = folded
-                while len(self._folded) > KEPT_FOLDS:
-                    self._folded.popitem(last=False)
+        if folded is not None:  # committed: the next write (or read of the head) starts from it
+            self._keep(encounter, folded)
 
     def _write(
         self,

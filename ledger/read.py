@@ -7,7 +7,9 @@ tracks fold from the newest sealed snapshot that still holds. Nothing here write
 from __future__ import annotations
 
 import json
+import threading
 import time
+from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Final
 
@@ -26,7 +28,7 @@ from ledger.store import Head
 from ledger.store import snapshots as sealed
 from ledger.store.chain import ChainReport
 from ledger.store.sql import SqlStore
-from ledger.write import fold_on, from_snapshot
+from ledger.write import Folded, fold_on, from_snapshot
 from projections import audit as audit_rules
 from projections import core, gametime
 from projections import replay as steps
@@ -43,11 +45,34 @@ UNCHAINED_NOTE: Final = "imported unverified (import --unchained)"
 LOSS_NOTE: Final = "events lost (encounter repair --accept-loss)"
 
 
+#: How many encounters a `Ledger` keeps folded as its last write or read of their head left
+#: them (a bot at many tables keeps its busiest; the others fold from their snapshots, as a
+#: new process does).
+KEPT_FOLDS: Final = 64
+
+
 class Reader:
     """What a ledger answers without writing, over its store (`ledger.api.Ledger` has one)."""
 
     def __init__(self, store: SqlStore) -> None:
         self.store = store
+        #: The encounters as this ledger's last writes or reads of their heads left them,
+        #: newest last (`Folded`): used again only for the very head it was folded to, with
+        #: every row through it checked (`SqlStore.vouched`).
+        self._folded: OrderedDict[str, Folded] = OrderedDict()
+        self._folding = threading.Lock()
+
+    def _kept(self, encounter: str) -> Folded | None:
+        """What the last write or read of the encounter's head left, taken out."""
+        with self._folding:
+            return self._folded.pop(encounter, None)
+
+    def _keep(self, encounter: str, folded: Folded) -> None:
+        with self._folding:
+            self._folded.pop(encounter, None)
+            self._folded[encounter] = folded
+            while len(self._folded) > KEPT_FOLDS:
+                self._folded.popitem(last=False)
 
     def encounters(self) -> list[Head]:
         """Every encounter in the ledger."""
@@ -127,19 +152,29 @@ class Reader:
         `at_least`: once the ledger holds that position (a write's, read on a replica).
         """
         self._caught_up(at_least)
+        mark = self.store.mark(encounter)
         head = self.store.readable(encounter)
         _check_seqs(head.seq, [at] if at is not None else [], "--at")
         without = _left_out(head.seq, without)
         top = head.seq if at is None else at
+        now_at_head = top == head.seq and not without
+        vouched = self.store.vouched(head, mark)
+        kept = self._kept(encounter) if now_at_head else None
+        if kept is not None and (kept.seq, kept.hash) == (head.seq, head.hash) and vouched:
+            # The very head this ledger folded last, every row through it checked by this
+            # connection and no other connection's commit since: the same rows, the same fold.
+            self._keep(encounter, kept)
+            return kept.state
         known = head.seq if corrected else top
-        now = standing(self.revisions(head, known), without)
+        revisions = self.revisions(head, known)
+        now = standing(revisions, without)
         # Only the events after the newest snapshot that still holds are folded; without the
         # append-only triggers rows may have changed behind it: every row is folded and checked.
         found = [] if self.store.problems() else self.store.snapshots(encounter, top, _key())
         ruleset = systems.ruleset(head.system)
         snapshot = from_snapshot(ruleset, found, now, encounter)
         start, state = snapshot if snapshot is not None else (0, None)
-        if start:
+        if start and not vouched:
             # The rows behind the snapshot are not folded, but their chain is checked (a read
             # warns of a row changed there): hashing costs a fraction of folding.
             for _ in self.store.rows(encounter, 0, start):
@@ -149,7 +184,13 @@ class Reader:
             raise BadInput("the stream has no encounter.opened")
         # The seq the tracks are at (the head, or --at), even when the events left out with
         # --without come last: it is the seq a writer passes to --expect.
-        return state if state.seq == top else core.replace(state, seq=top)
+        state = state if state.seq == top else core.replace(state, seq=top)
+        if now_at_head:
+            # Every row through the head was checked (behind the snapshot, or vouched for).
+            self.store.vouch(head, mark)
+            held = Folded(head.seq, head.hash, head.system, state, tuple(revisions), now)
+            self._keep(encounter, held)
+        return state
 
     def refold(self, encounter: str) -> core.State:
         """The tracks at the head folded from the stored events alone (no cache of any kind):

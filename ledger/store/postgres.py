@@ -296,6 +296,10 @@ class PostgresDatabase:
         """After an erasure's commit: nothing to do here (the old row versions are dead tuples
         until `VACUUM FULL`, see the docs' hosting page)."""
 
+    def others(self) -> None:
+        """A server keeps no count of other sessions' commits: every read checks every row."""
+        return None
+
     def problems(self) -> list[str]:
         """What is wrong with the ledger as a whole: its append-only guard altered, a trigger
         or rule of another hand on its tables, a replication role that skips triggers, its

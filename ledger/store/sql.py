@@ -12,6 +12,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Final, Protocol, cast
 
@@ -86,6 +87,9 @@ class Database(Protocol):
     def problems(self) -> list[str]:
         """What is wrong with the database as a whole (the append-only guard)."""
 
+    def others(self) -> int | None:
+        """Outside a write: the count `Connection.others` gives (None: the dialect keeps none)."""
+
     def erased(self) -> None:
         """After an erasure's commit: what the database keeps of the old bodies outside its
         tables let go of, where it can be at once (SQLite's write-ahead log)."""
@@ -101,6 +105,15 @@ class _Holding(Connection, Protocol):
         """Hold `encounter`'s write lock too, until the transaction ends."""
 
 
+@dataclass(frozen=True, slots=True)
+class Mark:
+    """Taken before a read: the dialect's count of other connections' commits (None: it keeps
+    none, as a server) and how many warnings of damage the encounter's reads gave so far."""
+
+    others: int | None
+    alarms: int
+
+
 class SqlStore:
     """One ledger: a SQLite file or a PostgreSQL database, through its dialect."""
 
@@ -113,6 +126,9 @@ class SqlStore:
         #: Each encounter's head as this store's last write committed it, with the dialect's
         #: count of other connections' commits then (`Connection.others`), newest last.
         self._left: dict[str, tuple[int, str | None, int]] = {}
+        #: How many warnings of damage each encounter's reads gave (told or not): a read that
+        #: gave one vouches for nothing (`vouch`).
+        self._alarms: dict[str, int] = {}
 
     def scoped(self, tenant: str) -> SqlStore:
         """The same ledger (its connection or pool shared) for another tenant."""
@@ -173,6 +189,7 @@ class SqlStore:
 
     def tell(self, encounter: str, message: str) -> None:
         """Warn once per encounter (a damaged heads cache or chain)."""
+        self._alarms[encounter] = self._alarms.get(encounter, 0) + 1
         if encounter not in self._told:
             self._told.add(encounter)
             warnings.warn(message, LedgerWarning, stacklevel=3)
@@ -227,6 +244,28 @@ class SqlStore:
         if head is None:
             raise unknown_encounter(encounter, self.name, self.names())
         return head
+
+    # What this store checked itself (SQLite only: `Connection.others`).
+
+    def mark(self, encounter: str) -> Mark:
+        """Taken before a read of the encounter, for `vouched` and `vouch`."""
+        return Mark(self.db.others(), self._alarms.get(encounter, 0))
+
+    def vouched(self, head: Head, mark: Mark) -> bool:
+        """Whether the rows through `head` are ones this store checked itself (its own write,
+        or a read that warned of nothing) and no other connection has committed since."""
+        left = (head.seq, head.hash, mark.others)
+        return mark.others is not None and self._left.get(head.encounter) == left
+
+    def vouch(self, head: Head, mark: Mark) -> None:
+        """A read checked every row through `head` after `mark` was taken: the next read or
+        write takes them as checked while no other connection commits (nothing, when the
+        read warned of damage or the dialect keeps no count)."""
+        if mark.others is None or self._alarms.get(head.encounter, 0) != mark.alarms:
+            return
+        self._left[head.encounter] = (head.seq, head.hash, mark.others)
+        while len(self._left) > LEFT_HEADS:
+            del self._left[next(iter(self._left))]
 
     def readable(self, encounter: str) -> Head:
         """The encounter's head, for a read of its events: bad input when it does not exist,

@@ -104,6 +104,11 @@ class SqliteDatabase:
         with self.lock:
             return self.conn.execute(sql, tuple(params)).fetchall()
 
+    def others(self) -> int:
+        """The commits of other connections, as `_Writing.others` counts them."""
+        with self.lock:
+            return _others(self.conn)
+
     @contextmanager
     def reading(self) -> Iterator[None]:
         """One read transaction: every statement inside sees the file as of one moment."""
@@ -291,9 +296,7 @@ class _Writing:
         self.discarded = True
 
     def others(self) -> int:
-        # SQLite's own count, kept per connection: every commit of another connection (of
-        # this process or another) moves it, and nothing written in the file sets it.
-        return int(self.conn.execute("PRAGMA data_version").fetchone()[0])
+        return _others(self.conn)
 
     def hold(self, tenant: str, encounter: str) -> None:
         """Nothing more to lock: a file's write transaction holds every encounter's."""
@@ -313,6 +316,13 @@ class _Writing:
         ).fetchone()
         if found is not None:
             self.conn.execute(statements.ERASE_CHANGES, key)
+
+
+def _others(conn: sqlite3.Connection) -> int:
+    """SQLite's own count, kept per connection: every commit of another connection (of this
+    process or another) moves it, its own commits do not, and nothing written in the file
+    sets it."""
+    return int(conn.execute("PRAGMA data_version").fetchone()[0])
 
 
 def open_sqlite(

@@ -5,6 +5,7 @@ the one it left: what every write judges is what a fresh process folding the log
 from __future__ import annotations
 
 import json
+import warnings
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -13,8 +14,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ledger import BadInput, BrokenChain, Ledger, LedgerError, write
-from ledger.api import KEPT_FOLDS
+from ledger import BadInput, BrokenChain, Ledger, LedgerError, LedgerWarning, read, write
+from ledger.read import KEPT_FOLDS
 from ledger.store import Row, chain
 from projections import core
 from tests.stores import Backend, SqliteBackend
@@ -175,15 +176,107 @@ def test_a_writer_keeps_its_busiest_encounters_only(backend: Backend, folds: lis
     assert folds == [2]
 
 
+@pytest.fixture
+def read_folds(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """How many events each fold of a read went through."""
+    counted: list[int] = []
+    real = write.fold_on
+
+    def counting(ruleset: Any, records: Iterable[Any], *args: Any, **kwargs: Any) -> Any:
+        records = list(records)
+        counted.append(len(records))
+        return real(ruleset, records, *args, **kwargs)
+
+    monkeypatch.setattr(read, "fold_on", counting)
+    return counted
+
+
+def test_a_sqlite_readers_next_read_of_the_same_head_folds_and_checks_nothing(
+    tmp_path: Path, hashed: list[int], read_folds: list[int]
+) -> None:
+    """A bot asked for the tracks again and again (a second screen, `!tracks`) answers from
+    the fold it made last while the head is the one it folded and no other connection has
+    committed since; its own write's fold serves the read after it the same way."""
+    alone = SqliteBackend(tmp_path / "encounters.db")
+    with alone.ledger() as bot:
+        opened(bot)
+        bot.record("duel", harm(1))
+        with alone.ledger() as reader:
+            first = reader.tracks("duel")
+            assert read_folds == [3] and hashed == [1, 2, 3]
+            hashed.clear()
+            assert reader.tracks("duel") == first
+            assert reader.tracks("duel", at=2) != first  # a past seq is folded as before
+        read_folds.clear()
+        hashed.clear()
+        assert bot.tracks("duel") == first  # the fold its own write left
+        assert read_folds == [] and hashed == []
+        bot.record("duel", harm(2))
+        assert bot.tracks("duel") == fresh_state(alone)
+
+
+def test_a_commit_of_another_connection_makes_the_next_read_fold_and_check_again(
+    backend: Backend, hashed: list[int], read_folds: list[int]
+) -> None:
+    with backend.ledger() as bot, backend.ledger() as other:
+        opened(bot)
+        bot.record("duel", harm(1))
+        bot.tracks("duel")
+        opened(other, "another table")
+        hashed.clear()
+        read_folds.clear()
+        again = bot.tracks("duel")
+        assert hashed == [1, 2, 3] and read_folds == [3]
+        assert again == fresh_state(backend)
+        other.record("duel", harm(2))
+        assert bot.tracks("duel") == fresh_state(backend)
+        assert filled(bot.tracks("duel")) == 1
+
+
+def test_a_server_keeps_no_count_so_every_read_checks_every_row(
+    backend: Backend, hashed: list[int]
+) -> None:
+    with backend.ledger() as bot:
+        opened(bot)
+        bot.record("duel", harm(1))
+        bot.tracks("duel")
+        hashed.clear()
+        bot.tracks("duel")
+    assert hashed == ([] if backend.kind == "sqlite" else [1, 2, 3])
+
+
+def test_a_read_that_warned_of_an_edit_vouches_for_nothing_and_the_write_still_refuses(
+    backend: Backend,
+) -> None:
+    """A read shows what is stored, with a warning, once; it never takes the edited rows as
+    checked, so every later read checks them again and a write refuses to extend them."""
+    with backend.ledger() as bot:
+        opened(bot)
+        bot.record("duel", harm(1))
+        bot.record("duel", harm(1))
+        bot.tracks("duel")
+        backend.tamper(
+            "UPDATE events SET body = replace(body, '\"level\":1', '\"level\":4') "
+            "WHERE encounter = 'duel' AND seq = 3"
+        )
+        with pytest.warns(LedgerWarning, match="does not verify at seq 3"):
+            edited = bot.tracks("duel")
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # told once: no second warning
+            assert bot.tracks("duel") == edited
+        with pytest.raises(BrokenChain, match="does not verify at seq 3"):
+            bot.record("duel", {"type": "note", "text": "on an edited chain"})
+
+
 @st.composite
 def moves(draw: st.DrawFn) -> list[tuple[str, str, int]]:
     """Writes by two writers, `bot` (long-lived) and `other`: harm, notes, undo, redo and
-    amend of an earlier harm."""
+    amend of an earlier harm, and reads of the tracks between them."""
     count = draw(st.integers(min_value=1, max_value=14))
     return [
         (
             draw(st.sampled_from(["bot", "bot", "bot", "other"])),
-            draw(st.sampled_from(["harm", "note", "undo", "redo", "amend"])),
+            draw(st.sampled_from(["harm", "note", "undo", "redo", "amend", "read"])),
             draw(st.integers(min_value=1, max_value=3)),
         )
         for _ in range(count)
@@ -191,6 +284,9 @@ def moves(draw: st.DrawFn) -> list[tuple[str, str, int]]:
 
 
 def applied(ledger: Ledger, what: str, level: int, harms: list[int]) -> Iterator[core.State]:
+    if what == "read":
+        yield ledger.tracks("duel")
+        return
     if what == "harm":
         done = ledger.record("duel", harm(level))
         harms.append(done.records[-1].seq)
@@ -212,7 +308,7 @@ def applied(ledger: Ledger, what: str, level: int, harms: list[int]) -> Iterator
     max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(steps=moves())
-def test_every_write_of_a_long_lived_writer_judges_the_state_a_fresh_fold_gives(
+def test_every_write_and_read_of_a_long_lived_ledger_gives_the_state_a_fresh_fold_gives(
     tmp_path_factory: pytest.TempPathFactory, steps: list[tuple[str, str, int]]
 ) -> None:
     path = tmp_path_factory.mktemp("kept") / "kept.db"
