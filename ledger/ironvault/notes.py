@@ -148,7 +148,8 @@ def _line_of(offsets: Sequence[int], position: int) -> int:
 
 
 def _node(raw: Any, file: str, lines: list[int], ordinal: int) -> tuple[Node, int]:
-    """A parsed ckdl node as a `Node` (the lines come in document order, one a node)."""
+    """A parsed ckdl node as a `Node`, its name in lower case (the lines come in document
+    order, one a node)."""
     line = lines.pop(0)
     mine = ordinal
     ordinal += 1
@@ -159,7 +160,11 @@ def _node(raw: Any, file: str, lines: list[int], ordinal: int) -> tuple[Node, in
     args = tuple(_plain(a) for a in raw.args)
     props = {str(k): _plain(v) for k, v in raw.properties.items()}
     text = " ".join([raw.name, *map(_kdl, args), *(f"{k}={_kdl(v)}" for k, v in props.items())])
-    node = Node(raw.name, args, MappingProxyType(props), tuple(children), file, line, mine, text)
+    # Iron Vault reads a node's name in any case (`Move`, `METER`): so does the planner. The
+    # text keeps the name as written.
+    node = Node(
+        raw.name.lower(), args, MappingProxyType(props), tuple(children), file, line, mine, text
+    )
     return node, ordinal
 
 

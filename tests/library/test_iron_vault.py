@@ -323,3 +323,56 @@ def test_a_journal_imported_note_by_note_is_the_journal_imported_at_once(
         whole = [(r.id, r.type, events.body_of(r.event)) for r in once.records("saga")]
         pieced = [(r.id, r.type, events.body_of(r.event)) for r in parts.records("saga")]
     assert pieced == whole
+
+
+# Journals as Iron Vault writes them (its docs/Blocks/Mechanics Blocks.md, its node writers and
+# its commands), each spelling read into the event it means, or kept as a counted note.
+
+ENDURE = "[Endure Harm](datasworn:move:classic/suffer/endure_harm)"
+
+
+def note_of(tmp_path: Path, *blocks: str, name: str = "Session 1.md") -> Path:
+    """A journal note holding each of `blocks` in an iron-vault-mechanics fence."""
+    fenced = "".join(f"Text.\n\n```iron-vault-mechanics\n{b}\n```\n\n" for b in blocks)
+    note = tmp_path / name
+    note.parent.mkdir(parents=True, exist_ok=True)
+    note.write_text(f"# {note.stem}\n\n{fenced}", encoding="utf-8")
+    return note
+
+
+def story(ledger: Ledger, *paths: Path) -> list[tuple[str, str | None, dict[str, object]]]:
+    """Import `paths` for Kira; each event after the opening as (type, note:line, body)."""
+    ledger.import_iron_vault(list(paths), into="saga", character="Kira")
+    told = []
+    for record in ledger.records("saga")[1:]:
+        body = {k: v for k, v in events.body_of(record.event).items() if k != "source"}
+        told.append((record.type, events.origin(record.event), body))
+    return told
+
+
+def kinds(told: list[tuple[str, str | None, dict[str, object]]]) -> list[str]:
+    return [kind for kind, _, _ in told]
+
+
+def test_node_names_are_read_in_any_case_as_iron_vault_reads_them(db: Path, tmp_path: Path) -> None:
+    block = (
+        f'Move "{ENDURE}" {{\n    Meter "Health" from=5 to=3\n'
+        '    ROLL "Iron" action=5 adds=0 stat=3 vs1=2 vs2=6\n    Meter "Momentum" from=3 to=2\n}'
+    )
+    with Ledger(db) as ledger:
+        told = story(ledger, note_of(tmp_path, block))
+    assert kinds(told) == [
+        "combatant.joined",
+        "tracks.noted",
+        "harm.suffered",
+        "roll.made",
+        "tracks.noted",
+        "choice.made",
+    ]
+    assert [where for _, where, _ in told][1:] == [
+        "Session 1.md:7",
+        "Session 1.md:7",
+        "Session 1.md:8",
+        "Session 1.md:9",
+        "Session 1.md:9",
+    ]
