@@ -66,6 +66,10 @@ def outcome_of(score: int, challenge: tuple[int, int], momentum: int | None = No
     return ("miss", "weak_hit", "strong_hit")[beaten]
 
 
+def _whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 def _int(node: Node, value: Any, what: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         shown = "nothing" if value is None else repr(value)
@@ -142,14 +146,18 @@ class Planner:
         self.first: dict[str, dict[str, int]] = {}
         #: The character each planned event concerns (by the event's identity).
         self.whose: dict[int, str] = {}
+        #: Each character's health as the journal gives it so far (while noticing).
+        self.health: dict[str, int] = {}
+        #: The stat of each Endure Harm roll written with no stat name, by (note, ordinal).
+        self.unnamed: dict[tuple[str, int], str] = {}
 
     # Walking.
 
     def read(self, blocks: Sequence[Block]) -> list[Planned]:
         """Plan every block's events (a prescan finds each character's first values)."""
         for block in blocks:
-            for node, who in self._nodes(block, block.nodes, None):
-                self._notice(node, who)
+            for node, who, move in self._nodes(block, block.nodes, None):
+                self._notice(node, who, move)
         for block in blocks:
             for node in block.nodes:
                 self._top(block, node, None)
@@ -157,13 +165,15 @@ class Planner:
 
     def _nodes(
         self, block: Block, nodes: Sequence[Node], who: str | None
-    ) -> Iterator[tuple[Node, str | None]]:
+    ) -> Iterator[tuple[Node, str | None, Node | None]]:
+        """Each node with its character and the move it is in (a top node: none)."""
         for node in nodes:
             if node.name == "actor":
                 yield from self._nodes(block, node.children, self._actor(node))
             else:
-                yield node, who or self.default
-                yield from ((c, who or self.default) for c in node.children if node.name == "move")
+                yield node, who or self.default, None
+                if node.name == "move":
+                    yield from ((c, who or self.default, node) for c in node.children)
 
     def _actor(self, node: Node) -> str:
         name = node.arg("name", 0)
@@ -171,24 +181,39 @@ class Planner:
             raise BadInput(f"{node.where}: an actor node names its character (name=...)")
         return label(name)
 
-    def _notice(self, node: Node, who: str | None) -> None:
-        """Record a character's first value of each meter and stat, as the journal gives it."""
+    def _notice(self, node: Node, who: str | None, move: Node | None) -> None:
+        """Record a character's first value of each meter and stat, as the journal gives it,
+        and follow their health (which tells the stat of an Endure Harm roll with no name)."""
         if who is None:
             return
         seen = self.first.setdefault(who, {})
         if node.name == "meter":
-            meter = str(node.arg("name", 0)).lower()
-            value = node.arg("from", 1)
-            if meter in METERS and isinstance(value, int) and not isinstance(value, bool):
+            meter = label(str(node.arg("name", 0))).lower()
+            value, end = node.arg("from", 1), node.arg("to", 2)
+            if meter in METERS and _whole(value):
                 seen.setdefault(meter, value)
+            if meter == "health" and _whole(end):
+                self.health[who] = end
         elif node.name == "burn":
             value = node.arg("from", 0)
-            if isinstance(value, int) and not isinstance(value, bool):
+            if _whole(value):
                 seen.setdefault("momentum", value)
         elif node.name == "roll":
             stat, value = node.arg("stat-name", 0), node.arg("stat", 2)
-            if isinstance(stat, str) and isinstance(value, int) and not isinstance(value, bool):
+            if stat is None and move is not None and move_key(move) == "endure_harm":
+                stat = self._unnamed(node, who, value)
+            if isinstance(stat, str) and _whole(value):
                 seen.setdefault(stat.lower(), value)
+                if stat.lower() == "health":
+                    self.health[who] = value
+
+    def _unnamed(self, node: Node, who: str, value: Any) -> str:
+        """The stat of an Endure Harm roll written with no stat name (as Iron Vault's own
+        example does): +health when its value is the character's health the journal gives at
+        that point, else +iron, the move's other stat."""
+        stat = "health" if _whole(value) and self.health.get(who) == value else "iron"
+        self.unnamed[(node.file, node.ordinal)] = stat
+        return stat
 
     def _top(self, block: Block, node: Node, who: str | None) -> None:
         if node.name == "actor":
@@ -292,6 +317,8 @@ class Planner:
 
     def _roll(self, node: Node, who: str, move: _Move) -> None:
         stat = node.arg("stat-name", 0)
+        if stat is None:
+            stat = self.unnamed.get((node.file, node.ordinal))
         if not isinstance(stat, str) or stat.lower() not in (*STATS, *METERS[:3]):
             self.keep(node)  # a roll against no stat of the character's (an asset's meter)
             return

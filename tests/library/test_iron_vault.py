@@ -376,3 +376,38 @@ def test_node_names_are_read_in_any_case_as_iron_vault_reads_them(db: Path, tmp_
         "Session 1.md:9",
         "Session 1.md:9",
     ]
+
+
+@pytest.mark.parametrize(
+    ("value", "stat"),
+    [(2, "health"), (3, "iron")],
+    ids=["the-health-after-the-harm", "another-value"],
+)
+def test_an_endure_harm_roll_with_no_stat_name_is_health_or_iron_by_its_value(
+    db: Path, tmp_path: Path, value: int, stat: str
+) -> None:
+    """Iron Vault's own example writes `roll action=3 stat=4 ...` with no stat name: Endure
+    Harm rolls +health or +iron, and the journal's health after the harm tells which."""
+    block = (
+        f'move "Endure Harm" {{\n    meter "health" from=4 to=2\n'
+        f"    roll action=6 stat={value} adds=0 vs1=3 vs2=5\n}}"
+    )
+    with Ledger(db) as ledger:
+        told = story(ledger, note_of(tmp_path, block))
+        found = {f.rule for f in ledger.audit("saga")}
+    rolls = [body for kind, _, body in told if kind == "roll.made"]
+    assert [(r["move"], r["stat"], r["action_die"]) for r in rolls] == [("endure_harm", stat, 6)]
+    joined = told[0][2]["stats"]
+    assert joined == {"health": 4, **({"iron": value} if stat == "iron" else {})}
+    assert "journal-disagrees" not in found
+
+
+def test_a_roll_with_no_stat_name_outside_endure_harm_is_kept_as_a_counted_note(
+    db: Path, tmp_path: Path
+) -> None:
+    block = 'move "Face Danger" {\n    roll action=6 stat=3 adds=0 vs1=8 vs2=9\n    - "ouch"\n}'
+    with Ledger(db) as ledger:
+        result = ledger.import_iron_vault([note_of(tmp_path, block)], into="saga", character="Kira")
+        texts = [events.body_of(r.event)["text"] for r in ledger.records("saga")[1:]]
+    assert dict(result.kept) == {"roll": 1, "-": 1}
+    assert texts == ["roll action=6 stat=3 adds=0 vs1=8 vs2=9", '- "ouch"']
