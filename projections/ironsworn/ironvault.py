@@ -367,7 +367,16 @@ class Planner:
         if move.endure and move.roll is None and meter == "health" and delta < 0:
             move.harmed = True
             self.claim(node, who, meter, start)
-            self.emit(node, who, {"type": "harm.suffered", "target": who, "amount": -delta})
+            amount = -delta
+            spilled = _spilled(node, siblings, move) if end == 0 else None
+            if spilled is not None:
+                # At 0 health the rest of the harm is -momentum (Starforged writes it as a
+                # second meter): one harm, which the fold spills the same way.
+                move.consumed.add(spilled.ordinal)
+                _, was, now = _meter_parts(spilled)
+                self.claim(spilled, who, "momentum", was)
+                amount += was - now
+            self.emit(node, who, {"type": "harm.suffered", "target": who, "amount": amount})
             return
         spill = move.endure and move.roll is None and (meter, delta < 0) == ("momentum", True)
         if spill and not move.harmed:
@@ -466,6 +475,16 @@ def _partner(node: Node, siblings: Sequence[Node], move: _Move, meter: str) -> N
         if (name, end - start) == wanted:
             return other
     return None
+
+
+def _spilled(node: Node, siblings: Sequence[Node], move: _Move) -> Node | None:
+    """The -momentum right after a harm that took health to 0, before the roll: the harm's
+    rest, spilled into momentum."""
+    after = [s for s in siblings if s.ordinal > node.ordinal and s.ordinal not in move.consumed]
+    if not after or after[0].name != "meter":
+        return None
+    name, start, end = _meter_parts(after[0])
+    return after[0] if name == "momentum" and end < start else None
 
 
 def _endure_oracle(node: Node) -> bool:

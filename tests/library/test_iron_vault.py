@@ -411,3 +411,26 @@ def test_a_roll_with_no_stat_name_outside_endure_harm_is_kept_as_a_counted_note(
         texts = [events.body_of(r.event)["text"] for r in ledger.records("saga")[1:]]
     assert dict(result.kept) == {"roll": 1, "-": 1}
     assert texts == ["roll action=6 stat=3 adds=0 vs1=8 vs2=9", '- "ouch"']
+
+
+def test_harm_that_takes_health_to_0_and_spills_into_momentum_is_one_harm(
+    db: Path, tmp_path: Path
+) -> None:
+    """Starforged's Endure Harm at 0 health: the rest of the harm is -momentum, which Iron
+    Vault writes as a second meter node before the roll."""
+    block = (
+        'move "[Endure Harm](datasworn:move:starforged/suffer/endure_harm)" {\n'
+        '    meter "Health" from=1 to=0\n    meter "Momentum" from=4 to=3\n'
+        '    roll "iron" action=6 adds=0 stat=2 vs1=1 vs2=2\n}'
+    )
+    with Ledger(db) as ledger:
+        told = story(ledger, note_of(tmp_path, block))
+        found = [f.rule for f in ledger.audit("saga")]
+        kira = ledger.tracks("saga").view()["combatants"]["Kira"]
+    assert [(kind, body) for kind, _, body in told[1:4]] == [
+        ("tracks.noted", {"target": "Kira", "values": {"health": 1}}),
+        ("tracks.noted", {"target": "Kira", "values": {"momentum": 4}}),
+        ("harm.suffered", {"target": "Kira", "amount": 2}),
+    ]
+    assert (kira["health"], kira["momentum"]) == (0, 3)
+    assert found == ["journal-start"]
