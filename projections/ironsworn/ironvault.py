@@ -159,9 +159,23 @@ class Planner:
             for node, who, move in self._nodes(block, block.nodes, None):
                 self._notice(node, who, move)
         for block in blocks:
-            for node in block.nodes:
-                self._top(block, node, None)
+            self._level(block, block.nodes, None)
         return self.plan
+
+    def _level(self, block: Block, nodes: Sequence[Node], who: str | None) -> None:
+        """The nodes of a block, or of an actor in it, in order. A health loss written on its
+        own right before an Endure Harm move whose roll follows no harm of its own is that
+        move's harm (`Suffer on a meter`, then `Make a move`)."""
+        ahead: dict[int, _Move] = {}
+        for index, node in enumerate(nodes):
+            after = nodes[index + 1] if index + 1 < len(nodes) else None
+            if node.name == "move" and node.ordinal in ahead:
+                self._move(block, node, who or self.default, ahead.pop(node.ordinal))
+            elif after is not None and _harm_before(node, after):
+                move = ahead[after.ordinal] = _Move(move_key(after))
+                self._step(block, node, self._who(block, who or self.default), move, nodes)
+            else:
+                self._top(block, node, who)
 
     def _nodes(
         self, block: Block, nodes: Sequence[Node], who: str | None
@@ -217,9 +231,7 @@ class Planner:
 
     def _top(self, block: Block, node: Node, who: str | None) -> None:
         if node.name == "actor":
-            name = self._actor(node)
-            for child in node.children:
-                self._top(block, child, name)
+            self._level(block, node.children, self._actor(node))
             return
         who = who or self.default
         if node.name == "move":
@@ -283,8 +295,8 @@ class Planner:
         else:
             self._step(block, node, self._who(block, who), _Move("none"))
 
-    def _move(self, block: Block, node: Node, who: str | None) -> None:
-        move = _Move(move_key(node))
+    def _move(self, block: Block, node: Node, who: str | None, move: _Move | None = None) -> None:
+        move = move or _Move(move_key(node))
         for child in node.children:
             if child.ordinal in move.consumed:
                 continue
@@ -475,6 +487,34 @@ def _partner(node: Node, siblings: Sequence[Node], move: _Move, meter: str) -> N
         if (name, end - start) == wanted:
             return other
     return None
+
+
+def _harm_before(node: Node, move: Node) -> bool:
+    """Whether `node` is a health loss written right before the Endure Harm `move`, whose own
+    nodes before its roll lose no health."""
+    if node.name != "meter" or move.name != "move" or move_key(move) != "endure_harm":
+        return False
+    if not _health_loss(node):
+        return False
+    for child in move.children:
+        if child.name == "roll":
+            break
+        if _health_loss(child):
+            return False
+    return True
+
+
+def _health_loss(node: Node) -> bool:
+    if node.name != "meter":
+        return False
+    name, start, end = node.arg("name", 0), node.arg("from", 1), node.arg("to", 2)
+    return (
+        isinstance(name, str)
+        and label(name).lower() == "health"
+        and _whole(start)
+        and _whole(end)
+        and end < start
+    )
 
 
 def _spilled(node: Node, siblings: Sequence[Node], move: _Move) -> Node | None:

@@ -434,3 +434,39 @@ def test_harm_that_takes_health_to_0_and_spills_into_momentum_is_one_harm(
     ]
     assert (kira["health"], kira["momentum"]) == (0, 3)
     assert found == ["journal-start"]
+
+
+def test_harm_suffered_on_its_own_right_before_endure_harm_is_the_move_s_harm(
+    db: Path, tmp_path: Path
+) -> None:
+    """`Suffer on a meter` and then `Make a move` write the health meter on its own, before
+    the move (inside the same actor node when there is one)."""
+    block = (
+        'actor name="[[Characters/Kira.md|Kira]]" {\n    meter "Health" from=5 to=3\n'
+        f'    move "{ENDURE}" {{\n        roll "iron" action=5 adds=0 stat=3 vs1=2 vs2=6\n'
+        '        meter "Momentum" from=3 to=2\n    }\n}'
+    )
+    with Ledger(db) as ledger:
+        told = story(ledger, note_of(tmp_path, block))
+        found = [f.rule for f in ledger.audit("saga")]
+    assert [(kind, where) for kind, where, _ in told[1:5]] == [
+        ("tracks.noted", "Session 1.md:7"),
+        ("harm.suffered", "Session 1.md:7"),
+        ("roll.made", "Session 1.md:9"),
+        ("tracks.noted", "Session 1.md:10"),
+    ]
+    assert told[2][2]["amount"] == 2
+    assert kinds(told)[-1] == "choice.made"
+    assert found == ["journal-start"]
+
+
+def test_a_health_loss_on_its_own_before_another_move_stays_a_meter_change(
+    db: Path, tmp_path: Path
+) -> None:
+    block = (
+        'meter "Health" from=5 to=3\n'
+        'move "Face Danger" {\n    roll "edge" action=5 adds=0 stat=3 vs1=2 vs2=6\n}'
+    )
+    with Ledger(db) as ledger:
+        told = story(ledger, note_of(tmp_path, block))
+    assert kinds(told)[1:] == ["tracks.noted", "meter.changed", "roll.made"]
