@@ -66,6 +66,13 @@ def outcome_of(score: int, challenge: tuple[int, int], momentum: int | None = No
     return ("miss", "weak_hit", "strong_hit")[beaten]
 
 
+def _number(node: Node, value: Any, what: str) -> int:
+    """A whole number, written as one or as text (`"6"`)."""
+    if isinstance(value, str) and value.strip().isdigit():
+        return int(value.strip())
+    return _int(node, value, what)
+
+
 def _whole(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
@@ -83,6 +90,8 @@ class _Move:
 
     key: str
     roll: Planned | None = None
+    #: The roll's stat value plus its adds (a reroll of the action die scores anew with them).
+    base: int = 0
     score: int = 0
     challenge: tuple[int, int] = (0, 0)
     outcome: str | None = None
@@ -300,7 +309,7 @@ class Planner:
         for child in node.children:
             if child.ordinal in move.consumed:
                 continue
-            if child.name in ("roll", "meter", "burn", "impact", "oracle", "outcome"):
+            if child.name in ("roll", "meter", "burn", "impact", "oracle", "outcome", "reroll"):
                 self._step(block, child, self._who(block, who), move, node.children)
             else:
                 self.keep(child)
@@ -326,6 +335,8 @@ class Planner:
                     self.keep(node)
             case "outcome":
                 self._outcome(node, move)
+            case "reroll":
+                self._reroll(node, move)
 
     def _roll(self, node: Node, who: str, move: _Move) -> None:
         stat = node.arg("stat-name", 0)
@@ -348,7 +359,8 @@ class Planner:
         action, value = _int(node, dice["action"], "action"), _int(node, dice["stat"], "stat")
         challenge = (_int(node, dice["vs1"], "vs1"), _int(node, dice["vs2"], "vs2"))
         adds = _int(node, node.arg("adds", 3) if node.arg("adds", 3) is not None else 0, "adds")
-        move.score = min(10, action + value + adds)
+        move.base = value + adds
+        move.score = min(10, action + move.base)
         move.challenge = challenge
         move.outcome = outcome_of(move.score, challenge)
         if stat in METERS:
@@ -364,6 +376,29 @@ class Planner:
             "outcome": _claimed(node, node.props.get("outcome")) or move.outcome,
         }
         move.roll = move.applies_miss = self.emit(node, who, fields)
+
+    def _reroll(self, node: Node, move: _Move) -> None:
+        """Iron Vault's reroll (not BOA; its command writes the die as text, `action="6"`):
+        the move's roll is scored with the new dice, as Iron Vault resolves the move, and the
+        node is a note of what was rerolled. With no roll before it, or a die set to 0 (the
+        command's "Cancel die", which no roll of the ledger holds), it is kept as a note."""
+        dice = {
+            k: _number(node, node.props[k], k) for k in ("action", "vs1", "vs2") if k in node.props
+        }
+        if move.roll is None or not dice or 0 in dice.values():
+            self.keep(node)
+            return
+        fields = move.roll.fields
+        action = dice.get("action", fields["action_die"])
+        challenge = (
+            dice.get("vs1", fields["challenge"][0]),
+            dice.get("vs2", fields["challenge"][1]),
+        )
+        move.score = min(10, action + move.base)
+        move.challenge = challenge
+        move.outcome = outcome_of(move.score, challenge)
+        fields.update(action_die=action, challenge=list(challenge), outcome=move.outcome)
+        self.emit(node, None, {"type": "note", "text": node.whole()})
 
     def _outcome(self, node: Node, move: _Move) -> None:
         if move.roll is None:

@@ -22,7 +22,7 @@ JOURNALS = paths.FIXTURES / "iron-vault" / "Journals"
 IMPORT = ["import", "--from", "iron-vault", str(JOURNALS), "--into", "saga", "--character", "Kira"]
 KEPT = (
     "Kept as notes (not modelled): 1 comment, 1 add, 1 asset, 1 clock, 1 oracle, 1 oracle-group, "
-    "1 progress, 1 reroll, 1 track, 1 xp.\n"
+    "1 progress, 1 track, 1 xp.\n"
 )
 
 
@@ -54,7 +54,6 @@ def test_import_json_is_one_document(db: Path) -> None:
             "-": 1,
             "oracle": 1,
             "xp": 1,
-            "reroll": 1,
             "oracle-group": 1,
             "track": 1,
             "asset": 1,

@@ -470,3 +470,67 @@ def test_a_health_loss_on_its_own_before_another_move_stays_a_meter_change(
     with Ledger(db) as ledger:
         told = story(ledger, note_of(tmp_path, block))
     assert kinds(told)[1:] == ["tracks.noted", "meter.changed", "roll.made"]
+
+
+def test_a_reroll_is_the_roll_the_move_was_resolved_with(db: Path, tmp_path: Path) -> None:
+    """Iron Vault's reroll command writes the new die as a string (`reroll action="6"`) and
+    the move's outcome follows it: here a miss rerolled into a strong hit, then Shake it off."""
+    block = (
+        f'move "{ENDURE}" {{\n    meter "Health" from=5 to=3\n'
+        '    roll "iron" action=1 adds=0 stat=3 vs1=5 vs2=6\n    reroll action="6"\n'
+        '    meter "Health" from=3 to=4\n    meter "Momentum" from=3 to=2\n}'
+    )
+    with Ledger(db) as ledger:
+        told = story(ledger, note_of(tmp_path, block))
+        found = [f.rule for f in ledger.audit("saga")]
+        result = ledger.import_iron_vault(
+            [tmp_path / "Session 1.md"], into="saga", character="Kira", dry_run=True
+        )
+    roll = next(body for kind, _, body in told if kind == "roll.made")
+    assert (roll["action_die"], roll["challenge"], roll["outcome"]) == (6, [5, 6], "strong_hit")
+    assert ("note", "Session 1.md:9", {"text": 'reroll action="6"'}) in told
+    assert [body.get("option") for kind, _, body in told if kind == "choice.made"] == [
+        "shake_it_off"
+    ]
+    assert found == ["journal-start"]
+    assert dict(result.kept) == {}
+
+
+FACE_DANGER = (
+    'move "Face Danger" {{\n    roll "edge" action={} adds=0 stat={} vs1={} vs2={}\n    {}\n}}'
+)
+
+
+def test_a_reroll_of_a_challenge_die_changes_that_die(db: Path, tmp_path: Path) -> None:
+    block = FACE_DANGER.format(4, 2, 9, 3, "reroll vs1=2")
+    with Ledger(db) as ledger:
+        told = story(ledger, note_of(tmp_path, block))
+    roll = next(body for kind, _, body in told if kind == "roll.made")
+    assert (roll["action_die"], roll["challenge"], roll["outcome"]) == (4, [2, 3], "strong_hit")
+
+
+@pytest.mark.parametrize(
+    "block",
+    [
+        FACE_DANGER.format(1, 3, 5, 6, 'reroll vs1="0"'),
+        'move "Face Danger" {\n    reroll action=5\n}',
+    ],
+    ids=["a-cancelled-die", "no-roll-before-it"],
+)
+def test_a_reroll_the_ledger_cannot_apply_is_kept_as_a_counted_note(
+    db: Path, tmp_path: Path, block: str
+) -> None:
+    with Ledger(db) as ledger:
+        result = ledger.import_iron_vault([note_of(tmp_path, block)], into="saga", character="Kira")
+        rolls = [r for r in ledger.records("saga") if r.type == "roll.made"]
+    assert dict(result.kept) == {"reroll": 1}
+    assert all(events.body_of(r.event)["challenge"] == [5, 6] for r in rolls)
+
+
+def test_a_reroll_that_is_not_a_number_is_one_line_of_bad_input(db: Path, tmp_path: Path) -> None:
+    block = FACE_DANGER.format(1, 3, 5, 6, 'reroll action="six"')
+    with Ledger(db) as ledger, pytest.raises(BadInput) as refused:
+        ledger.import_iron_vault([note_of(tmp_path, block)], into="saga", character="Kira")
+    assert str(refused.value) == (
+        "Session 1.md:8: reroll needs a whole number for action, not 'six'"
+    )
