@@ -23,6 +23,8 @@ FENCES: Final = ("iron-vault-mechanics", "mechanics")
 EXTRA: Final = "pip install 'encounter-ledger[ironvault]'"
 _FENCE: Final = re.compile(r"^(?P<indent>[ \t]*)(?P<ticks>`{3,}|~{3,})[ \t]*(?P<info>[^\s`]*)")
 _NATURAL: Final = re.compile(r"(\d+)")
+#: One blockquote marker (a callout's lines start with them: `> `, `> > `).
+_QUOTE: Final = re.compile(r"[ \t]{0,3}>[ ]?")
 
 
 def note_files(paths: Sequence[str | Path]) -> list[tuple[str, Path]]:
@@ -62,30 +64,58 @@ def natural(name: str) -> tuple[tuple[int, int | str], ...]:
 
 
 def blocks(name: str, text: str) -> Iterator[Block]:
-    """The mechanics blocks of one note, in order of appearance, each node with its line."""
-    lines = text.splitlines()
+    """The mechanics blocks of one note, in order of appearance, each node with its line; a
+    block inside a callout or quote (`> ```iron-vault-mechanics`) too, its lines read
+    without their `>` markers, and ended where the quote ends."""
+    raw = text.splitlines()
+    lines = [_unquoted(line) for line in raw]
     ordinal = 0
     number = 0
     while number < len(lines):
-        opened = _FENCE.match(lines[number])
+        depth, line = lines[number]
+        opened = _FENCE.match(line)
         number += 1
         if opened is None:
             continue
         ticks, info = opened["ticks"], opened["info"]
         start = number
-        while number < len(lines) and not _closes(lines[number], ticks):
+        while (
+            number < len(lines)
+            and lines[number][0] >= depth
+            and not (lines[number][0] == depth and _closes(lines[number][1], ticks))
+        ):
             number += 1
-        body = lines[start:number]
-        number += 1  # past the closing fence
+        body = [_strip(line, depth) for line in raw[start:number]]
+        if number < len(lines) and lines[number][0] == depth:
+            number += 1  # past the closing fence
         if info not in FENCES:
             continue
         parsed = parse("\n".join(body), f"{name}:{start}")
         located = list(_located(parsed, body, start + 1))
         made: list[Node] = []
-        for raw in parsed:
-            node, ordinal = _node(raw, name, located, ordinal)
+        for item in parsed:
+            node, ordinal = _node(item, name, located, ordinal)
             made.append(node)
         yield Block(name, start, tuple(made))
+
+
+def _unquoted(line: str) -> tuple[int, str]:
+    """A line's quote depth (its leading `>` markers) and the line without them."""
+    depth = 0
+    while (marker := _QUOTE.match(line)) is not None:
+        depth += 1
+        line = line[marker.end() :]
+    return depth, line
+
+
+def _strip(line: str, depth: int) -> str:
+    """A line without its first `depth` quote markers."""
+    for _ in range(depth):
+        marker = _QUOTE.match(line)
+        if marker is None:
+            break
+        line = line[marker.end() :]
+    return line
 
 
 def _closes(line: str, ticks: str) -> bool:

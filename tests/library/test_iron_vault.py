@@ -534,3 +534,80 @@ def test_a_reroll_that_is_not_a_number_is_one_line_of_bad_input(db: Path, tmp_pa
     assert str(refused.value) == (
         "Session 1.md:8: reroll needs a whole number for action, not 'six'"
     )
+
+
+# Journals as people keep them.
+
+HARM = (
+    f'move "{ENDURE}" {{',
+    '    meter "Health" from=5 to=3',
+    '    roll "Iron" action=5 adds=0 stat=3 vs1=2 vs2=6',
+    "}",
+)
+
+
+def fenced(prefix: str, body: tuple[str, ...] = HARM) -> list[str]:
+    return [prefix + line for line in ("```iron-vault-mechanics", *body, "```")]
+
+
+@pytest.mark.parametrize(
+    ("lines", "harm_line"),
+    [
+        (["> [!danger] The wight", "> It lunges.", *fenced("> "), "", "After."], 5),
+        (["> [!note]", "> > [!danger]", *fenced("> > "), "> Still quoted."], 5),
+        ([">[!danger]", *fenced(">")], 4),
+    ],
+    ids=["callout", "callout-in-callout", "no-space-after-the-marker"],
+)
+def test_a_block_inside_a_callout_is_read(
+    db: Path, tmp_path: Path, lines: list[str], harm_line: int
+) -> None:
+    note = tmp_path / "Session 1.md"
+    note.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with Ledger(db) as ledger:
+        told = story(ledger, note)
+    harm = next((where, body) for kind, where, body in told if kind == "harm.suffered")
+    assert harm == (f"Session 1.md:{harm_line}", {"target": "Kira", "amount": 2})
+    assert kinds(told)[-1] == "roll.made"
+
+
+def test_a_callout_that_ends_ends_its_block(db: Path, tmp_path: Path) -> None:
+    """Markdown closes a fence left open in a quote when the quote ends: what follows the
+    quote is prose, not KDL."""
+    lines = ["> [!note]", *fenced("> ")[:-1], "", "Prose { not KDL", *fenced("")]
+    note = tmp_path / "Session 1.md"
+    note.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with Ledger(db) as ledger:
+        told = story(ledger, note)
+    assert kinds(told).count("harm.suffered") == 2
+
+
+@pytest.mark.parametrize(
+    ("text", "harm_line"),
+    [
+        ("\ufeff---\r\ntags: [session]\r\n---\r\n# 1\r\n" + "\r\n".join(fenced("")) + "\r\n", 7),
+        ("- Kira falls\n" + "\n".join(fenced("    ")) + "\n- then\n", 4),
+        ("1. Kira falls\n" + "\n".join(fenced("\t")).replace("    ", "\t") + "\n", 4),
+        ("A\n\n~~~iron-vault-mechanics\n" + "\n".join(HARM) + "\n~~~\n", 5),
+        ("A\n\n````mechanics\n" + "\n".join(HARM) + "\n````\n", 5),
+    ],
+    ids=["bom-crlf-front-matter", "in-a-list", "tabs", "tilde-fence", "old-fence-name"],
+)
+def test_a_note_as_people_keep_it_is_read_with_the_right_lines(
+    db: Path, tmp_path: Path, text: str, harm_line: int
+) -> None:
+    note = tmp_path / "Journals" / "Arc 1" / "Session 1.md"
+    note.parent.mkdir(parents=True)
+    note.write_bytes(text.encode("utf-8"))
+    with Ledger(db) as ledger:
+        told = story(ledger, tmp_path / "Journals")
+    harm = next(where for kind, where, _ in told if kind == "harm.suffered")
+    assert harm == f"Arc 1/Session 1.md:{harm_line}"
+
+
+def test_notes_in_sub_folders_are_read_in_natural_order_of_their_paths(tmp_path: Path) -> None:
+    for name in ("Arc 2/Session 10.md", "Arc 2/Session 9.md", "Arc 10/Session 1.md", "Z.md"):
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_text("x", encoding="utf-8")
+    found = [name for name, _ in notes.note_files([tmp_path])]
+    assert found == ["Arc 2/Session 9.md", "Arc 2/Session 10.md", "Arc 10/Session 1.md", "Z.md"]
