@@ -111,6 +111,8 @@ def import_journal(
     present = frozenset(state.combatants) if state is not None else frozenset()
     plan = planner(read, character, present, {s.name: s for s in sheets})
     events_ = plan.events
+    if not events_:
+        raise BadInput("the mechanics blocks hold no node to import: nothing to import")
     _name(session.encounter, events_)
     if system is None:
         opened = Planned({"type": "encounter.opened", "system": reader.key}, events_[0].node)

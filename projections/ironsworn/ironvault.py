@@ -240,7 +240,10 @@ class Planner:
 
     def _top(self, block: Block, node: Node, who: str | None) -> None:
         if node.name == "actor":
-            self._level(block, node.children, self._actor(node))
+            name = self._actor(node)
+            if not node.children:
+                self.keep(node)  # an actor with nothing of theirs: nothing is dropped
+            self._level(block, node.children, name)
             return
         who = who or self.default
         if node.name == "move":
@@ -306,6 +309,10 @@ class Planner:
 
     def _move(self, block: Block, node: Node, who: str | None, move: _Move | None = None) -> None:
         move = move or _Move(move_key(node))
+        if not node.children:
+            # A move made with "Skip roll" and nothing recorded under it yet.
+            self.keep(node)
+            return
         for child in node.children:
             if child.ordinal in move.consumed:
                 continue

@@ -4,11 +4,15 @@ note and line, audits with the journal's disagreements, and re-imports to nothin
 
 from __future__ import annotations
 
+import json
 import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from ledger import Ledger, events
 from ledger.errors import BadInput
@@ -611,3 +615,198 @@ def test_notes_in_sub_folders_are_read_in_natural_order_of_their_paths(tmp_path:
         (tmp_path / name).write_text("x", encoding="utf-8")
     found = [name for name, _ in notes.note_files([tmp_path])]
     assert found == ["Arc 2/Session 9.md", "Arc 2/Session 10.md", "Arc 10/Session 1.md", "Z.md"]
+
+
+@pytest.mark.parametrize(
+    ("move", "meter"),
+    [
+        ('move "Endure Harm"', "health"),
+        ('move "[Endure Harm](move:EndureHarm)"', "Health"),
+        ('move "[Endure Harm](datasworn:move:classic\\/suffer\\/endure_harm)"', "Health"),
+        ('move "[Endure Harm](datasworn:move:starforged\\/suffer\\/endure_harm)"', "Health"),
+        ('move "[Endure Harm](id:starforged/moves/suffer/endure_harm)"', "health"),
+        ('move id="move:starforged/suffer/endure_harm"', "HEALTH"),
+        ('move id="ironsworn/moves/suffer/endure_harm"', "health"),
+        ('move name="Endure Harm"', "Health"),
+        (
+            'move "[Endure Stress](move:starforged/suffer/endure_stress)" '
+            'id="move:starforged/suffer/endure_harm"',
+            "health",
+        ),
+    ],
+    ids=[
+        "name",
+        "old-move-link",
+        "classic-datasworn-link",
+        "starforged-datasworn-link",
+        "datasworn-1-id-link",
+        "id-property",
+        "datasworn-1-id",
+        "name-property",
+        "the-id-wins-over-the-label",
+    ],
+)
+def test_endure_harm_is_read_in_every_spelling_of_its_move_and_meter(
+    db: Path, tmp_path: Path, move: str, meter: str
+) -> None:
+    block = (
+        f'{move} {{\n    meter "{meter}" from=5 to=3\n'
+        '    roll "iron" 6 3 0 1 2 // <stat-name> <action> <stat> <adds> <vs1> <vs2>\n'
+        f'    meter "{meter}" 3 4\n}}'
+    )
+    with Ledger(db) as ledger:
+        told = story(ledger, note_of(tmp_path, block))
+        kira = ledger.tracks("saga").view()["combatants"]["Kira"]
+    assert kinds(told) == [
+        "combatant.joined",
+        "tracks.noted",
+        "harm.suffered",
+        "roll.made",
+        "tracks.noted",
+        "choice.made",
+    ]
+    assert told[3][2]["move"] == "endure_harm"
+    assert kira["health"] == 4
+
+
+#: Every node Iron Vault documents or writes that the ledger does not model, as it writes them.
+KEPT_NODES = (
+    ('progress "[[Progress/Vow.md|Vow]]" from=8 rank="dangerous" steps=1', "progress"),
+    ('progress-roll name="[[Progress/Vow.md|Vow]]" score=5 vs1=6 vs2=7', "progress-roll"),
+    ('track "[[Progress/Vow.md|Vow]]" status="added"', "track"),
+    ('track "Vow" from-boxes=3 from-ticks=2 to-boxes=4 to-ticks=1', "track"),
+    ('clock "[[Clocks/Doom.md|Doom]]" from=3 to=5 out-of=6', "clock"),
+    ('clock "[[Clocks/Doom.md|Doom]]" status="resolved"', "clock"),
+    ("xp from=3 to=5", "xp"),
+    ('asset "[Empath](asset:Empath)" status="upgraded" ability=1', "asset"),
+    ('initiative "has initiative" "no initiative"', "initiative"),
+    ('position from="in a bad spot" to="out of combat"', "position"),
+    (
+        'oracle "[Action](datasworn:oracle_rollable:starforged\\/core\\/action)" roll=34 '
+        'result="Bolster" cursed=3 replaced=true',
+        "oracle",
+    ),
+    (
+        'oracle-group name="Character Name" { oracle "Given Name" roll=30 result="Eren" }',
+        "oracle-group",
+    ),
+    ('- "A prompt" { oracle "Given Name" roll=30 result="Eren" }', "-"),
+    ('add 2 "Bond with [[Ash]]"', "add"),
+    ('dice-expr expr="1d6 + 1" result=5 { rolls 4 dice="1d6" }', "dice-expr"),
+    ('die-roll "Cursed die" 7', "die-roll"),
+    ('roll "heart" action=3 stat=2 adds=1 score=6 vs1=3 vs2=7', "roll"),
+    ("burn from=5 to=2", "burn"),
+    ("reroll action=5", "reroll"),
+    ('meter "Kindred / Health" from=3 to=2', "meter"),
+    ('meter "Integrity" from=5 to=4', "meter"),
+    ('impact "Overheated" true', "impact"),
+    ('something-new 1 "two" three=3', "something-new"),
+)
+
+
+def test_every_node_the_ledger_does_not_model_is_kept_as_a_counted_note_with_its_line(
+    db: Path, tmp_path: Path
+) -> None:
+    block = "\n".join(node for node, _ in KEPT_NODES)
+    with Ledger(db) as ledger:
+        result = ledger.import_iron_vault([note_of(tmp_path, block)], into="saga", character="Kira")
+        records = ledger.records("saga")[1:]
+    assert [r.type for r in records] == ["note"] * len(KEPT_NODES)
+    assert [events.origin(r.event) for r in records] == [
+        f"Session 1.md:{6 + n}" for n in range(len(KEPT_NODES))
+    ]
+    texts = [events.body_of(r.event)["text"] for r in records]
+    assert (
+        texts[11]
+        == 'oracle-group name="Character Name" { oracle "Given Name" roll=30 result="Eren" }'
+    )
+    assert texts[-1] == 'something-new 1 "two" three=3'
+    counted: dict[str, int] = {}
+    for _, kind in KEPT_NODES:
+        counted[kind] = counted.get(kind, 0) + 1
+    assert dict(result.kept) == counted
+
+
+NODE_NAMES = (
+    "move",
+    "actor",
+    "roll",
+    "meter",
+    "burn",
+    "reroll",
+    "impact",
+    "oracle",
+    "outcome",
+    "progress-roll",
+    "progress",
+    "track",
+    "clock",
+    "xp",
+    "add",
+    "-",
+    "asset",
+    "initiative",
+)
+VALUES = st.one_of(
+    st.integers(-12, 120),
+    st.sampled_from(
+        ["health", "Iron", "momentum", "Endure Harm", "marked", "unmarked", "6", "0", "", "x"]
+    ),
+    st.booleans(),
+    st.none(),
+)
+PROPS = ("name", "stat-name", "action", "stat", "adds", "vs1", "vs2", "from", "to", "roll")
+
+
+def kdl(value: object) -> str:
+    return "null" if value is None else json.dumps(value)
+
+
+@st.composite
+def nodes(draw: st.DrawFn, depth: int = 0) -> str:
+    name = draw(st.sampled_from(NODE_NAMES))
+    args = [kdl(v) for v in draw(st.lists(VALUES, max_size=6))]
+    props = draw(st.dictionaries(st.sampled_from(PROPS), VALUES, max_size=4))
+    text = " ".join([name, *args, *(f"{k}={kdl(v)}" for k, v in props.items())])
+    if depth < 2 and name in ("move", "actor") and draw(st.booleans()):
+        children = draw(st.lists(nodes(depth + 1), min_size=1, max_size=5))
+        text += " {\n" + "\n".join(children) + "\n}"
+    return text
+
+
+@settings(max_examples=40, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(nodes(), min_size=1, max_size=6))
+def test_any_block_of_iron_vault_s_nodes_imports_or_is_one_line_of_bad_input(
+    block: list[str],
+) -> None:
+    """Whatever values a journal's nodes hold: the events they mean, or one line naming the
+    note and line; never a traceback."""
+    with tempfile.TemporaryDirectory() as folder:
+        note = note_of(Path(folder), "\n".join(block))
+        with Ledger(Path(folder) / "ledger.db") as ledger:
+            try:
+                ledger.import_iron_vault([note], into="saga", character="Kira")
+            except BadInput as refused:
+                assert str(refused).startswith(("Session 1.md:", "the mechanics blocks"))
+                assert "\n" not in str(refused)
+                assert ledger.encounters() == []
+
+
+def test_a_move_made_with_skip_roll_and_nothing_under_it_is_kept_as_a_note(
+    db: Path, tmp_path: Path
+) -> None:
+    """`Make a move` with "Skip roll" writes the move alone; an actor may hold nothing."""
+    block = f'move "{ENDURE}"\nactor name="[[Characters/Ash.md|Ash]]"'
+    with Ledger(db) as ledger:
+        result = ledger.import_iron_vault([note_of(tmp_path, block)], into="saga", character="Kira")
+        texts = [events.body_of(r.event)["text"] for r in ledger.records("saga")[1:]]
+    assert dict(result.kept) == {"move": 1, "actor": 1}
+    assert texts == [f'move "{ENDURE}"', 'actor name="[[Characters/Ash.md|Ash]]"']
+
+
+def test_a_journal_whose_blocks_are_empty_is_one_line_of_bad_input(
+    db: Path, tmp_path: Path
+) -> None:
+    with Ledger(db) as ledger, pytest.raises(BadInput) as refused:
+        ledger.import_iron_vault([note_of(tmp_path, "")], into="saga", character="Kira")
+    assert str(refused.value) == "the mechanics blocks hold no node to import: nothing to import"
