@@ -74,8 +74,8 @@ def read_journal(paths: Sequence[str | Path]) -> tuple[list[Block], int]:
         read.extend(blocks(name, read_text(file)))
     if not read:
         raise BadInput(
-            f"found no mechanics block (```iron-vault-mechanics) in {len(found)} note"
-            f"{'s' * (len(found) != 1)}: nothing to import"
+            "found no mechanics (```iron-vault-mechanics blocks, `iv-` inline) in "
+            f"{len(found)} note{'s' * (len(found) != 1)}: nothing to import"
         )
     return read, len(found)
 

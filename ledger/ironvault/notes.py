@@ -15,6 +15,7 @@ from types import MappingProxyType
 from typing import Any, Final
 
 from ledger.errors import BadInput, UnknownName
+from ledger.ironvault import inline
 from ledger.jsonl import read_text
 from projections.journal import Block, Node
 
@@ -66,16 +67,19 @@ def natural(name: str) -> tuple[tuple[int, int | str], ...]:
 def blocks(name: str, text: str) -> Iterator[Block]:
     """The mechanics blocks of one note, in order of appearance, each node with its line; a
     block inside a callout or quote (`> ```iron-vault-mechanics`) too, its lines read
-    without their `>` markers, and ended where the quote ends."""
+    without their `>` markers, and ended where the quote ends. The inline mechanics in the
+    prose between blocks (`iv-meter:Health|5|3`) are a block of their own each run."""
     raw = text.splitlines()
     lines = [_unquoted(line) for line in raw]
     ordinal = 0
     number = 0
+    prose: list[tuple[int, str]] = []  # the inline mechanics since the last block
     while number < len(lines):
         depth, line = lines[number]
         opened = _FENCE.match(line)
         number += 1
         if opened is None:
+            prose.extend((number, code) for code in inline.spans(line))
             continue
         ticks, info = opened["ticks"], opened["info"]
         start = number
@@ -90,13 +94,20 @@ def blocks(name: str, text: str) -> Iterator[Block]:
             number += 1  # past the closing fence
         if info not in FENCES:
             continue
+        if prose:
+            made, ordinal = inline.nodes(prose, name, ordinal)
+            yield Block(name, prose[0][0], tuple(made))
+            prose = []
         parsed = parse("\n".join(body), f"{name}:{start}")
         located = list(_located(parsed, body, start + 1))
-        made: list[Node] = []
+        block: list[Node] = []
         for item in parsed:
             node, ordinal = _node(item, name, located, ordinal)
-            made.append(node)
-        yield Block(name, start, tuple(made))
+            block.append(node)
+        yield Block(name, start, tuple(block))
+    if prose:
+        made, _ = inline.nodes(prose, name, ordinal)
+        yield Block(name, prose[0][0], tuple(made))
 
 
 def _unquoted(line: str) -> tuple[int, str]:

@@ -810,3 +810,165 @@ def test_a_journal_whose_blocks_are_empty_is_one_line_of_bad_input(
     with Ledger(db) as ledger, pytest.raises(BadInput) as refused:
         ledger.import_iron_vault([note_of(tmp_path, "")], into="saga", character="Kira")
     assert str(refused.value) == "the mechanics blocks hold no node to import: nothing to import"
+
+
+# Inline mechanics (Iron Vault's "Use inline mechanics" setting): `iv-...` code spans in prose.
+
+
+def inline_note(tmp_path: Path, text: str) -> Path:
+    note = tmp_path / "Session 1.md"
+    note.write_text(text, encoding="utf-8")
+    return note
+
+
+def test_inline_endure_harm_is_read_like_its_block(db: Path, tmp_path: Path) -> None:
+    text = (
+        "# Session 1\n\n"
+        "The wight strikes `iv-meter:Health|5|3` and Kira braces.\n"
+        "`iv-move:Endure Harm|iron|5|3|0|2|6|move:classic/suffer/endure_harm` She shrugs it off\n"
+        "`iv-meter:Health|3|4` `iv-meter:Momentum|3|2` and stands.\n"
+    )
+    with Ledger(db) as ledger:
+        told = story(ledger, inline_note(tmp_path, text))
+        found = [f.rule for f in ledger.audit("saga")]
+    assert [(kind, where) for kind, where, _ in told] == [
+        ("combatant.joined", "Session 1.md:3"),
+        ("tracks.noted", "Session 1.md:3"),
+        ("harm.suffered", "Session 1.md:3"),
+        ("roll.made", "Session 1.md:4"),
+        ("tracks.noted", "Session 1.md:5"),
+        ("tracks.noted", "Session 1.md:5"),
+        ("choice.made", "Session 1.md:5"),
+    ]
+    roll = told[3][2]
+    assert (roll["move"], roll["stat"], roll["action_die"], roll["challenge"]) == (
+        "endure_harm",
+        "iron",
+        5,
+        [2, 6],
+    )
+    assert found == ["journal-start"]
+
+
+def test_an_inline_move_s_burn_and_reroll_are_read(db: Path, tmp_path: Path) -> None:
+    text = (
+        "`iv-move:Face Danger|edge|1|2|0|5|9|move:starforged/adventure/face_danger|burn=8:2`\n"
+        "`iv-move:Clash|iron|1|2|1|3|7|move:starforged/combat/clash|adds=1(Asset)`"
+        " `iv-reroll:action|1|6|iron|2|1|3|7|6`\n"
+    )
+    with Ledger(db) as ledger:
+        told = story(ledger, inline_note(tmp_path, text))
+    assert kinds(told)[1:] == [
+        "tracks.noted",
+        "roll.made",
+        "momentum.burned",
+        "tracks.noted",
+        "roll.made",
+        "note",
+    ]
+    clash = told[5][2]
+    assert (clash["action_die"], clash["adds"], clash["outcome"]) == (6, 1, "strong_hit")
+
+
+def test_inline_mechanics_the_ledger_does_not_model_are_kept_as_counted_notes(
+    db: Path, tmp_path: Path
+) -> None:
+    spans = [
+        "iv-progress:Fulfill Your Vow|My Vow|7|3|9|Progress/My Vow.md",
+        "iv-noroll:Begin a Session|move:starforged/session/begin_a_session",
+        "iv-oracle:Action|45|Bolster|oracle:starforged/core/action",
+        "iv-track-create:My Vow|Progress/My Vow.md",
+        "iv-track-advance:My Vow|Progress/My Vow.md|4|8|dangerous|2",
+        "iv-clock-advance:Doom|Clocks/Doom.md|2|4|2|6|odds=Likely:45:Yes",
+        "iv-initiative:Position|in control|in a bad spot",
+        "iv-entity-create:NPC|Kira Vex|Entities/Kira Vex.md",
+        "iv-dice:2d6+1|8",
+        "iv-action-roll:iron|4|2|1|3|7",
+        "iv-ooc:Need to look up the rules",
+        "iv-move:Strike|iron|four|2|1|3|7",
+        "iv-meter:Kindred / Health|3|2",
+    ]
+    text = (
+        "Prose " + " and ".join(f"`{s}`" for s in spans) + ".\n\nMore `code` and ``iv-x`` prose.\n"
+    )
+    with Ledger(db) as ledger:
+        result = ledger.import_iron_vault(
+            [inline_note(tmp_path, text)], into="saga", character="Kira"
+        )
+        texts = [events.body_of(r.event)["text"] for r in ledger.records("saga")[1:]]
+    assert texts == spans
+    assert dict(result.kept) == {
+        "iv-progress": 1,
+        "iv-noroll": 1,
+        "oracle": 1,
+        "iv-track-create": 1,
+        "iv-track-advance": 1,
+        "iv-clock-advance": 1,
+        "iv-initiative": 1,
+        "iv-entity-create": 1,
+        "iv-dice": 1,
+        "roll": 1,
+        "iv-ooc": 1,
+        "iv-move": 1,
+        "meter": 1,
+    }
+
+
+def test_inline_mechanics_and_blocks_of_one_note_are_read_in_the_order_written(
+    db: Path, tmp_path: Path
+) -> None:
+    text = (
+        "`iv-meter:Health|5|4`\n\n```iron-vault-mechanics\n"
+        'meter "Health" from=4 to=3\n```\n\n`iv-meter:Health|3|2` and `iv-meter:Spirit|5|4`\n'
+        "```mechanics\nfoo\n```\n"
+        "> [!note]\n> `iv-meter:Supply|5|4`\n"
+        "```text\n`iv-meter:Supply|4|3` is code, not a mechanic\n```\n"
+    )
+    with Ledger(db) as ledger:
+        told = story(ledger, inline_note(tmp_path, text))
+    changes = [(where, body.get("meter")) for kind, where, body in told if kind == "meter.changed"]
+    assert changes == [
+        ("Session 1.md:1", "health"),
+        ("Session 1.md:4", "health"),
+        ("Session 1.md:7", "health"),
+        ("Session 1.md:7", "spirit"),
+        ("Session 1.md:12", "supply"),
+    ]
+    assert kinds(told).count("note") == 1  # foo
+
+
+INLINE_KINDS = (
+    "iv-move",
+    "iv-action-roll",
+    "iv-meter",
+    "iv-burn",
+    "iv-reroll",
+    "iv-oracle",
+    "iv-ooc",
+)
+PARTS = st.one_of(
+    st.integers(-12, 120).map(str),
+    st.sampled_from(["Endure Harm", "health", "Health", "iron", "action", "vs1", "burn=8:2", ""]),
+)
+
+
+@settings(max_examples=40, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(INLINE_KINDS), st.lists(PARTS, max_size=9)),
+        min_size=1,
+        max_size=6,
+    )
+)
+def test_any_run_of_inline_mechanics_imports_or_is_one_line_of_bad_input(
+    found: list[tuple[str, list[str]]],
+) -> None:
+    text = " ".join(f"`{kind}:{'|'.join(parts)}`" for kind, parts in found)
+    with tempfile.TemporaryDirectory() as folder:
+        note = inline_note(Path(folder), f"Prose {text}\n")
+        with Ledger(Path(folder) / "ledger.db") as ledger:
+            try:
+                ledger.import_iron_vault([note], into="saga", character="Kira")
+            except BadInput as refused:
+                assert str(refused).startswith("Session 1.md:1: ")
+                assert ledger.encounters() == []
