@@ -30,20 +30,34 @@ _QUOTE: Final = re.compile(r"[ \t]{0,3}>[ ]?")
 
 def note_files(paths: Sequence[str | Path]) -> list[tuple[str, Path]]:
     """(the name an event's `source` gives it, the file) of every note to read: a file as
-    given (its name), a folder's `*.md` recursively (relative to the folder), in natural
-    order of that name ("Session 2" before "Session 10"), each once."""
+    given (its name), a folder's `*.md` recursively (relative to the folder; not those in
+    dot-folders, such as Obsidian's `.trash`), in natural order of that name ("Session 2"
+    before "Session 10"), each once."""
     found: dict[Path, str] = {}
     for given in paths:
         path = Path(given)
         if path.is_dir():
-            inside = [p for p in path.rglob("*.md") if p.is_file()]
-            for file in sorted(inside, key=lambda p: natural(p.relative_to(path).as_posix())):
+            inside = [
+                p for p in path.rglob("*.md") if p.is_file() and not _hidden(p.relative_to(path))
+            ]
+            for file in sorted(inside, key=lambda p: _order(p.relative_to(path).as_posix())):
                 found.setdefault(file.resolve(), file_text(file.relative_to(path).as_posix()))
         elif path.is_file():
             found.setdefault(path.resolve(), file_text(path.name))
         else:
             raise UnknownName(f"no such note or folder: {path}", code="no-file")
     return [(name, file) for file, name in found.items()]
+
+
+def _hidden(relative: Path) -> bool:
+    """Whether a note is in a dot-folder (`.trash`, `.obsidian`) or is a dot-file, which
+    Obsidian does not read."""
+    return any(part.startswith(".") for part in relative.parts)
+
+
+def _order(name: str) -> tuple[tuple[tuple[int, int | str], ...], str]:
+    """Natural order, the name itself breaking ties (`Session 02` and `Session 2`)."""
+    return natural(name), name
 
 
 def file_text(name: str) -> str:

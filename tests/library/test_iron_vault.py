@@ -972,3 +972,16 @@ def test_any_run_of_inline_mechanics_imports_or_is_one_line_of_bad_input(
             except BadInput as refused:
                 assert str(refused).startswith("Session 1.md:1: ")
                 assert ledger.encounters() == []
+
+
+def test_a_vault_s_hidden_folders_are_not_read_and_ties_of_natural_order_are_broken_by_name(
+    tmp_path: Path,
+) -> None:
+    """Obsidian keeps deleted notes in `.trash` and its settings in `.obsidian`, and reads no
+    dot-folder: neither does the import. `Session 02` and `Session 2` sort alike by number:
+    their names decide, so the order is the same on every file system."""
+    for name in (".trash/Session 3.md", ".obsidian/x.md", "Session 2.md", "Session 02.md"):
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_text("x", encoding="utf-8")
+    found = [name for name, _ in notes.note_files([tmp_path])]
+    assert found == ["Session 02.md", "Session 2.md"]
