@@ -985,3 +985,58 @@ def test_a_vault_s_hidden_folders_are_not_read_and_ties_of_natural_order_are_bro
         (tmp_path / name).write_text("x", encoding="utf-8")
     found = [name for name, _ in notes.note_files([tmp_path])]
     assert found == ["Session 02.md", "Session 2.md"]
+
+
+#: The example at the top of Iron Vault's "Mechanics Blocks" page, as it is written there.
+DOCS_EXAMPLE = """\
+move id="move:starforged/adventure/face_danger" {
+\tadd 1 "because I'm cool [[Ash Barlowe]]"
+\troll "shadow" 1 3 1 9 9 // <statname> <action-die> <stat> <adds> <vs1> <vs2>
+}
+- "Oh nooo. This is gonna hurt. Time to [Endure Harm](move:EndureHarm)."
+move "Endure Harm" {
+    meter "health" from=3 to=2
+    roll "health" action=3 stat=4 adds=0 vs1=3 vs2=8
+    meter "momentum" from=7 to=6
+    meter "health" from=2 to=3
+}
+move "Undertake an Expedition" {
+    roll action=3 stat=1 adds=0 vs1=3 vs2=5
+    reroll action=1 vs1=6
+    burn from=10 to=2
+}"""
+
+
+def test_iron_vault_s_own_example_is_read_and_its_inconsistencies_found(
+    db: Path, tmp_path: Path
+) -> None:
+    """The example rolls +health 4 right after health went to 2, then shakes it off after a
+    weak hit: the audit says both, with their lines."""
+    with Ledger(db) as ledger:
+        result = ledger.import_iron_vault(
+            [note_of(tmp_path, DOCS_EXAMPLE)], into="saga", character="Kira"
+        )
+        records = ledger.records("saga")
+        found = {f.rule: f.message for f in ledger.audit("saga")}
+    told = [(r.type, events.origin(r.event)) for r in records[1:]]
+    assert told == [
+        ("note", "Session 1.md:7"),
+        ("combatant.joined", "Session 1.md:8"),
+        ("roll.made", "Session 1.md:8"),
+        ("note", "Session 1.md:10"),
+        ("tracks.noted", "Session 1.md:12"),
+        ("harm.suffered", "Session 1.md:12"),
+        ("tracks.noted", "Session 1.md:13"),
+        ("roll.made", "Session 1.md:13"),
+        ("tracks.noted", "Session 1.md:14"),
+        ("tracks.noted", "Session 1.md:15"),
+        ("choice.made", "Session 1.md:14"),
+        ("note", "Session 1.md:18"),
+        ("note", "Session 1.md:19"),
+        ("note", "Session 1.md:20"),
+    ]
+    assert dict(result.kept) == {"add": 1, "-": 1, "roll": 1, "reroll": 1, "burn": 1}
+    assert found["journal-disagrees"] == (
+        "Session 1.md:13 says 'Kira' health is 4 here; the ledger has 2 (seq 8)"
+    )
+    assert "follows a weak hit" in found["shake-it-off-allowed"]
