@@ -4,9 +4,10 @@ of a block (its docs: "Other Features/Inline Mechanics.md").
 
 Each span is read as the node its block would hold (`iv-move` a `move` holding its `roll` and
 `burn`, `iv-meter` a `meter`, `iv-burn`, `iv-reroll`, `iv-oracle`), so that the system's planner
-reads both alike. Inline spans carry no actor, and are not nested: the meters, burns, rerolls
-and oracles after an `iv-move` belong to it until the next move, as Iron Vault appends them to
-the last move of a block; a health loss right before an Endure Harm move stays on its own,
+reads both alike. Inline spans carry no actor, and are not nested: the spans after an `iv-move`
+in its paragraph belong to it until the next move, as Iron Vault appends them to the last move
+of a block (a paragraph's spans are read as one block); a health loss right before an Endure
+Harm move stays on its own,
 where the planner takes it for that move's harm. A span of any other kind, or one whose
 numbers do not read, is a node of its own name (`iv-ooc`...), which the planner keeps as a note.
 """

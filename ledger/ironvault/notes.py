@@ -81,8 +81,8 @@ def natural(name: str) -> tuple[tuple[int, int | str], ...]:
 def blocks(name: str, text: str) -> Iterator[Block]:
     """The mechanics blocks of one note, in order of appearance, each node with its line; a
     block inside a callout or quote (`> ```iron-vault-mechanics`) too, its lines read
-    without their `>` markers, and ended where the quote ends. The inline mechanics in the
-    prose between blocks (`iv-meter:Health|5|3`) are a block of their own each run."""
+    without their `>` markers, and ended where the quote ends. The inline mechanics of each
+    paragraph of prose (`iv-meter:Health|5|3`) are a block of their own."""
     raw = text.splitlines()
     lines = [_unquoted(line) for line in raw]
     ordinal = 0
@@ -92,6 +92,12 @@ def blocks(name: str, text: str) -> Iterator[Block]:
         depth, line = lines[number]
         opened = _FENCE.match(line)
         number += 1
+        if opened is None and not line.strip() and prose:
+            # A paragraph's inline mechanics are a block: a move holds the spans after it
+            # in its paragraph only.
+            made, ordinal = inline.nodes(prose, name, ordinal)
+            yield Block(name, prose[0][0], tuple(made))
+            prose = []
         if opened is None:
             prose.extend((number, code) for code in inline.spans(line))
             continue

@@ -1040,3 +1040,21 @@ def test_iron_vault_s_own_example_is_read_and_its_inconsistencies_found(
         "Session 1.md:13 says 'Kira' health is 4 here; the ledger has 2 (seq 8)"
     )
     assert "follows a weak hit" in found["shake-it-off-allowed"]
+
+
+def test_an_inline_move_holds_the_spans_after_it_in_its_paragraph_only(
+    db: Path, tmp_path: Path
+) -> None:
+    """A momentum loss a paragraph after an inline Endure Harm's strong hit is a change of
+    its own, not the move's Shake it off."""
+    text = (
+        "`iv-meter:Health|5|3` `iv-move:Endure Harm|iron|5|3|0|2|6|move:classic/suffer/endure_harm`"
+        "\n\nLater, Kira pays for it `iv-meter:Momentum|2|1`\n"
+    )
+    with Ledger(db) as ledger:
+        told = story(ledger, inline_note(tmp_path, text))
+    assert [(kind, where) for kind, where, _ in told[-3:]] == [
+        ("roll.made", "Session 1.md:1"),
+        ("tracks.noted", "Session 1.md:3"),
+        ("meter.changed", "Session 1.md:3"),
+    ]
