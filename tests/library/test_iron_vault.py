@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from ledger import Ledger, events
 from ledger.errors import BadInput
 from ledger.ironvault import notes
+from projections.journal import Node
 from tests import paths
 
 FIXTURE = paths.FIXTURES / "iron-vault"
@@ -1058,3 +1059,58 @@ def test_an_inline_move_holds_the_spans_after_it_in_its_paragraph_only(
         ("tracks.noted", "Session 1.md:3"),
         ("meter.changed", "Session 1.md:3"),
     ]
+
+
+LINE_PARTS = st.sampled_from(
+    [
+        "",
+        "> ",
+        ">",
+        "> > ",
+        "    ",
+        "\t",
+        "- ",
+        "```iron-vault-mechanics",
+        "```mechanics",
+        "````iron-vault-mechanics",
+        "```",
+        "````",
+        "~~~iron-vault-mechanics",
+        "~~~",
+        "```text",
+        'meter "health" from=5 to=3',
+        "xp 1 2",
+        'oracle "A" 3 "b" { oracle "C" 1 "d" }',
+        "Prose `iv-meter:Spirit|5|4` and `iv-ooc:hi`.",
+        "`iv-move:Strike|iron|4|2|1|3|7`",
+    ]
+)
+
+
+@settings(max_examples=300)
+@given(st.lists(st.lists(LINE_PARTS, min_size=1, max_size=3).map("".join), max_size=14))
+def test_every_node_read_from_any_note_is_on_the_line_it_names(lines: list[str]) -> None:
+    """Whatever a note's callouts, lists and fences: its nodes are read with lines that hold
+    them (or the note is one line of bad input), never a traceback."""
+    text = "\n".join(lines) + "\n"
+    try:
+        read = list(notes.blocks("N.md", text))
+    except BadInput as refused:
+        assert str(refused).startswith("N.md:")
+        return
+    written = text.splitlines()
+
+    def check(node: Node, parent: str = "") -> None:
+        held = written[node.line - 1]
+        if node.text.startswith("iv-"):
+            assert node.text in held
+        elif parent.startswith("iv-"):  # an inline move's roll or burn: on the move's line
+            assert parent in held
+        else:
+            assert node.name in held.lower()
+        for child in node.children:
+            check(child, node.text)
+
+    for block in read:
+        for node in block.nodes:
+            check(node)
