@@ -22,7 +22,11 @@ from projections.journal import Block, Node
 #: The fences Iron Vault writes its mechanics in (the plain `mechanics` of older notes too).
 FENCES: Final = ("iron-vault-mechanics", "mechanics")
 EXTRA: Final = "pip install 'encounter-ledger[ironvault]'"
-_FENCE: Final = re.compile(r"^(?P<indent>[ \t]*)(?P<ticks>`{3,}|~{3,})[ \t]*(?P<info>[^\s`]*)")
+#: An opening fence, indented, or on a list item's line (`- ```iron-vault-mechanics`, `1. ...`).
+_FENCE: Final = re.compile(
+    r"^(?P<indent>[ \t]*(?:(?:[-*+]|\d{1,9}[.)])[ \t]+)?)(?P<ticks>`{3,}|~{3,})[ \t]*"
+    r"(?P<info>[^\s`]*)"
+)
 _NATURAL: Final = re.compile(r"(\d+)")
 #: One blockquote marker (a callout's lines start with them: `> `, `> > `).
 _QUOTE: Final = re.compile(r"[ \t]{0,3}>[ ]?")
@@ -91,6 +95,8 @@ def blocks(name: str, text: str) -> Iterator[Block]:
     while number < len(lines):
         depth, line = lines[number]
         opened = _FENCE.match(line)
+        if opened is not None and opened["ticks"][0] == "`" and "`" in line[opened.end() :]:
+            opened = None  # ```code``` is inline code: a backtick fence's info has no backtick
         number += 1
         if opened is None and not line.strip() and prose:
             # A paragraph's inline mechanics are a block: a move holds the spans after it

@@ -595,8 +595,20 @@ def test_a_callout_that_ends_ends_its_block(db: Path, tmp_path: Path) -> None:
         ("1. Kira falls\n" + "\n".join(fenced("\t")).replace("    ", "\t") + "\n", 4),
         ("A\n\n~~~iron-vault-mechanics\n" + "\n".join(HARM) + "\n~~~\n", 5),
         ("A\n\n````mechanics\n" + "\n".join(HARM) + "\n````\n", 5),
+        ("- " + "\n".join(fenced("  "))[2:] + "\n", 3),
+        ("3) " + "\n".join(fenced("   "))[3:] + "\n", 3),
+        ("> - " + "\n".join(fenced(">   "))[4:] + "\n", 3),
     ],
-    ids=["bom-crlf-front-matter", "in-a-list", "tabs", "tilde-fence", "old-fence-name"],
+    ids=[
+        "bom-crlf-front-matter",
+        "in-a-list",
+        "tabs",
+        "tilde-fence",
+        "old-fence-name",
+        "on-the-bullet-s-line",
+        "on-a-number-s-line",
+        "on-a-bullet-s-line-in-a-callout",
+    ],
 )
 def test_a_note_as_people_keep_it_is_read_with_the_right_lines(
     db: Path, tmp_path: Path, text: str, harm_line: int
@@ -1114,3 +1126,16 @@ def test_every_node_read_from_any_note_is_on_the_line_it_names(lines: list[str])
     for block in read:
         for node in block.nodes:
             check(node)
+
+
+@pytest.mark.parametrize("prose", ["```inline code``` in prose", "- ```code``` in a list"])
+def test_inline_code_in_triple_backticks_opens_no_fence(
+    db: Path, tmp_path: Path, prose: str
+) -> None:
+    """A backtick fence's info string holds no backtick (CommonMark): such a line is inline
+    code, and the block after it is read."""
+    note = tmp_path / "Session 1.md"
+    note.write_text(prose + "\n\n" + "\n".join(fenced("")) + "\n", encoding="utf-8")
+    with Ledger(db) as ledger:
+        told = story(ledger, note)
+    assert ("harm.suffered", "Session 1.md:5") in [(kind, where) for kind, where, _ in told]
