@@ -1095,6 +1095,8 @@ LINE_PARTS = st.sampled_from(
         'oracle "A" 3 "b" { oracle "C" 1 "d" }',
         "Prose `iv-meter:Spirit|5|4` and `iv-ooc:hi`.",
         "`iv-move:Strike|iron|4|2|1|3|7`",
+        "1. ",
+        "```code``` ",
     ]
 )
 
