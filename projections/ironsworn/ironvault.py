@@ -90,6 +90,8 @@ class _Move:
 
     key: str
     roll: Planned | None = None
+    #: The first event planned for the roll (the claim of a roll on a meter, else the roll).
+    rolled: Planned | None = None
     #: The roll's stat value plus its adds (a reroll of the action die scores anew with them).
     base: int = 0
     score: int = 0
@@ -370,8 +372,7 @@ class Planner:
         move.score = min(10, action + move.base)
         move.challenge = challenge
         move.outcome = outcome_of(move.score, challenge)
-        if stat in METERS:
-            self.claim(node, who, stat, value)
+        claimed = self.claim(node, who, stat, value) if stat in METERS else None
         fields = {
             "type": "roll.made",
             "actor": who,
@@ -383,6 +384,7 @@ class Planner:
             "outcome": _claimed(node, node.props.get("outcome")) or move.outcome,
         }
         move.roll = move.applies_miss = self.emit(node, who, fields)
+        move.rolled = claimed or move.roll
 
     def _reroll(self, node: Node, move: _Move) -> None:
         """Iron Vault's reroll (not BOA; its command writes the die as text, `action="6"`):
@@ -418,19 +420,27 @@ class Planner:
             self.keep(node)  # a companion's or a vehicle's meter: not the character's
             return
         delta = end - start
-        if move.endure and move.roll is None and meter == "health" and delta < 0:
+        # The move's harm: a health loss before its roll, or after a roll that followed
+        # no harm (Make a move rolls at once, Suffer on a meter appends the loss after the
+        # roll; the rules suffer it first, so it goes before the roll).
+        before = move.rolled if move.roll is not None else None
+        untouched = not (move.harmed or move.chosen or move.missed)
+        if move.endure and untouched and meter == "health" and delta < 0:
             move.harmed = True
-            self.claim(node, who, meter, start)
+            self.claim(node, who, meter, start, before)
             amount = -delta
-            spilled = _spilled(node, siblings, move) if end == 0 else None
+            # (After the roll, a -momentum next may be a miss's -1 instead: not taken.)
+            spill = end == 0 and move.roll is None
+            spilled = _spilled(node, siblings, move) if spill else None
             if spilled is not None:
                 # At 0 health the rest of the harm is -momentum (Starforged writes it as a
                 # second meter): one harm, which the fold spills the same way.
                 move.consumed.add(spilled.ordinal)
                 _, was, now = _meter_parts(spilled)
-                self.claim(spilled, who, "momentum", was)
+                self.claim(spilled, who, "momentum", was, before)
                 amount += was - now
-            self.emit(node, who, {"type": "harm.suffered", "target": who, "amount": amount})
+            harm = {"type": "harm.suffered", "target": who, "amount": amount}
+            self.emit(node, who, harm, before)
             return
         spill = move.endure and move.roll is None and (meter, delta < 0) == ("momentum", True)
         if spill and not move.harmed:

@@ -1141,3 +1141,58 @@ def test_inline_code_in_triple_backticks_opens_no_fence(
     with Ledger(db) as ledger:
         told = story(ledger, note)
     assert ("harm.suffered", "Session 1.md:5") in [(kind, where) for kind, where, _ in told]
+
+
+def test_a_health_loss_written_after_the_endure_harm_roll_is_its_harm_before_it(
+    db: Path, tmp_path: Path
+) -> None:
+    """*Make a move* rolls at once; *Suffer on a meter* afterwards appends the health loss
+    under the roll. The rules suffer the harm first: it is the move's harm, before its roll,
+    with the journal's line."""
+    block = (
+        'move "[Endure Harm](datasworn:move:starforged/suffer/endure_harm)" {\n'
+        '    roll "iron" action=5 adds=0 stat=3 vs1=2 vs2=6\n    meter "Health" from=5 to=3\n'
+        '    meter "Momentum" from=3 to=4\n}'
+    )
+    with Ledger(db) as ledger:
+        told = story(ledger, note_of(tmp_path, block))
+        found = [f.rule for f in ledger.audit("saga")]
+    assert [(kind, where) for kind, where, _ in told[1:]] == [
+        ("tracks.noted", "Session 1.md:8"),
+        ("harm.suffered", "Session 1.md:8"),
+        ("roll.made", "Session 1.md:7"),
+        ("tracks.noted", "Session 1.md:9"),
+        ("choice.made", "Session 1.md:9"),
+    ]
+    assert found == ["journal-start"]
+
+
+def test_a_health_roll_made_before_the_harm_it_follows_is_found(db: Path, tmp_path: Path) -> None:
+    """Rolled +health 5 and then suffered 2 harm: the roll should have been +health 3."""
+    block = (
+        f'move "{ENDURE}" {{\n    roll "health" action=1 adds=0 stat=5 vs1=5 vs2=6\n'
+        '    meter "Health" from=5 to=3\n}'
+    )
+    with Ledger(db) as ledger:
+        told = story(ledger, note_of(tmp_path, block))
+        found = {f.rule: f.message for f in ledger.audit("saga")}
+    assert kinds(told)[1:] == ["tracks.noted", "harm.suffered", "tracks.noted", "roll.made"]
+    assert found["journal-disagrees"] == (
+        "Session 1.md:7 says 'Kira' health is 5 here; the ledger has 3 (seq 5)"
+    )
+
+
+def test_after_a_missed_roll_the_momentum_loss_after_the_harm_is_the_miss_s(
+    db: Path, tmp_path: Path
+) -> None:
+    block = (
+        f'move "{ENDURE}" {{\n    roll "iron" action=1 adds=0 stat=1 vs1=5 vs2=6\n'
+        '    meter "Health" from=1 to=0\n    meter "Momentum" from=3 to=2\n}'
+    )
+    with Ledger(db) as ledger:
+        told = story(ledger, note_of(tmp_path, block))
+        kira = ledger.tracks("saga").view()["combatants"]["Kira"]
+    harm = next(body for kind, _, body in told if kind == "harm.suffered")
+    assert harm["amount"] == 1
+    assert (kira["health"], kira["momentum"]) == (0, 2)
+    assert "meter.changed" not in kinds(told)
