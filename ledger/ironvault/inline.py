@@ -7,9 +7,9 @@ Each span is read as the node its block would hold (`iv-move` a `move` holding i
 reads both alike. Inline spans carry no actor, and are not nested: the spans after an `iv-move`
 in its paragraph belong to it until the next move, as Iron Vault appends them to the last move
 of a block (a paragraph's spans are read as one block); a health loss right before an Endure
-Harm move stays on its own,
-where the planner takes it for that move's harm. A span of any other kind, or one whose
-numbers do not read, is a node of its own name (`iv-ooc`...), which the planner keeps as a note.
+Harm move stays on its own, where the planner takes it for that move's harm. A span of any
+other kind, or one whose numbers do not read, is a node of its own name (`iv-ooc`...), which
+the planner keeps as a note.
 """
 
 from __future__ import annotations
@@ -25,10 +25,9 @@ from projections.journal import Node
 
 #: An inline code span holding an Iron Vault mechanic (single backticks, on one line).
 SPAN: Final = re.compile(r"(?<!`)`(?P<code>iv-[a-z-]+:[^`]*)`(?!`)")
-#: The spans that start a move of their own (and end the one before).
+#: The spans that start a move of their own (and end the one before); any other span after an
+#: `iv-move` in its paragraph belongs to it.
 _MOVES: Final = frozenset({"iv-move", "iv-noroll", "iv-progress", "iv-action-roll"})
-#: The spans that belong to the move before them.
-_STEPS: Final = frozenset({"iv-meter", "iv-burn", "iv-reroll", "iv-oracle"})
 
 
 def spans(line: str) -> list[str]:
