@@ -32,6 +32,8 @@ _MOVES: Final = frozenset({"iv-move", "iv-noroll", "iv-progress", "iv-action-rol
 
 def spans(line: str) -> list[str]:
     """The inline mechanics of one line of prose, in order."""
+    if "`iv-" not in line:
+        return []
     return [match["code"] for match in SPAN.finditer(line)]
 
 

@@ -138,6 +138,8 @@ def blocks(name: str, text: str) -> Iterator[Block]:
 
 def _unquoted(line: str) -> tuple[int, str]:
     """A line's quote depth (its leading `>` markers) and the line without them."""
+    if ">" not in line:
+        return 0, line
     depth = 0
     while (marker := _QUOTE.match(line)) is not None:
         depth += 1
