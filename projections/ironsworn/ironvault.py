@@ -174,17 +174,27 @@ class Planner:
         return self.plan
 
     def _level(self, block: Block, nodes: Sequence[Node], who: str | None) -> None:
-        """The nodes of a block, or of an actor in it, in order. A health loss written on its
-        own right before an Endure Harm move whose roll follows no harm of its own is that
-        move's harm (`Suffer on a meter`, then `Make a move`)."""
+        """The nodes of a block, or of an actor in it, in order. A health loss right before
+        an Endure Harm move that loses no health of its own is that move's harm: written on
+        its own (`Suffer on a meter`, then `Make a move`), or closing the move before
+        (`Suffer on a meter` appends to the last move: a Face Danger miss's harm)."""
         ahead: dict[int, _Move] = {}
         for index, node in enumerate(nodes):
             after = nodes[index + 1] if index + 1 < len(nodes) else None
-            if node.name == "move" and node.ordinal in ahead:
-                self._move(block, node, who or self.default, ahead.pop(node.ordinal))
-            elif after is not None and _harm_before(node, after):
+            tail = node.children[-1] if node.name == "move" and node.children else None
+            if tail is not None and move_key(node) == "endure_harm":
+                tail = None  # an Endure Harm's own health loss is its own business
+            if after is not None and _harm_before(node, after):
                 move = ahead[after.ordinal] = _Move(move_key(after))
                 self._step(block, node, self._who(block, who or self.default), move, nodes)
+            elif tail is not None and after is not None and _harm_before(tail, after):
+                own = ahead.pop(node.ordinal, None) or _Move(move_key(node))
+                own.consumed.add(tail.ordinal)
+                self._move(block, node, who or self.default, own)
+                move = ahead[after.ordinal] = _Move(move_key(after))
+                self._step(block, tail, self._who(block, who or self.default), move)
+            elif node.name == "move" and node.ordinal in ahead:
+                self._move(block, node, who or self.default, ahead.pop(node.ordinal))
             else:
                 self._top(block, node, who)
 
@@ -543,17 +553,10 @@ def _partner(node: Node, siblings: Sequence[Node], move: _Move, meter: str) -> N
 
 def _harm_before(node: Node, move: Node) -> bool:
     """Whether `node` is a health loss written right before the Endure Harm `move`, whose own
-    nodes before its roll lose no health."""
+    nodes lose no health."""
     if node.name != "meter" or move.name != "move" or move_key(move) != "endure_harm":
         return False
-    if not _health_loss(node):
-        return False
-    for child in move.children:
-        if child.name == "roll":
-            break
-        if _health_loss(child):
-            return False
-    return True
+    return _health_loss(node) and not any(_health_loss(child) for child in move.children)
 
 
 def _health_loss(node: Node) -> bool:

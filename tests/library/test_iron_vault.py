@@ -1196,3 +1196,39 @@ def test_after_a_missed_roll_the_momentum_loss_after_the_harm_is_the_miss_s(
     assert harm["amount"] == 1
     assert (kira["health"], kira["momentum"]) == (0, 2)
     assert "meter.changed" not in kinds(told)
+
+
+def test_a_health_loss_closing_the_move_before_endure_harm_is_its_harm(
+    db: Path, tmp_path: Path
+) -> None:
+    """*Suffer on a meter* appends to the last move of the block: the harm of a Face Danger
+    miss lands under Face Danger, and Endure Harm follows it."""
+    block = (
+        'move "[Face Danger](datasworn:move:classic/adventure/face_danger)" {\n'
+        '    roll "edge" action=1 adds=0 stat=2 vs1=5 vs2=6\n    meter "Health" from=5 to=3\n}\n'
+        f'move "{ENDURE}" {{\n    roll "iron" action=5 adds=0 stat=3 vs1=2 vs2=6\n}}'
+    )
+    with Ledger(db) as ledger:
+        told = story(ledger, note_of(tmp_path, block))
+        found = [f.rule for f in ledger.audit("saga")]
+    assert [(kind, where) for kind, where, _ in told[1:]] == [
+        ("roll.made", "Session 1.md:7"),
+        ("tracks.noted", "Session 1.md:8"),
+        ("harm.suffered", "Session 1.md:8"),
+        ("roll.made", "Session 1.md:11"),
+    ]
+    assert found == ["journal-start"]
+
+
+def test_a_health_loss_under_a_move_not_followed_by_endure_harm_stays_a_change(
+    db: Path, tmp_path: Path
+) -> None:
+    block = (
+        'move "Face Danger" {\n    roll "edge" action=1 adds=0 stat=2 vs1=5 vs2=6\n'
+        '    meter "Health" from=5 to=3\n}\nmove "Face Danger" {\n'
+        '    roll "edge" action=1 adds=0 stat=2 vs1=5 vs2=6\n}'
+    )
+    with Ledger(db) as ledger:
+        told = story(ledger, note_of(tmp_path, block))
+    assert "harm.suffered" not in kinds(told)
+    assert kinds(told).count("meter.changed") == 1
