@@ -1232,3 +1232,16 @@ def test_a_health_loss_under_a_move_not_followed_by_endure_harm_stays_a_change(
         told = story(ledger, note_of(tmp_path, block))
     assert "harm.suffered" not in kinds(told)
     assert kinds(told).count("meter.changed") == 1
+
+
+def test_a_harm_added_under_an_endure_harm_roll_already_imported_is_refused(
+    db: Path, tmp_path: Path
+) -> None:
+    roll = f'move "{ENDURE}" {{\n    roll "iron" action=5 adds=0 stat=3 vs1=2 vs2=6\n'
+    with Ledger(db) as ledger:
+        story(ledger, note_of(tmp_path, roll + "}"))
+        before = ledger.records("saga")
+        grown = note_of(tmp_path, roll + '    meter "Health" from=5 to=3\n}')
+        with pytest.raises(BadInput, match=r"^Session 1\.md:8: the journal changed where"):
+            ledger.import_iron_vault([grown], into="saga", character="Kira")
+        assert ledger.records("saga") == before
