@@ -74,8 +74,8 @@ def read_journal(paths: Sequence[str | Path]) -> tuple[list[Block], int]:
         read.extend(blocks(name, read_text(file)))
     if not read:
         raise BadInput(
-            f"found no mechanics block (```iron-vault-mechanics) in {len(found)} note"
-            f"{'s' * (len(found) != 1)}: nothing to import"
+            "found no mechanics (```iron-vault-mechanics blocks, `iv-` inline) in "
+            f"{len(found)} note{'s' * (len(found) != 1)}: nothing to import"
         )
     return read, len(found)
 
@@ -111,6 +111,8 @@ def import_journal(
     present = frozenset(state.combatants) if state is not None else frozenset()
     plan = planner(read, character, present, {s.name: s for s in sheets})
     events_ = plan.events
+    if not events_:
+        raise BadInput("the mechanics blocks hold no node to import: nothing to import")
     _name(session.encounter, events_)
     if system is None:
         opened = Planned({"type": "encounter.opened", "system": reader.key}, events_[0].node)

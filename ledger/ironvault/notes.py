@@ -15,32 +15,53 @@ from types import MappingProxyType
 from typing import Any, Final
 
 from ledger.errors import BadInput, UnknownName
+from ledger.ironvault import inline
 from ledger.jsonl import read_text
 from projections.journal import Block, Node
 
 #: The fences Iron Vault writes its mechanics in (the plain `mechanics` of older notes too).
 FENCES: Final = ("iron-vault-mechanics", "mechanics")
 EXTRA: Final = "pip install 'encounter-ledger[ironvault]'"
-_FENCE: Final = re.compile(r"^(?P<indent>[ \t]*)(?P<ticks>`{3,}|~{3,})[ \t]*(?P<info>[^\s`]*)")
+#: An opening fence, indented, or on a list item's line (`- ```iron-vault-mechanics`, `1. ...`).
+_FENCE: Final = re.compile(
+    r"^(?P<indent>[ \t]*(?:(?:[-*+]|\d{1,9}[.)])[ \t]+)?)(?P<ticks>`{3,}|~{3,})[ \t]*"
+    r"(?P<info>[^\s`]*)"
+)
 _NATURAL: Final = re.compile(r"(\d+)")
+#: One blockquote marker (a callout's lines start with them: `> `, `> > `).
+_QUOTE: Final = re.compile(r"[ \t]{0,3}>[ ]?")
 
 
 def note_files(paths: Sequence[str | Path]) -> list[tuple[str, Path]]:
     """(the name an event's `source` gives it, the file) of every note to read: a file as
-    given (its name), a folder's `*.md` recursively (relative to the folder), in natural
-    order of that name ("Session 2" before "Session 10"), each once."""
+    given (its name), a folder's `*.md` recursively (relative to the folder; not those in
+    dot-folders, such as Obsidian's `.trash`), in natural order of that name ("Session 2"
+    before "Session 10"), each once."""
     found: dict[Path, str] = {}
     for given in paths:
         path = Path(given)
         if path.is_dir():
-            inside = [p for p in path.rglob("*.md") if p.is_file()]
-            for file in sorted(inside, key=lambda p: natural(p.relative_to(path).as_posix())):
+            inside = [
+                p for p in path.rglob("*.md") if p.is_file() and not _hidden(p.relative_to(path))
+            ]
+            for file in sorted(inside, key=lambda p: _order(p.relative_to(path).as_posix())):
                 found.setdefault(file.resolve(), file_text(file.relative_to(path).as_posix()))
         elif path.is_file():
             found.setdefault(path.resolve(), file_text(path.name))
         else:
             raise UnknownName(f"no such note or folder: {path}", code="no-file")
     return [(name, file) for file, name in found.items()]
+
+
+def _hidden(relative: Path) -> bool:
+    """Whether a note is in a dot-folder (`.trash`, `.obsidian`) or is a dot-file, which
+    Obsidian does not read."""
+    return any(part.startswith(".") for part in relative.parts)
+
+
+def _order(name: str) -> tuple[tuple[tuple[int, int | str], ...], str]:
+    """Natural order, the name itself breaking ties (`Session 02` and `Session 2`)."""
+    return natural(name), name
 
 
 def file_text(name: str) -> str:
@@ -62,30 +83,78 @@ def natural(name: str) -> tuple[tuple[int, int | str], ...]:
 
 
 def blocks(name: str, text: str) -> Iterator[Block]:
-    """The mechanics blocks of one note, in order of appearance, each node with its line."""
-    lines = text.splitlines()
+    """The mechanics blocks of one note, in order of appearance, each node with its line; a
+    block inside a callout or quote (`> ```iron-vault-mechanics`) too, its lines read
+    without their `>` markers, and ended where the quote ends. The inline mechanics of each
+    paragraph of prose (`iv-meter:Health|5|3`) are a block of their own."""
+    raw = text.splitlines()
+    lines = [_unquoted(line) for line in raw]
     ordinal = 0
     number = 0
+    prose: list[tuple[int, str]] = []  # the inline mechanics since the last block
     while number < len(lines):
-        opened = _FENCE.match(lines[number])
+        depth, line = lines[number]
+        opened = _FENCE.match(line)
+        if opened is not None and opened["ticks"][0] == "`" and "`" in line[opened.end() :]:
+            opened = None  # ```code``` is inline code: a backtick fence's info has no backtick
         number += 1
+        if opened is None and not line.strip() and prose:
+            # A paragraph's inline mechanics are a block: a move holds the spans after it
+            # in its paragraph only.
+            made, ordinal = inline.nodes(prose, name, ordinal)
+            yield Block(name, prose[0][0], tuple(made))
+            prose = []
         if opened is None:
+            prose.extend((number, code) for code in inline.spans(line))
             continue
         ticks, info = opened["ticks"], opened["info"]
         start = number
-        while number < len(lines) and not _closes(lines[number], ticks):
+        while (
+            number < len(lines)
+            and lines[number][0] >= depth
+            and not (lines[number][0] == depth and _closes(lines[number][1], ticks))
+        ):
             number += 1
-        body = lines[start:number]
-        number += 1  # past the closing fence
+        body = [_strip(line, depth) for line in raw[start:number]]
+        if number < len(lines) and lines[number][0] == depth:
+            number += 1  # past the closing fence
         if info not in FENCES:
             continue
+        if prose:
+            made, ordinal = inline.nodes(prose, name, ordinal)
+            yield Block(name, prose[0][0], tuple(made))
+            prose = []
         parsed = parse("\n".join(body), f"{name}:{start}")
         located = list(_located(parsed, body, start + 1))
-        made: list[Node] = []
-        for raw in parsed:
-            node, ordinal = _node(raw, name, located, ordinal)
-            made.append(node)
-        yield Block(name, start, tuple(made))
+        block: list[Node] = []
+        for item in parsed:
+            node, ordinal = _node(item, name, located, ordinal)
+            block.append(node)
+        yield Block(name, start, tuple(block))
+    if prose:
+        made, _ = inline.nodes(prose, name, ordinal)
+        yield Block(name, prose[0][0], tuple(made))
+
+
+def _unquoted(line: str) -> tuple[int, str]:
+    """A line's quote depth (its leading `>` markers) and the line without them."""
+    if ">" not in line:
+        return 0, line
+    depth = 0
+    while (marker := _QUOTE.match(line)) is not None:
+        depth += 1
+        line = line[marker.end() :]
+    return depth, line
+
+
+def _strip(line: str, depth: int) -> str:
+    """A line without its first `depth` quote markers."""
+    for _ in range(depth):
+        marker = _QUOTE.match(line)
+        if marker is None:
+            break
+        line = line[marker.end() :]
+    return line
 
 
 def _closes(line: str, ticks: str) -> bool:
@@ -148,7 +217,8 @@ def _line_of(offsets: Sequence[int], position: int) -> int:
 
 
 def _node(raw: Any, file: str, lines: list[int], ordinal: int) -> tuple[Node, int]:
-    """A parsed ckdl node as a `Node` (the lines come in document order, one a node)."""
+    """A parsed ckdl node as a `Node`, its name in lower case (the lines come in document
+    order, one a node)."""
     line = lines.pop(0)
     mine = ordinal
     ordinal += 1
@@ -159,7 +229,11 @@ def _node(raw: Any, file: str, lines: list[int], ordinal: int) -> tuple[Node, in
     args = tuple(_plain(a) for a in raw.args)
     props = {str(k): _plain(v) for k, v in raw.properties.items()}
     text = " ".join([raw.name, *map(_kdl, args), *(f"{k}={_kdl(v)}" for k, v in props.items())])
-    node = Node(raw.name, args, MappingProxyType(props), tuple(children), file, line, mine, text)
+    # Iron Vault reads a node's name in any case (`Move`, `METER`): so does the planner. The
+    # text keeps the name as written.
+    node = Node(
+        raw.name.lower(), args, MappingProxyType(props), tuple(children), file, line, mine, text
+    )
     return node, ordinal
 
 

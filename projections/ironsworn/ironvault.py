@@ -66,6 +66,17 @@ def outcome_of(score: int, challenge: tuple[int, int], momentum: int | None = No
     return ("miss", "weak_hit", "strong_hit")[beaten]
 
 
+def _number(node: Node, value: Any, what: str) -> int:
+    """A whole number, written as one or as text (`"6"`)."""
+    if isinstance(value, str) and value.strip().isdigit():
+        return int(value.strip())
+    return _int(node, value, what)
+
+
+def _whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 def _int(node: Node, value: Any, what: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         shown = "nothing" if value is None else repr(value)
@@ -79,6 +90,10 @@ class _Move:
 
     key: str
     roll: Planned | None = None
+    #: The first event planned for the roll (the claim of a roll on a meter, else the roll).
+    rolled: Planned | None = None
+    #: The roll's stat value plus its adds (a reroll of the action die scores anew with them).
+    base: int = 0
     score: int = 0
     challenge: tuple[int, int] = (0, 0)
     outcome: str | None = None
@@ -142,28 +157,58 @@ class Planner:
         self.first: dict[str, dict[str, int]] = {}
         #: The character each planned event concerns (by the event's identity).
         self.whose: dict[int, str] = {}
+        #: Each character's health as the journal gives it so far (while noticing).
+        self.health: dict[str, int] = {}
+        #: The stat of each Endure Harm roll written with no stat name, by (note, ordinal).
+        self.unnamed: dict[tuple[str, int], str] = {}
 
     # Walking.
 
     def read(self, blocks: Sequence[Block]) -> list[Planned]:
         """Plan every block's events (a prescan finds each character's first values)."""
         for block in blocks:
-            for node, who in self._nodes(block, block.nodes, None):
-                self._notice(node, who)
+            for node, who, move in self._nodes(block, block.nodes, None):
+                self._notice(node, who, move)
         for block in blocks:
-            for node in block.nodes:
-                self._top(block, node, None)
+            self._level(block, block.nodes, None)
         return self.plan
+
+    def _level(self, block: Block, nodes: Sequence[Node], who: str | None) -> None:
+        """The nodes of a block, or of an actor in it, in order. A health loss right before
+        an Endure Harm move that loses no health of its own is that move's harm: written on
+        its own (`Suffer on a meter`, then `Make a move`), or closing the move before
+        (`Suffer on a meter` appends to the last move: a Face Danger miss's harm)."""
+        ahead: dict[int, _Move] = {}
+        for index, node in enumerate(nodes):
+            after = nodes[index + 1] if index + 1 < len(nodes) else None
+            tail = node.children[-1] if node.name == "move" and node.children else None
+            if tail is not None and move_key(node) == "endure_harm":
+                tail = None  # an Endure Harm's own health loss is its own business
+            if after is not None and _harm_before(node, after):
+                move = ahead[after.ordinal] = _Move(move_key(after))
+                self._step(block, node, self._who(block, who or self.default), move, nodes)
+            elif tail is not None and after is not None and _harm_before(tail, after):
+                own = ahead.pop(node.ordinal, None) or _Move(move_key(node))
+                own.consumed.add(tail.ordinal)
+                self._move(block, node, who or self.default, own)
+                move = ahead[after.ordinal] = _Move(move_key(after))
+                self._step(block, tail, self._who(block, who or self.default), move)
+            elif node.name == "move" and node.ordinal in ahead:
+                self._move(block, node, who or self.default, ahead.pop(node.ordinal))
+            else:
+                self._top(block, node, who)
 
     def _nodes(
         self, block: Block, nodes: Sequence[Node], who: str | None
-    ) -> Iterator[tuple[Node, str | None]]:
+    ) -> Iterator[tuple[Node, str | None, Node | None]]:
+        """Each node with its character and the move it is in (a top node: none)."""
         for node in nodes:
             if node.name == "actor":
                 yield from self._nodes(block, node.children, self._actor(node))
             else:
-                yield node, who or self.default
-                yield from ((c, who or self.default) for c in node.children if node.name == "move")
+                yield node, who or self.default, None
+                if node.name == "move":
+                    yield from ((c, who or self.default, node) for c in node.children)
 
     def _actor(self, node: Node) -> str:
         name = node.arg("name", 0)
@@ -171,30 +216,46 @@ class Planner:
             raise BadInput(f"{node.where}: an actor node names its character (name=...)")
         return label(name)
 
-    def _notice(self, node: Node, who: str | None) -> None:
-        """Record a character's first value of each meter and stat, as the journal gives it."""
+    def _notice(self, node: Node, who: str | None, move: Node | None) -> None:
+        """Record a character's first value of each meter and stat, as the journal gives it,
+        and follow their health (which tells the stat of an Endure Harm roll with no name)."""
         if who is None:
             return
         seen = self.first.setdefault(who, {})
         if node.name == "meter":
-            meter = str(node.arg("name", 0)).lower()
-            value = node.arg("from", 1)
-            if meter in METERS and isinstance(value, int) and not isinstance(value, bool):
+            meter = label(str(node.arg("name", 0))).lower()
+            value, end = node.arg("from", 1), node.arg("to", 2)
+            if meter in METERS and _whole(value):
                 seen.setdefault(meter, value)
+            if meter == "health" and _whole(end):
+                self.health[who] = end
         elif node.name == "burn":
             value = node.arg("from", 0)
-            if isinstance(value, int) and not isinstance(value, bool):
+            if _whole(value):
                 seen.setdefault("momentum", value)
         elif node.name == "roll":
             stat, value = node.arg("stat-name", 0), node.arg("stat", 2)
-            if isinstance(stat, str) and isinstance(value, int) and not isinstance(value, bool):
+            if stat is None and move is not None and move_key(move) == "endure_harm":
+                stat = self._unnamed(node, who, value)
+            if isinstance(stat, str) and _whole(value):
                 seen.setdefault(stat.lower(), value)
+                if stat.lower() == "health":
+                    self.health[who] = value
+
+    def _unnamed(self, node: Node, who: str, value: Any) -> str:
+        """The stat of an Endure Harm roll written with no stat name (as Iron Vault's own
+        example does): +health when its value is the character's health the journal gives at
+        that point, else +iron, the move's other stat."""
+        stat = "health" if _whole(value) and self.health.get(who) == value else "iron"
+        self.unnamed[(node.file, node.ordinal)] = stat
+        return stat
 
     def _top(self, block: Block, node: Node, who: str | None) -> None:
         if node.name == "actor":
             name = self._actor(node)
-            for child in node.children:
-                self._top(block, child, name)
+            if not node.children:
+                self.keep(node)  # an actor with nothing of theirs: nothing is dropped
+            self._level(block, node.children, name)
             return
         who = who or self.default
         if node.name == "move":
@@ -258,12 +319,16 @@ class Planner:
         else:
             self._step(block, node, self._who(block, who), _Move("none"))
 
-    def _move(self, block: Block, node: Node, who: str | None) -> None:
-        move = _Move(move_key(node))
+    def _move(self, block: Block, node: Node, who: str | None, move: _Move | None = None) -> None:
+        move = move or _Move(move_key(node))
+        if not node.children:
+            # A move made with "Skip roll" and nothing recorded under it yet.
+            self.keep(node)
+            return
         for child in node.children:
             if child.ordinal in move.consumed:
                 continue
-            if child.name in ("roll", "meter", "burn", "impact", "oracle", "outcome"):
+            if child.name in ("roll", "meter", "burn", "impact", "oracle", "outcome", "reroll"):
                 self._step(block, child, self._who(block, who), move, node.children)
             else:
                 self.keep(child)
@@ -289,9 +354,13 @@ class Planner:
                     self.keep(node)
             case "outcome":
                 self._outcome(node, move)
+            case "reroll":
+                self._reroll(node, move)
 
     def _roll(self, node: Node, who: str, move: _Move) -> None:
         stat = node.arg("stat-name", 0)
+        if stat is None:
+            stat = self.unnamed.get((node.file, node.ordinal))
         if not isinstance(stat, str) or stat.lower() not in (*STATS, *METERS[:3]):
             self.keep(node)  # a roll against no stat of the character's (an asset's meter)
             return
@@ -309,11 +378,11 @@ class Planner:
         action, value = _int(node, dice["action"], "action"), _int(node, dice["stat"], "stat")
         challenge = (_int(node, dice["vs1"], "vs1"), _int(node, dice["vs2"], "vs2"))
         adds = _int(node, node.arg("adds", 3) if node.arg("adds", 3) is not None else 0, "adds")
-        move.score = min(10, action + value + adds)
+        move.base = value + adds
+        move.score = min(10, action + move.base)
         move.challenge = challenge
         move.outcome = outcome_of(move.score, challenge)
-        if stat in METERS:
-            self.claim(node, who, stat, value)
+        claimed = self.claim(node, who, stat, value) if stat in METERS else None
         fields = {
             "type": "roll.made",
             "actor": who,
@@ -325,6 +394,30 @@ class Planner:
             "outcome": _claimed(node, node.props.get("outcome")) or move.outcome,
         }
         move.roll = move.applies_miss = self.emit(node, who, fields)
+        move.rolled = claimed or move.roll
+
+    def _reroll(self, node: Node, move: _Move) -> None:
+        """Iron Vault's reroll (not BOA; its command writes the die as text, `action="6"`):
+        the move's roll is scored with the new dice, as Iron Vault resolves the move, and the
+        node is a note of what was rerolled. With no roll before it, or a die set to 0 (the
+        command's "Cancel die", which no roll of the ledger holds), it is kept as a note."""
+        dice = {
+            k: _number(node, node.props[k], k) for k in ("action", "vs1", "vs2") if k in node.props
+        }
+        if move.roll is None or not dice or 0 in dice.values():
+            self.keep(node)
+            return
+        fields = move.roll.fields
+        action = dice.get("action", fields["action_die"])
+        challenge = (
+            dice.get("vs1", fields["challenge"][0]),
+            dice.get("vs2", fields["challenge"][1]),
+        )
+        move.score = min(10, action + move.base)
+        move.challenge = challenge
+        move.outcome = outcome_of(move.score, challenge)
+        fields.update(action_die=action, challenge=list(challenge), outcome=move.outcome)
+        self.emit(node, None, {"type": "note", "text": node.whole()})
 
     def _outcome(self, node: Node, move: _Move) -> None:
         if move.roll is None:
@@ -337,10 +430,27 @@ class Planner:
             self.keep(node)  # a companion's or a vehicle's meter: not the character's
             return
         delta = end - start
-        if move.endure and move.roll is None and meter == "health" and delta < 0:
+        # The move's harm: a health loss before its roll, or after a roll that followed
+        # no harm (Make a move rolls at once, Suffer on a meter appends the loss after the
+        # roll; the rules suffer it first, so it goes before the roll).
+        before = move.rolled if move.roll is not None else None
+        untouched = not (move.harmed or move.chosen or move.missed)
+        if move.endure and untouched and meter == "health" and delta < 0:
             move.harmed = True
-            self.claim(node, who, meter, start)
-            self.emit(node, who, {"type": "harm.suffered", "target": who, "amount": -delta})
+            self.claim(node, who, meter, start, before)
+            amount = -delta
+            # (After the roll, a -momentum next may be a miss's -1 instead: not taken.)
+            spill = end == 0 and move.roll is None
+            spilled = _spilled(node, siblings, move) if spill else None
+            if spilled is not None:
+                # At 0 health the rest of the harm is -momentum (Starforged writes it as a
+                # second meter): one harm, which the fold spills the same way.
+                move.consumed.add(spilled.ordinal)
+                _, was, now = _meter_parts(spilled)
+                self.claim(spilled, who, "momentum", was, before)
+                amount += was - now
+            harm = {"type": "harm.suffered", "target": who, "amount": amount}
+            self.emit(node, who, harm, before)
             return
         spill = move.endure and move.roll is None and (meter, delta < 0) == ("momentum", True)
         if spill and not move.harmed:
@@ -439,6 +549,37 @@ def _partner(node: Node, siblings: Sequence[Node], move: _Move, meter: str) -> N
         if (name, end - start) == wanted:
             return other
     return None
+
+
+def _harm_before(node: Node, move: Node) -> bool:
+    """Whether `node` is a health loss written right before the Endure Harm `move`, whose own
+    nodes lose no health."""
+    if node.name != "meter" or move.name != "move" or move_key(move) != "endure_harm":
+        return False
+    return _health_loss(node) and not any(_health_loss(child) for child in move.children)
+
+
+def _health_loss(node: Node) -> bool:
+    if node.name != "meter":
+        return False
+    name, start, end = node.arg("name", 0), node.arg("from", 1), node.arg("to", 2)
+    return (
+        isinstance(name, str)
+        and label(name).lower() == "health"
+        and _whole(start)
+        and _whole(end)
+        and end < start
+    )
+
+
+def _spilled(node: Node, siblings: Sequence[Node], move: _Move) -> Node | None:
+    """The -momentum right after a harm that took health to 0, before the roll: the harm's
+    rest, spilled into momentum."""
+    after = [s for s in siblings if s.ordinal > node.ordinal and s.ordinal not in move.consumed]
+    if not after or after[0].name != "meter":
+        return None
+    name, start, end = _meter_parts(after[0])
+    return after[0] if name == "momentum" and end < start else None
 
 
 def _endure_oracle(node: Node) -> bool:

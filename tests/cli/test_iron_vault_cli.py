@@ -22,7 +22,7 @@ JOURNALS = paths.FIXTURES / "iron-vault" / "Journals"
 IMPORT = ["import", "--from", "iron-vault", str(JOURNALS), "--into", "saga", "--character", "Kira"]
 KEPT = (
     "Kept as notes (not modelled): 1 comment, 1 add, 1 asset, 1 clock, 1 oracle, 1 oracle-group, "
-    "1 progress, 1 reroll, 1 track, 1 xp.\n"
+    "1 progress, 1 track, 1 xp.\n"
 )
 
 
@@ -54,7 +54,6 @@ def test_import_json_is_one_document(db: Path) -> None:
             "-": 1,
             "oracle": 1,
             "xp": 1,
-            "reroll": 1,
             "oracle-group": 1,
             "track": 1,
             "asset": 1,
@@ -269,3 +268,31 @@ def test_a_bad_value_in_a_character_sheet_is_blamed_on_the_sheet_and_appends_not
     assert (code, out) == (2, "")
     assert err.startswith("Error: K.md:1: stats of 'K' field 'health': input should be a valid ")
     assert json.loads(ok(db, "list", "--json")) == []
+
+
+def test_a_journal_kept_inline_and_in_callouts_imports_through_the_command(
+    db: Path, tmp_path: Path
+) -> None:
+    folder = tmp_path / "Journals"
+    folder.mkdir()
+    (folder / "S.md").write_text(
+        "# S\n\n> [!danger] The wight\n> `iv-meter:Health|5|3` `iv-move:Endure Harm|iron|5|3|0|2|6"
+        "|move:classic/suffer/endure_harm` `iv-ooc:brb`\n\n"
+        '```iron-vault-mechanics\nMove "Face Danger"\n```\n',
+        encoding="utf-8",
+    )
+    args = ["import", "--from", "iron-vault", str(folder), "--into", "saga", "--character", "Kira"]
+    lines = ok(db, *args, "--dry-run").splitlines()
+    assert lines[4:9] == [
+        "seq 3 (S.md:4): the sheet shows Kira at health 5 (the ledger agrees)",
+        "seq 4 (S.md:4): Kira endures 2 harm: health 5 -> 3",
+        "  Kira health: 5 -> 3",
+        "seq 5 (S.md:4): Kira rolls endure harm +iron: d6 5 + iron 3 = score 8 vs 2, 6: strong hit",
+        "seq 6 (S.md:4): note: iv-ooc:brb",
+    ]
+    assert ok(db, *args) == (
+        "Imported 7 events into 'saga' from 1 note (0 already stored); head seq 7.\n"
+        "Kept as notes (not modelled): 1 iv-ooc, 1 move.\n"
+    )
+    assert ok(db, *args).startswith("Imported 0 events into 'saga' from 1 note (7 already stored)")
+    assert ok(db, "audit", "saga").splitlines()[-1] == "0 errors, 0 warnings, 1 note."
