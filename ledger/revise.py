@@ -151,8 +151,11 @@ def revise(
         )
     types = {target: kind} if kind is not None else {}
     found += audit_rules.common(session.ruleset, before, record, after, types)
-    # An obligation the change reopens (undoing the oracle roll that met a miss).
-    found += audit_rules.opened(session.ruleset, before, after).values()
+    # An obligation the change reopens (undoing the oracle roll that met a miss, or the
+    # acceptance of a proposal), unless the stream's audit already raised it as new.
+    found += [
+        f for f in audit_rules.opened(session.ruleset, before, after).values() if f not in found
+    ]
     session.state, session.revisions, session.standing = after, revisions, stands
     session.checkpoints = checkpoints
     session.downstream = folds.downstream() if audited else None
