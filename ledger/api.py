@@ -673,8 +673,8 @@ class Ledger(Reader, Table):
     def rebuild_views(self) -> dict[str, int]:
         """(Re)create the SQL views and the `track_changes` read model (one row a changed
         track, as `replay` tells it) for sqlite-utils and Datasette users; its rows by
-        encounter."""
-        heads = self.encounters()
+        encounter (an erased encounter has none to tell, and is left out)."""
+        heads = [h for h in self.encounters() if not h.erased]
         counts = self.store.rebuild_views(self._changes(h.encounter, h.seq) for h in heads)
         return {h.encounter: counts.get(h.encounter, 0) for h in heads}
 
@@ -715,11 +715,13 @@ class Ledger(Reader, Table):
 
 @dataclass(frozen=True, slots=True)
 class Copied:
-    """What a copy did: one import result for each encounter of the source."""
+    """What a copy did: one import result for each encounter of the source, and the erased
+    encounters it left out (their contents are gone: there is nothing to copy)."""
 
     source: str
     target: str
     encounters: tuple[Imported, ...]
+    erased: tuple[str, ...] = ()
 
     def document(self) -> dict[str, Any]:
         """The copy as `copy --json` shows it."""
@@ -727,6 +729,7 @@ class Copied:
             "source": self.source,
             "target": self.target,
             "encounters": [e.document() for e in self.encounters],
+            "erased": list(self.erased),
         }
 
     @property
@@ -745,7 +748,7 @@ def copy_ledger(source: str | Path, target: str | Path) -> Copied:
 
     Every source chain is verified first: a ledger that does not verify is not copied at all.
     Each encounter lands atomically (all its events or none); running the copy again after a
-    failure completes it.
+    failure completes it. An erased encounter is left out (and named in `Copied.erased`).
     """
     with Ledger(source, create=False, readonly=True) as origin:
         broken = [r for r in origin.verify() if not r.ok]
@@ -755,7 +758,9 @@ def copy_ledger(source: str | Path, target: str | Path) -> Copied:
                 f"{origin.store.name}: encounter {first.encounter!r} does not verify at seq "
                 f"{first.bad_seq} ({first.problem}); nothing was copied"
             )
-        names = [head.encounter for head in origin.encounters()]
+        heads = origin.encounters()
+        names = [head.encounter for head in heads if not head.erased]
+        erased = tuple(head.encounter for head in heads if head.erased)
         if not names:
             raise BadInput(f"{origin.store.name} holds no encounter to copy")
         with Ledger(target) as destination:
@@ -767,7 +772,12 @@ def copy_ledger(source: str | Path, target: str | Path) -> Copied:
                 )
                 for name in names
             )
-        return Copied(source=origin.store.name, target=destination.store.name, encounters=results)
+        return Copied(
+            source=origin.store.name,
+            target=destination.store.name,
+            encounters=results,
+            erased=erased,
+        )
 
 
 @dataclass(frozen=True, slots=True)

@@ -622,8 +622,16 @@ def copy_(
             f"{done.encounter}: {done.appended} appended, {done.already_stored} already stored; "
             f"head seq {done.head}"
         )
-    count = len(result.encounters)
+    count, erased = len(result.encounters), len(result.erased)
+    left_out = (
+        f"; left out {erased} erased encounter{'s' * (erased != 1)}: {', '.join(result.erased)}"
+        if erased
+        else ""
+    )
     typer.echo(
-        f"Copied {count} encounter{'s' * (count != 1)} from {result.source} to {result.target} "
-        f"({result.appended} events appended, {result.already_stored} already stored)."
+        render.visible(
+            f"Copied {count} encounter{'s' * (count != 1)} from {result.source} to "
+            f"{result.target} ({result.appended} events appended, {result.already_stored} "
+            f"already stored){left_out}."
+        )
     )
