@@ -631,7 +631,7 @@ def copy_(
     typer.echo(
         render.visible(
             f"Copied {count} encounter{'s' * (count != 1)} from {result.source} to "
-            f"{result.target} ({result.appended} events appended, {result.already_stored} "
-            f"already stored){left_out}."
+            f"{result.target} ({result.appended} event{'s' * (result.appended != 1)} appended, "
+            f"{result.already_stored} already stored){left_out}."
         )
     )

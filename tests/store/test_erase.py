@@ -387,3 +387,10 @@ def test_a_guard_made_before_erasure_is_not_reported_and_a_write_makes_it_anew(
         assert ledger.verify("ford")[0].erased == 6
     with pytest.raises(backend.integrity_error, match="append-only"):
         backend.execute("UPDATE events SET body = '' WHERE encounter = 'moor'")
+
+
+def test_a_copy_of_one_event_says_1_event_appended(tmp_path: Path) -> None:
+    source = str(tmp_path / "one.db")
+    assert runner.invoke(app, ["--db", source, "new", "moor", "--system", "ssss"]).exit_code == 0
+    result = runner.invoke(app, ["copy", "--from", source, "--to", str(tmp_path / "b.db")])
+    assert result.output.splitlines()[-1].endswith("(1 event appended, 0 already stored).")
