@@ -425,7 +425,12 @@ class Ledger(Reader, Table):
         return self._write(encounter, rewinding, strict=strict, expect=expect, dry_run=dry_run)
 
     def commit_dice(
-        self, encounter: str, *, expect: int | None = None, by: str | None = None
+        self,
+        encounter: str,
+        *,
+        strict: bool = False,
+        expect: int | None = None,
+        by: str | None = None,
     ) -> Written:
         """Draw a secret seed, keep it in the user's state directory (never in the file), and
         append `dice.committed` with its SHA-256: from here on `record(..., roll=...)` lets the
@@ -438,10 +443,15 @@ class Ledger(Reader, Table):
             fields = {"type": "dice.committed", "digest": digest, "encounter_name": encounter}
             return self._parse({**fields, **time}, session.system())
 
-        return self._write(encounter, commitment, strict=False, expect=expect)
+        return self._write(encounter, commitment, strict=strict, expect=expect)
 
     def reveal_dice(
-        self, encounter: str, *, expect: int | None = None, by: str | None = None
+        self,
+        encounter: str,
+        *,
+        strict: bool = False,
+        expect: int | None = None,
+        by: str | None = None,
     ) -> Written:
         """Append `dice.revealed` with the seed of the open commitment (kept on this machine):
         `verify` then recomputes every die the ledger rolled under it."""
@@ -451,7 +461,7 @@ class Ledger(Reader, Table):
             _, seed = dice_admit.open_seed(session)
             return self._parse({"type": "dice.revealed", "seed": seed, **time}, session.system())
 
-        return self._write(encounter, reveal, strict=False, expect=expect)
+        return self._write(encounter, reveal, strict=strict, expect=expect)
 
     def erase(self, encounter: str, *, confirm: str) -> Erasure:
         """Erase one encounter on a data-deletion request: `confirm` repeats its name. Every

@@ -99,7 +99,9 @@ def record_command(
             if propose:
                 system = ledger.store.require(encounter).system
                 systems.refuse_other(encounter, system, verb, fields.get("type"))
-                result = ledger.propose(encounter, fields, expect=expect, stamp=stamp)
+                result = ledger.propose(
+                    encounter, fields, strict=strict, expect=expect, stamp=stamp
+                )
             else:
                 result = ledger.record(
                     encounter,

@@ -424,3 +424,19 @@ def test_the_commands_without_json_are_the_ones_the_tour_names() -> None:
     sentence = tour.split("Every recording command and every read takes `--json` (")[1]
     named = set(re.findall(r"`(\w[\w-]*)`", sentence.split(")")[0]))
     assert without == named
+
+
+def test_every_recording_command_of_the_contract_takes_strict_and_expect(ford: Path) -> None:
+    # DESIGN.md: every recording command takes --expect SEQ and --strict; a proposal, a
+    # rejection and the dice's commitment and reveal add no audit error, so they are kept.
+    db = ["--db", str(ford)]
+    steps = [
+        ["propose", "ford", "harm.inflicted", "target=Bandit", "level=1", "--expect", "3"],
+        ["reject", "ford", "4", "--reason", "no", "--expect", "4"],
+        ["dice", "commit", "ford", "--expect", "5"],
+        ["dice", "reveal", "ford", "--expect", "6"],
+    ]
+    for seq, step in enumerate(steps, start=4):
+        code, out, err = run(*db, *step, "--strict")
+        assert (code, err) == (0, ""), step
+        assert out.startswith(f"Recorded seq {seq}: "), out
