@@ -753,14 +753,15 @@ class Copied:
         return sum(e.already_stored for e in self.encounters)
 
 
-def copy_ledger(source: str | Path, target: str | Path) -> Copied:
-    """Copy every encounter of `source` into `target`; events already there are skipped.
+def copy_ledger(source: str | Path, target: str | Path, *, tenant: str = DEFAULT_TENANT) -> Copied:
+    """Copy every encounter of `source` into `target` (of `tenant`, default `default`, into the
+    same tenant); events already there are skipped.
 
     Every source chain is verified first: a ledger that does not verify is not copied at all.
     Each encounter lands atomically (all its events or none); running the copy again after a
     failure completes it. An erased encounter is left out (and named in `Copied.erased`).
     """
-    with Ledger(source, create=False, readonly=True) as origin:
+    with Ledger(source, create=False, readonly=True, tenant=tenant) as origin:
         broken = [r for r in origin.verify() if not r.ok]
         if broken:
             first = broken[0]
@@ -772,8 +773,9 @@ def copy_ledger(source: str | Path, target: str | Path) -> Copied:
         names = [head.encounter for head in heads if not head.erased]
         erased = tuple(head.encounter for head in heads if head.erased)
         if not names:
-            raise BadInput(f"{origin.store.name} holds no encounter to copy")
-        with Ledger(target) as destination:
+            gone = f" (erased, so left out: {', '.join(erased)})" if erased else ""
+            raise BadInput(f"{origin.store.name} holds no encounter to copy{gone}")
+        with Ledger(target, tenant=origin.tenant) as destination:
             results = tuple(
                 destination.import_lines(
                     list(origin.export(name)),

@@ -31,6 +31,7 @@ from ledger.cli.options import (
     opened,
     parse_pairs,
     read_json_object,
+    tenant_of,
 )
 from ledger.dice import Throw
 from ledger.errors import BadInput, LedgerError
@@ -606,6 +607,7 @@ def import_(
 
 @commands.command("copy")
 def copy_(
+    ctx: typer.Context,
     source: Annotated[
         str, typer.Option("--from", help="The ledger to copy: a file or a postgresql:// URL.")
     ],
@@ -614,8 +616,9 @@ def copy_(
     ],
     json_: Json = False,
 ) -> None:
-    """Copy every encounter of one ledger into another (SQLite and PostgreSQL alike)."""
-    result = guard(lambda: api.copy_ledger(source, target))
+    """Copy every encounter of one ledger into another (SQLite and PostgreSQL alike); with
+    --tenant, that tenant's encounters, into the same tenant."""
+    result = guard(lambda: api.copy_ledger(source, target, tenant=tenant_of(ctx)))
     if json_:
         emit_json(result.document())
         return
