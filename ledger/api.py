@@ -415,7 +415,12 @@ class Ledger(Reader, Table):
         return self._write(encounter, rewinding, strict=strict, expect=expect, dry_run=dry_run)
 
     def commit_dice(
-        self, encounter: str, *, expect: int | None = None, by: str | None = None
+        self,
+        encounter: str,
+        *,
+        strict: bool = False,
+        expect: int | None = None,
+        by: str | None = None,
     ) -> Written:
         """Draw a secret seed, keep it in the user's state directory (never in the file), and
         append `dice.committed` with its SHA-256: from here on `record(..., roll=...)` lets the
@@ -428,10 +433,15 @@ class Ledger(Reader, Table):
             fields = {"type": "dice.committed", "digest": digest, "encounter_name": encounter}
             return self._parse({**fields, **time}, session.system())
 
-        return self._write(encounter, commitment, strict=False, expect=expect)
+        return self._write(encounter, commitment, strict=strict, expect=expect)
 
     def reveal_dice(
-        self, encounter: str, *, expect: int | None = None, by: str | None = None
+        self,
+        encounter: str,
+        *,
+        strict: bool = False,
+        expect: int | None = None,
+        by: str | None = None,
     ) -> Written:
         """Append `dice.revealed` with the seed of the open commitment (kept on this machine):
         `verify` then recomputes every die the ledger rolled under it."""
@@ -441,7 +451,7 @@ class Ledger(Reader, Table):
             _, seed = dice_admit.open_seed(session)
             return self._parse({"type": "dice.revealed", "seed": seed, **time}, session.system())
 
-        return self._write(encounter, reveal, strict=False, expect=expect)
+        return self._write(encounter, reveal, strict=strict, expect=expect)
 
     def erase(self, encounter: str, *, confirm: str) -> Erasure:
         """Erase one encounter on a data-deletion request: `confirm` repeats its name. Every
@@ -659,8 +669,8 @@ class Ledger(Reader, Table):
     def rebuild_views(self) -> dict[str, int]:
         """(Re)create the SQL views and the `track_changes` read model (one row a changed
         track, as `replay` tells it) for sqlite-utils and Datasette users; its rows by
-        encounter."""
-        heads = self.encounters()
+        encounter (an erased encounter has none to tell, and is left out)."""
+        heads = [h for h in self.encounters() if not h.erased]
         counts = self.store.rebuild_views(self._changes(h.encounter, h.seq) for h in heads)
         return {h.encounter: counts.get(h.encounter, 0) for h in heads}
 
@@ -701,11 +711,13 @@ class Ledger(Reader, Table):
 
 @dataclass(frozen=True, slots=True)
 class Copied:
-    """What a copy did: one import result for each encounter of the source."""
+    """What a copy did: one import result for each encounter of the source, and the erased
+    encounters it left out (their contents are gone: there is nothing to copy)."""
 
     source: str
     target: str
     encounters: tuple[Imported, ...]
+    erased: tuple[str, ...] = ()
 
     def document(self) -> dict[str, Any]:
         """The copy as `copy --json` shows it."""
@@ -713,6 +725,7 @@ class Copied:
             "source": self.source,
             "target": self.target,
             "encounters": [e.document() for e in self.encounters],
+            "erased": list(self.erased),
         }
 
     @property
@@ -726,14 +739,15 @@ class Copied:
         return sum(e.already_stored for e in self.encounters)
 
 
-def copy_ledger(source: str | Path, target: str | Path) -> Copied:
-    """Copy every encounter of `source` into `target`; events already there are skipped.
+def copy_ledger(source: str | Path, target: str | Path, *, tenant: str = DEFAULT_TENANT) -> Copied:
+    """Copy every encounter of `source` into `target` (of `tenant`, default `default`, into the
+    same tenant); events already there are skipped.
 
     Every source chain is verified first: a ledger that does not verify is not copied at all.
     Each encounter lands atomically (all its events or none); running the copy again after a
-    failure completes it.
+    failure completes it. An erased encounter is left out (and named in `Copied.erased`).
     """
-    with Ledger(source, create=False, readonly=True) as origin:
+    with Ledger(source, create=False, readonly=True, tenant=tenant) as origin:
         broken = [r for r in origin.verify() if not r.ok]
         if broken:
             first = broken[0]
@@ -741,10 +755,13 @@ def copy_ledger(source: str | Path, target: str | Path) -> Copied:
                 f"{origin.store.name}: encounter {first.encounter!r} does not verify at seq "
                 f"{first.bad_seq} ({first.problem}); nothing was copied"
             )
-        names = [head.encounter for head in origin.encounters()]
+        heads = origin.encounters()
+        names = [head.encounter for head in heads if not head.erased]
+        erased = tuple(head.encounter for head in heads if head.erased)
         if not names:
-            raise BadInput(f"{origin.store.name} holds no encounter to copy")
-        with Ledger(target) as destination:
+            gone = f" (erased, so left out: {', '.join(erased)})" if erased else ""
+            raise BadInput(f"{origin.store.name} holds no encounter to copy{gone}")
+        with Ledger(target, tenant=origin.tenant) as destination:
             results = tuple(
                 destination.import_lines(
                     list(origin.export(name)),
@@ -753,7 +770,12 @@ def copy_ledger(source: str | Path, target: str | Path) -> Copied:
                 )
                 for name in names
             )
-        return Copied(source=origin.store.name, target=destination.store.name, encounters=results)
+        return Copied(
+            source=origin.store.name,
+            target=destination.store.name,
+            encounters=results,
+            erased=erased,
+        )
 
 
 @dataclass(frozen=True, slots=True)

@@ -151,8 +151,11 @@ def revise(
         )
     types = {target: kind} if kind is not None else {}
     found += audit_rules.common(session.ruleset, before, record, after, types)
-    # An obligation the change reopens (undoing the oracle roll that met a miss).
-    found += audit_rules.opened(session.ruleset, before, after).values()
+    # An obligation the change reopens (undoing the oracle roll that met a miss, or the
+    # acceptance of a proposal), unless the stream's audit already raised it as new.
+    found += [
+        f for f in audit_rules.opened(session.ruleset, before, after).values() if f not in found
+    ]
     session.state, session.revisions, session.standing = after, revisions, stands
     session.checkpoints = checkpoints
     session.downstream = folds.downstream() if audited else None
@@ -207,6 +210,7 @@ def undo_target(session: Session, seq: int | None) -> int:
     (nor seq 1, nor a dice commitment or reveal); a correction is undone like any other event,
     and a rewind as one act (right after a rewind, `undo` brings back all it set aside)."""
     if seq is not None:
+        session.stored_event(seq)  # unknown-seq for a seq the encounter does not hold
         return seq
     for s, kind in session.txn.seqs_from_head():
         if s > 1 and s not in session.gone and kind not in _NOT_UNDONE:
@@ -231,6 +235,8 @@ def redo_target(session: Session, seq: int | None) -> int:
         and isinstance(r.event, events.EventRetracted)
         and r.event.kind == "undo"
     ]
+    if seq is not None:
+        session.stored_event(seq)  # unknown-seq for a seq the encounter does not hold
     if seq is None:
         rewind = _last_rewind(session)
         later = [r for r in undos if r.seq > rewind]

@@ -43,6 +43,7 @@ class Table(ABC):
         encounter: str,
         event: Mapping[str, Any] | events.EventBase,
         *,
+        strict: bool = False,
         expect: int | None = None,
         stamp: Mapping[str, Any] | None = None,
     ) -> Written:
@@ -55,7 +56,7 @@ class Table(ABC):
         else:
             raise BadInput(f"a proposal proposes an event (a mapping with 'type'), not {event!r}")
         fields = {"type": "proposal.made", "event": body, **game_time(stamp)}
-        return self.record(encounter, fields, expect=expect)
+        return self.record(encounter, fields, strict=strict, expect=expect)
 
     def accept(
         self,
@@ -85,6 +86,7 @@ class Table(ABC):
         seq: int,
         *,
         reason: str,
+        strict: bool = False,
         expect: int | None = None,
         stamp: Mapping[str, Any] | None = None,
     ) -> Written:
@@ -93,7 +95,9 @@ class Table(ABC):
         if not isinstance(reason, str) or not reason.strip():
             raise BadInput("reject needs a reason (the table hears why)")
         rejected = {"type": "proposal.rejected", "target": seq, "reason": reason}
-        return self.record(encounter, {**rejected, **game_time(stamp)}, expect=expect)
+        return self.record(
+            encounter, {**rejected, **game_time(stamp)}, strict=strict, expect=expect
+        )
 
     def add_gm(
         self, encounter: str, user: str, *, reason: str | None = None, expect: int | None = None

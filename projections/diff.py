@@ -58,11 +58,13 @@ class Compared:
         # the ledger, not the fight: the diff is what the table's facts now raise.
         was = [f for f in self.was_found if f.rule != "ruling-reversed"]
         now = [f for f in self.now_found if f.rule != "ruling-reversed"]
+        # A finding that now says something else (another value the rules would have
+        # given) is one gone and one added: the diff shows what the audit says now.
         return Downstream(
             first_divergence=self.first_divergence,
             changes=tuple(changes(self.was, self.now)),
-            findings_added=tuple(new_findings(was, now)),
-            findings_removed=tuple(new_findings(now, was)),
+            findings_added=tuple(new_findings(was, now, worded=True)),
+            findings_removed=tuple(new_findings(now, was, worded=True)),
         )
 
 
@@ -181,13 +183,20 @@ def _differs(a: State | None, b: State | None) -> bool:
     return bool(changes(a, b))
 
 
-def new_findings(was: Sequence[Finding], now: Sequence[Finding]) -> list[Finding]:
-    """The findings in `now` that `was` does not have (by rule and seqs), in order."""
-    left = Counter((f.rule, f.seq) for f in was)
+def new_findings(
+    was: Sequence[Finding], now: Sequence[Finding], worded: bool = False
+) -> list[Finding]:
+    """The findings in `now` that `was` does not have (by rule and seqs; `worded`: by their
+    severity and message too), in order."""
+
+    def key(f: Finding) -> tuple[Any, ...]:
+        return (f.rule, f.seq, f.severity, f.message) if worded else (f.rule, f.seq)
+
+    left = Counter(key(f) for f in was)
     fresh = []
     for f in now:
-        if left[(f.rule, f.seq)] > 0:
-            left[(f.rule, f.seq)] -= 1
+        if left[key(f)] > 0:
+            left[key(f)] -= 1
         else:
             fresh.append(f)
     return fresh

@@ -11,7 +11,7 @@ import typer
 from ledger import dice as seeds
 from ledger import events
 from ledger.cli.errors import guard
-from ledger.cli.options import By, Encounter, Expect, Json, opened
+from ledger.cli.options import By, Encounter, Expect, Json, Strict, opened
 from ledger.cli.write import emit_recorded, show_recorded
 
 #: The `dice` group (`ledger.cli` adds it to the app after the reading commands).
@@ -28,6 +28,7 @@ commands.add_typer(group, name="dice")
 def commit(
     ctx: typer.Context,
     name: Encounter,
+    strict: Strict = False,
     expect: Expect = None,
     json_: Json = False,
     by: By = None,
@@ -35,7 +36,7 @@ def commit(
     """Draw a secret seed, keep it outside the ledger file (your state directory), and append
     dice.committed with its SHA-256: from here on a roll verb's --roll lets the ledger roll."""
     with opened(ctx) as ledger:
-        result = guard(lambda: ledger.commit_dice(name, expect=expect, by=by))
+        result = guard(lambda: ledger.commit_dice(name, strict=strict, expect=expect, by=by))
     if json_:
         emit_recorded(result)
     show_recorded(result)
@@ -51,6 +52,7 @@ def commit(
 def reveal(
     ctx: typer.Context,
     name: Encounter,
+    strict: Strict = False,
     expect: Expect = None,
     json_: Json = False,
     by: By = None,
@@ -58,7 +60,7 @@ def reveal(
     """Append dice.revealed with the seed of the open commitment: `encounter verify` then
     recomputes every die the ledger rolled under it (an export carries both events)."""
     with opened(ctx) as ledger:
-        result = guard(lambda: ledger.reveal_dice(name, expect=expect, by=by))
+        result = guard(lambda: ledger.reveal_dice(name, strict=strict, expect=expect, by=by))
     if json_:
         emit_recorded(result)
     show_recorded(result)

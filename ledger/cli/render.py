@@ -330,7 +330,9 @@ def downstream(d: Downstream, read: Readings) -> list[str]:
     """The whole diff, one line each: where the story as it stood and as it stands part,
     every track that differs at the end (before -> after, as `read` has the tracks of the
     encounter's system read), and the audit findings the change removes and adds."""
-    if d.first_divergence is None:
+    if d.first_divergence is None and (d.findings_removed or d.findings_added):
+        lines = ["Downstream: every seq folds as it did; the audit judges it otherwise."]
+    elif d.first_divergence is None:
         lines = ["Downstream: nothing changes (every seq folds as it did)."]
     else:
         lines = [f"Downstream: the encounter changes from seq {d.first_divergence} on."]

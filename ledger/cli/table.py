@@ -48,6 +48,7 @@ def propose(
     name: Encounter,
     type: Annotated[str, typer.Argument(help="The event type proposed, e.g. hit.resolved.")],
     fields: Fields = None,
+    strict: Strict = False,
     expect: Expect = None,
     json_: Json = False,
     round_: Round = None,
@@ -63,6 +64,7 @@ def propose(
         ctx,
         name,
         {"type": type, **data},
+        strict=strict,
         expect=expect,
         json_=json_,
         stamp=game_time(round_, scene, by),
@@ -106,6 +108,7 @@ def reject(
     name: Encounter,
     seq: Seq,
     reason: Annotated[str, typer.Option("--reason", help="Why, for the table.")] = "",
+    strict: Strict = False,
     expect: Expect = None,
     json_: Json = False,
     round_: Round = None,
@@ -117,7 +120,11 @@ def reject(
         fail(BadInput("reject needs --reason TEXT (the table hears why)"))
     stamp = game_time(round_, scene, by)
     with opened(ctx) as ledger:
-        result = guard(lambda: ledger.reject(name, seq, reason=reason, expect=expect, stamp=stamp))
+        result = guard(
+            lambda: ledger.reject(
+                name, seq, reason=reason, strict=strict, expect=expect, stamp=stamp
+            )
+        )
     if json_:
         emit_recorded(result)
     show_recorded(result)

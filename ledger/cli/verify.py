@@ -158,15 +158,18 @@ def _verify_document(
     "dice"}],
     "digest", "head_matches"}` (`digest` over every head for a whole file, else null;
     `head_matches` null without --head; `dice` null without dice commitments, else `{"rolls",
-    "dice", "checked", "awaiting", "committed_at", "bad_seq", "problem", "ok"}`); exit 1 when
-    anything is broken (a die included) or the chain does not end at --head."""
+    "dice", "checked", "awaiting", "committed_at", "bad_seq", "problem", "ok"}`); `ok` false
+    and exit 1 when anything is broken (a die included) or the chain does not end at --head
+    (each encounter's own `ok` is its chain's)."""
     encounters = []
     for r in reports:
         found = rolled.get(r.encounter)
         encounters.append({**r.document(), "dice": found.document() if found else None})
     ok = not problems and all(r.ok and r.cache is None and r.invalid is None for r in reports)
     ok = ok and all(d is None or d.ok for d in rolled.values())
-    outcome(0 if ok and matched is not False else 1)
+    # "ok" is the exit code's answer: a chain that does not end at --head is not ok.
+    ok = ok and matched is not False
+    outcome(0 if ok else 1)
     emit_json(
         {
             "ok": ok,
@@ -176,7 +179,7 @@ def _verify_document(
             "head_matches": matched,
         }
     )
-    raise typer.Exit(0 if ok and matched is not False else 1)
+    raise typer.Exit(0 if ok else 1)
 
 
 def _dice(ledger: api.Ledger, encounter: str) -> DiceReport | None:

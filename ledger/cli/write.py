@@ -31,6 +31,7 @@ from ledger.cli.options import (
     opened,
     parse_pairs,
     read_json_object,
+    tenant_of,
 )
 from ledger.dice import Throw
 from ledger.errors import BadInput, LedgerError
@@ -99,7 +100,9 @@ def record_command(
             if propose:
                 system = ledger.store.require(encounter).system
                 systems.refuse_other(encounter, system, verb, fields.get("type"))
-                result = ledger.propose(encounter, fields, expect=expect, stamp=stamp)
+                result = ledger.propose(
+                    encounter, fields, strict=strict, expect=expect, stamp=stamp
+                )
             else:
                 result = ledger.record(
                     encounter,
@@ -604,6 +607,7 @@ def import_(
 
 @commands.command("copy")
 def copy_(
+    ctx: typer.Context,
     source: Annotated[
         str, typer.Option("--from", help="The ledger to copy: a file or a postgresql:// URL.")
     ],
@@ -612,8 +616,9 @@ def copy_(
     ],
     json_: Json = False,
 ) -> None:
-    """Copy every encounter of one ledger into another (SQLite and PostgreSQL alike)."""
-    result = guard(lambda: api.copy_ledger(source, target))
+    """Copy every encounter of one ledger into another (SQLite and PostgreSQL alike); with
+    --tenant, that tenant's encounters, into the same tenant."""
+    result = guard(lambda: api.copy_ledger(source, target, tenant=tenant_of(ctx)))
     if json_:
         emit_json(result.document())
         return
@@ -622,8 +627,16 @@ def copy_(
             f"{done.encounter}: {done.appended} appended, {done.already_stored} already stored; "
             f"head seq {done.head}"
         )
-    count = len(result.encounters)
+    count, erased = len(result.encounters), len(result.erased)
+    left_out = (
+        f"; left out {erased} erased encounter{'s' * (erased != 1)}: {', '.join(result.erased)}"
+        if erased
+        else ""
+    )
     typer.echo(
-        f"Copied {count} encounter{'s' * (count != 1)} from {result.source} to {result.target} "
-        f"({result.appended} events appended, {result.already_stored} already stored)."
+        render.visible(
+            f"Copied {count} encounter{'s' * (count != 1)} from {result.source} to "
+            f"{result.target} ({result.appended} event{'s' * (result.appended != 1)} appended, "
+            f"{result.already_stored} already stored){left_out}."
+        )
     )

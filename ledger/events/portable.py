@@ -113,7 +113,10 @@ def _value(value: Any, path: str, what: str, depth: int = 1) -> Any:
         }
     if isinstance(value, list | tuple):
         return [_value(v, f"{path}[{i}]", what, deeper) for i, v in enumerate(value)]
-    return value
+    raise BadInput(
+        f"{what} field {path!r}: a {kind.__name__} is not a JSON value (an event holds text, "
+        "whole numbers, true or false, null, lists and objects)"
+    )
 
 
 def _text(value: str, path: str, what: str) -> str:

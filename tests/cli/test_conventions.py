@@ -271,6 +271,10 @@ def test_each_kind_of_mistake_has_its_own_code(ford: Path, args: list[str], code
         (["record", "ford", "tracks.noted", "target=Bandit", 'values={"slot": 1}'],
          "unknown-track"),
         (["harm", "ford", "Bandit", "1", "--throw", "99"], "unknown-seq"),
+        (["undo", "ford", "0", "--reason", "x"], "unknown-seq"),
+        (["undo", "ford", str(2**53), "--reason", "x"], "unknown-seq"),
+        (["redo", "ford", "99"], "unknown-seq"),
+        (["amend", "ford", "99", "level=1", "--reason", "x"], "unknown-seq"),
         (["new", "x", "--system", "gurps"], "unknown-system"),
         (["rules", "gurps"], "unknown-system"),
         (["new", "x", "--system", "ssss", "--rules", "/no/such/house.json"], "no-file"),
@@ -424,3 +428,19 @@ def test_the_commands_without_json_are_the_ones_the_tour_names() -> None:
     sentence = tour.split("Every recording command and every read takes `--json` (")[1]
     named = set(re.findall(r"`(\w[\w-]*)`", sentence.split(")")[0]))
     assert without == named
+
+
+def test_every_recording_command_of_the_contract_takes_strict_and_expect(ford: Path) -> None:
+    # DESIGN.md: every recording command takes --expect SEQ and --strict; a proposal, a
+    # rejection and the dice's commitment and reveal add no audit error, so they are kept.
+    db = ["--db", str(ford)]
+    steps = [
+        ["propose", "ford", "harm.inflicted", "target=Bandit", "level=1", "--expect", "3"],
+        ["reject", "ford", "4", "--reason", "no", "--expect", "4"],
+        ["dice", "commit", "ford", "--expect", "5"],
+        ["dice", "reveal", "ford", "--expect", "6"],
+    ]
+    for seq, step in enumerate(steps, start=4):
+        code, out, err = run(*db, *step, "--strict")
+        assert (code, err) == (0, ""), step
+        assert out.startswith(f"Recorded seq {seq}: "), out

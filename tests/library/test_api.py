@@ -404,3 +404,29 @@ def test_a_bot_s_event_nested_past_64_levels_is_bad_input_not_a_recursion_error(
         ledger.record("deep", {"type": "combatant.joined", "name": "Ash", "side": "player",
                                "stats": {"record": value}})  # fmt: skip
     assert ledger.store.require("deep").seq == 1
+
+
+def test_an_amend_that_changes_what_the_rules_would_have_given_shows_the_finding_as_it_now_reads(
+    ledger: Ledger,
+) -> None:
+    ledger.open("duel", "fates-edge")
+    ledger.join("duel", "Ash", "player", {"body": 3})
+    ledger.join("duel", "Ogre", "adversary", {"resilience": 6, "fatigue_capacity": 3})
+    lock = {"type": "stakes.locked", "stake": "s1", "actor": "Ash", "opposing": "Ogre"}
+    ledger.record("duel", {**lock, "dv": 3, "harm": 3, "partial": {"harm": 1}})
+    ledger.record("duel", {"type": "roll.made", "stake": "s1", "dice": [6, 2, 2]})
+    ledger.record("duel", {"type": "hit.resolved", "target": "Ogre", "stake": "s1", "harm": 3})
+    amended = ledger.amend("duel", 4, {"partial": {"harm": 2}}, reason="the lock said 2")
+    assert amended.downstream is not None
+    [gone] = amended.downstream.findings_removed
+    [added] = amended.downstream.findings_added
+    assert (gone.rule, gone.seq, added.rule, added.seq) == (
+        "partial-is-lesser",
+        (4, 5, 6),
+        "partial-is-lesser",
+        (4, 5, 6),
+    )
+    assert "by the rules Harm 1: resilience 6 -> 5" in gone.message
+    assert "by the rules Harm 2: resilience 6 -> 4" in added.message
+    # What the write itself raises is judged by rule and seqs: the error is not new.
+    assert [f.rule for f in amended.findings] == ["ruling-reversed"]

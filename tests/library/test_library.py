@@ -63,3 +63,22 @@ def test_an_event_model_built_with_bad_values_is_the_ledgers_bad_input() -> None
         HitResolved(target="Ogre", harm=-1)
     with pytest.raises(BadInput, match="has unknown field 'colour'"):
         HitResolved(target="Ogre", harm=1, colour="red")  # type: ignore[call-arg]
+
+
+@pytest.mark.parametrize(
+    "value",
+    [b"Bandit", {"Bandit"}, object()],
+    ids=["bytes", "set", "object"],
+)
+def test_a_value_json_cannot_hold_is_bad_input_naming_its_field_and_nothing_is_appended(
+    tmp_path: Path, value: object
+) -> None:
+    with Ledger(tmp_path / "e.db") as book:
+        book.open("ford", "ssss")
+        book.join("ford", "Bandit", "adversary", {"level": 2})
+        harm = {"type": "harm.inflicted", "target": value, "level": 1}
+        with pytest.raises(BadInput, match=r"harm.inflicted event field 'target': a \w+ is no"):
+            book.record("ford", harm)
+        with pytest.raises(BadInput, match=r"field 'stats.tags\[0\]': a \w+ is no"):
+            book.join("ford", "Thug", "adversary", {"level": 1, "tags": [value]})
+        assert book.tracks("ford").seq == 2

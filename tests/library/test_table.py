@@ -126,6 +126,17 @@ def test_a_proposal_accepted_with_changes_applies_them_and_undo_un_applies(duel:
     assert list(state.proposals) == [5]
 
 
+def test_undoing_an_acceptance_reports_the_reopened_proposal_once(duel: Path) -> None:
+    with Ledger(duel, user="ana") as ana:
+        ana.propose("duel", {"type": "hit.resolved", "target": "Ogre", "harm": 2})
+    with Ledger(duel, user="gm") as gm:
+        gm.accept("duel", 5)
+        undone = gm.undo("duel", reason="not yet")
+    reopened = [f.seq for f in undone.findings if f.rule == "obligation-open"]
+    assert reopened == [(5,)]
+    assert [f["seq"] for f in undone.document()["findings"]] == [[5], [7, 6]]
+
+
 def test_a_player_may_not_rule_on_a_proposal(duel: Path) -> None:
     with Ledger(duel, user="ana") as ana:
         ana.propose("duel", {"type": "hit.resolved", "target": "Ogre", "harm": 2})

@@ -18,6 +18,7 @@ import pytest
 from typer.testing import CliRunner
 
 from ledger import BadInput
+from ledger.api import copy_ledger
 from ledger.cli import app
 from ledger.errors import Erased
 from ledger.store import chain, sqlite_schema
@@ -118,6 +119,35 @@ def test_reads_and_writes_of_an_erased_encounter_say_it_was_erased(backend: Back
         assert (code, out) == (2, "")
         assert err.startswith("Error: encounter 'ford' was erased (`encounter erase`)")
         assert len(err.splitlines()) == 1
+
+
+def test_views_are_rebuilt_beside_an_erased_encounter_which_they_leave_out(
+    backend: Backend,
+) -> None:
+    fill(backend)
+    with backend.ledger() as ledger:
+        ledger.erase("ford", confirm="ford")
+        counts = ledger.rebuild_views()
+    assert list(counts) == ["moor"] and counts["moor"] > 0
+
+
+def test_a_copy_of_a_ledger_with_an_erased_encounter_copies_the_others_and_names_it(
+    tmp_path: Path,
+) -> None:
+    source = SqliteBackend(tmp_path / "source.db")
+    fill(source)
+    with source.ledger() as ledger:
+        ledger.erase("ford", confirm="ford")
+    copied = copy_ledger(source.location, tmp_path / "copy.db")
+    assert [e.encounter for e in copied.encounters] == ["moor"]
+    assert copied.erased == ("ford",)
+    assert copied.document()["erased"] == ["ford"]
+    result = runner.invoke(app, ["copy", "--from", source.location, "--to", str(tmp_path / "b.db")])
+    assert result.exit_code == 0, result.output
+    assert result.output.splitlines()[-1] == (
+        f"Copied 1 encounter from {source.location} to {tmp_path / 'b.db'} (5 events appended, "
+        "0 already stored); left out 1 erased encounter: ford."
+    )
 
 
 def test_another_encounter_and_another_tenant_are_untouched(backend: Backend) -> None:
@@ -357,3 +387,10 @@ def test_a_guard_made_before_erasure_is_not_reported_and_a_write_makes_it_anew(
         assert ledger.verify("ford")[0].erased == 6
     with pytest.raises(backend.integrity_error, match="append-only"):
         backend.execute("UPDATE events SET body = '' WHERE encounter = 'moor'")
+
+
+def test_a_copy_of_one_event_says_1_event_appended(tmp_path: Path) -> None:
+    source = str(tmp_path / "one.db")
+    assert runner.invoke(app, ["--db", source, "new", "moor", "--system", "ssss"]).exit_code == 0
+    result = runner.invoke(app, ["copy", "--from", source, "--to", str(tmp_path / "b.db")])
+    assert result.output.splitlines()[-1].endswith("(1 event appended, 0 already stored).")

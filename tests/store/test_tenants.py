@@ -4,9 +4,14 @@ tenant, so an encounter copied to another tenant keeps its digest."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
+from typer.testing import CliRunner
 
 from ledger import BadInput, Ledger, UnknownName
+from ledger.api import copy_ledger
+from ledger.cli import app
 from tests.stores import Backend
 
 
@@ -86,3 +91,26 @@ def test_the_read_model_keeps_each_tenant_s_rows(backend: Backend) -> None:
         "SELECT tenant, count(*) FROM track_changes GROUP BY tenant ORDER BY tenant"
     )
     assert rows == [("a", counts["ford"]), ("b", counts["ford"])]
+
+
+def test_copy_with_a_tenant_copies_that_tenant_s_encounters_into_the_same_tenant(
+    backend: Backend, tmp_path: Path
+) -> None:
+    with backend.ledger(tenant="guild:1") as one, backend.ledger() as default:
+        fill(one, "the guild's")
+        fill(default, "the default's")
+        default.record("ford", {"type": "note", "text": "one more"})
+    target = tmp_path / "copy.db"
+    copied = copy_ledger(backend.location, target, tenant="guild:1")
+    assert [(e.encounter, e.appended) for e in copied.encounters] == [("ford", 3)]
+    with Ledger(target, tenant="guild:1") as guild, Ledger(target) as default:
+        assert guild.records("ford")[-1].event.text == "the guild's"  # type: ignore[attr-defined]
+        assert default.encounters() == []
+    result = CliRunner().invoke(
+        app,
+        ["--tenant", "guild:1", "copy", "--from", backend.location, "--to", str(tmp_path / "b.db")],
+    )
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith("ford: 3 appended, 0 already stored; head seq 3\n")
+    with Ledger(tmp_path / "b.db", tenant="guild:1") as guild:
+        assert guild.tracks("ford").title == "the ford of guild:1"

@@ -64,6 +64,22 @@ def test_a_file_cut_short_verifies_as_a_chain_but_not_against_its_published_head
     assert "this chain ends at seq 3 with head" in out.splitlines()[1]
 
 
+def test_under_json_a_head_that_does_not_match_is_not_ok_though_each_chain_is(
+    two: Path, tmp_path: Path
+) -> None:
+    # A tool reads "ok" as the exit code does: a file cut short of its published head fails.
+    published = head_of(two, "ford")
+    cut = tmp_path / "cut.jsonl"
+    cut.write_text("".join(ok(two, "export", "ford").splitlines(keepends=True)[:3]))
+    code, out, _ = run(two, "verify", str(cut), "--head", published, "--json")
+    document = json.loads(out)
+    assert code == 1
+    assert (document["ok"], document["head_matches"]) == (False, False)
+    assert [e["ok"] for e in document["encounters"]] == [True]
+    code, out, _ = run(two, "verify", "ford", "--head", published, "--json")
+    assert code == 0 and json.loads(out)["ok"] is True
+
+
 def test_verify_without_a_name_prints_one_digest_over_every_head(two: Path) -> None:
     heads = {name: head_of(two, name) for name in ("ford", "moor")}
     text = json.dumps(heads, sort_keys=True, separators=(",", ":"))
