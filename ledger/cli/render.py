@@ -244,9 +244,18 @@ def findings_table(findings: Sequence[Finding]) -> Grid:
 
 
 def heads_table(heads: Sequence[Head]) -> Grid:
-    """`list`: one row an encounter, with its whole head digest (what a GM publishes)."""
+    """`list`: one row an encounter, with its whole head digest (what a GM publishes); an
+    erased encounter (whose title is gone with its contents) says so in its title's place."""
     rows = [
-        [h.encounter, h.system, h.title or "-", str(h.seq), h.hash, h.updated_at] for h in heads
+        [
+            h.encounter,
+            h.system,
+            "(erased)" if h.erased else h.title or "-",
+            str(h.seq),
+            h.hash,
+            h.updated_at,
+        ]
+        for h in heads
     ]
     return ["encounter", "system", "title", "events", "head", "updated"], rows
 

@@ -599,9 +599,12 @@ def import_(
     if json_:
         emit_json(result.document())
         return
+    # An unchained import appends a note of its own after the file's events (the audit
+    # reports it): said, so that the head's seq adds up.
+    marked = " and a note that they are unverified" if unchained and result.appended else ""
     typer.echo(
         f"Imported {result.appended} event{'s' * (result.appended != 1)} into {result.encounter!r} "
-        f"({result.already_stored} already stored); head seq {result.head}."
+        f"({result.already_stored} already stored){marked}; head seq {result.head}."
     )
 
 

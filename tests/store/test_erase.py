@@ -121,6 +121,17 @@ def test_reads_and_writes_of_an_erased_encounter_say_it_was_erased(backend: Back
         assert len(err.splitlines()) == 1
 
 
+def test_list_says_which_encounter_was_erased_in_its_titles_place(backend: Backend) -> None:
+    fill(backend)
+    with backend.ledger() as ledger:
+        ledger.erase("ford", confirm="ford")
+    code, out, _ = cli(backend, "list")
+    assert code == 0
+    rows = {line.split("\t")[0]: line.split("\t") for line in out.splitlines()[1:]}
+    assert rows["ford"][2] == "(erased)" and rows["moor"][2] == "Moor"
+    assert SECRET_TITLE not in out
+
+
 def test_views_are_rebuilt_beside_an_erased_encounter_which_they_leave_out(
     backend: Backend,
 ) -> None:

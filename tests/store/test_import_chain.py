@@ -56,7 +56,10 @@ def test_import_unchained_takes_the_lines_and_the_audit_says_they_are_unverified
 ) -> None:
     code, out, err = run(db, "import", str(tampered), "--unchained")
     assert (code, err) == (0, "")
-    assert out == "Imported 6 events into 'crypt' (0 already stored); head seq 7.\n"
+    assert out == (
+        "Imported 6 events into 'crypt' (0 already stored) and a note that they are "
+        "unverified; head seq 7.\n"
+    )
     code, out, _ = run(db, "audit", "crypt", "--json")
     *_, last = json.loads(out)["findings"]
     assert (last["rule"], last["seq"], last["severity"]) == ("imported-unverified", [7], "warning")
