@@ -158,7 +158,12 @@ def main_options(
     """
     ctx.obj = db
     ctx.meta[USER] = user
-    ctx.meta[TENANT] = tenant
+    # `--tenant ""` is a mistake (a bot's `--tenant "$GUILD"` with the guild unset), refused
+    # when the ledger opens, never the default tenant's encounters; an empty
+    # ENCOUNTER_TENANT is unset, as an empty environment variable usually is.
+    given = ctx.get_parameter_source("tenant")
+    typed = given is not None and given.name == "COMMANDLINE"
+    ctx.meta[TENANT] = tenant if tenant or typed else DEFAULT_TENANT
     render.configure(plain=plain)
 
 
@@ -170,7 +175,8 @@ TENANT = "encounter.tenant"
 
 def tenant_of(ctx: typer.Context) -> str:
     """The tenant the command line names (`--tenant`, `ENCOUNTER_TENANT`, else `default`)."""
-    return str(ctx.meta.get(TENANT) or DEFAULT_TENANT)
+    found = ctx.meta.get(TENANT)
+    return DEFAULT_TENANT if found is None else str(found)
 
 
 @contextmanager

@@ -443,3 +443,22 @@ def test_a_value_a_field_of_two_kinds_refuses_is_told_in_its_own_kind(
     assert result.exit_code == 2
     assert result.stderr.rstrip("\n").endswith(said), result.stderr
     assert "more problem" not in result.stderr
+
+
+def test_an_empty_tenant_typed_is_refused_and_an_empty_variable_is_unset(
+    duel: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`--tenant "$GUILD"` with the variable unset must not write to the default tenant's
+    encounters; an empty ENCOUNTER_TENANT reads as unset, as empty variables usually do."""
+    before = sqlite3.connect(duel).execute("SELECT count(*) FROM events").fetchone()
+    for args in (["--tenant", "", "note", "duel", "x"], ["note", "duel", "x", "--tenant", ""]):
+        result = CliRunner().invoke(app, ["--db", str(duel), *args])
+        assert result.exit_code == 2
+        assert result.stderr == (
+            "Error: a tenant is named by a letter or digit, then letters, digits and _ . : @ - "
+            "(at most 100 characters), not ''\n"
+        )
+    assert sqlite3.connect(duel).execute("SELECT count(*) FROM events").fetchone() == before
+    monkeypatch.setenv("ENCOUNTER_TENANT", "")
+    listed = CliRunner().invoke(app, ["--db", str(duel), "list"])
+    assert listed.exit_code == 0 and listed.stdout.splitlines()[1].startswith("duel\t")
