@@ -47,7 +47,8 @@ class Slot(core.Value):
 class Enemy(core.Combatant):
     """An enemy's Harm slots by tier, and its penalty count."""
 
-    level: int
+    #: Its Enemy Level, 0-5 as the text has them (a GM override past them is refused).
+    level: Annotated[int, Field(ge=0, le=5)]
     slots: Mapping[str, Slot]
     penalties: Annotated[int, Field(ge=0)] = 0
     tags: tuple[str, ...] = ()

@@ -323,6 +323,18 @@ def test_a_gm_override_of_the_slots_recounts_the_penalties() -> None:
             'tier\'s 2 (got {"filled": 3, "capacity": 2})',
         ),
         ("level", 1, "track 'level' of 'Foe': level 1 allows 0 slots at tier 2, not 3"),
+        # The text's Enemy Levels run 0-5: no override makes a level 9 enemy.
+        (
+            "level",
+            9,
+            "track 'level' of 'Foe' field 'level': input should be less than or equal to 5 (got 9)",
+        ),
+        (
+            "level",
+            -1,
+            "track 'level' of 'Foe' field 'level': input should be greater than or equal to 0 "
+            "(got -1)",
+        ),
     ],
 )
 def test_a_gm_override_cannot_give_an_enemy_slots_its_level_does_not_allow(
