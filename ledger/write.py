@@ -485,7 +485,15 @@ def refusal(found: Sequence[Finding]) -> str:
 
 def check_lookalike(name: str, state: core.State) -> None:
     """Bad input for a new combatant whose name looks like one already in the encounter
-    (Unicode's confusables: a Cyrillic `і` for a Latin `i`), naming both."""
+    (Unicode's confusables: a Cyrillic `і` for a Latin `i`) or differs from one only in case
+    (`kakita` beside `Kakita`: the same person to the table), naming both."""
+    folded = name.casefold()
+    same = next((o for o in state.combatants if o != name and o.casefold() == folded), None)
+    if same is not None:
+        raise BadInput(
+            f"combatant name {name!r} differs only in case from {same!r}, already in encounter "
+            f"{state.encounter!r}: name {same!r} to mean them, or choose a name that differs"
+        )
     other = lookalike.lookalike(name, state.combatants)
     if other is not None:
         where = lookalike.difference(name, other)

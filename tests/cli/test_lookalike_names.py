@@ -55,6 +55,25 @@ def test_a_lookalike_of_a_combatant_is_refused_naming_both(ford: Path) -> None:
         ledger.join("ford", CYRILLIC, "adversary", {"level": 1})
 
 
+def test_a_name_that_differs_from_a_combatant_only_in_case_is_refused_naming_both(
+    ford: Path,
+) -> None:
+    """`bandit` beside `Bandit` is the same person to the table: a second combatant would take
+    the harm meant for the first."""
+    code, out, err = run(ford, "add", "ford", "BANDIT", "--side", "adversary", "--stat", "level=1")
+    assert (code, out) == (2, "")
+    assert err == (
+        "Error: combatant name 'BANDIT' differs only in case from 'Bandit', already in "
+        "encounter 'ford': name 'Bandit' to mean them, or choose a name that differs\n"
+    )
+    with Ledger(ford) as ledger:
+        before = len(ledger.records("ford"))
+        with pytest.raises(BadInput, match="differs only in case from 'Bandit'"):
+            ledger.join("ford", "bandit", "adversary", {"level": 1})
+        assert len(ledger.records("ford")) == before
+        ledger.join("ford", "Bandit Chief", "adversary", {"level": 2})  # a name of its own
+
+
 def test_a_hand_written_file_with_a_lookalike_is_refused_an_export_keeps_what_it_holds(
     ford: Path, tmp_path: Path
 ) -> None:
