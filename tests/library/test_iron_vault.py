@@ -9,6 +9,7 @@ import shutil
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -17,6 +18,7 @@ from hypothesis import strategies as st
 from ledger import Ledger, events
 from ledger.errors import BadInput
 from ledger.ironvault import notes
+from projections.findings import Finding
 from projections.journal import Node
 from tests import paths
 
@@ -355,6 +357,16 @@ def story(ledger: Ledger, *paths: Path) -> list[tuple[str, str | None, dict[str,
     return told
 
 
+def block_read(
+    db: Path, tmp_path: Path, block: str
+) -> tuple[list[tuple[str, str | None, dict[str, object]]], list[Finding], dict[str, Any]]:
+    """A journal note of one block imported for Kira: the story (`story`), the audit's
+    findings and Kira's tracks."""
+    with Ledger(db) as ledger:
+        told = story(ledger, note_of(tmp_path, block))
+        return told, ledger.audit("saga"), ledger.tracks("saga").view()["combatants"]["Kira"]
+
+
 def kinds(told: list[tuple[str, str | None, dict[str, object]]]) -> list[str]:
     return [kind for kind, _, _ in told]
 
@@ -364,8 +376,7 @@ def test_node_names_are_read_in_any_case_as_iron_vault_reads_them(db: Path, tmp_
         f'Move "{ENDURE}" {{\n    Meter "Health" from=5 to=3\n'
         '    ROLL "Iron" action=5 adds=0 stat=3 vs1=2 vs2=6\n    Meter "Momentum" from=3 to=2\n}'
     )
-    with Ledger(db) as ledger:
-        told = story(ledger, note_of(tmp_path, block))
+    told, _, _ = block_read(db, tmp_path, block)
     assert kinds(told) == [
         "combatant.joined",
         "tracks.noted",
@@ -397,9 +408,8 @@ def test_an_endure_harm_roll_with_no_stat_name_is_health_or_iron_by_its_value(
         f'move "Endure Harm" {{\n    meter "health" from=4 to=2\n'
         f"    roll action=6 stat={value} adds=0 vs1=3 vs2=5\n}}"
     )
-    with Ledger(db) as ledger:
-        told = story(ledger, note_of(tmp_path, block))
-        found = {f.rule for f in ledger.audit("saga")}
+    told, audited, _ = block_read(db, tmp_path, block)
+    found = {f.rule for f in audited}
     rolls = [body for kind, _, body in told if kind == "roll.made"]
     assert [(r["move"], r["stat"], r["action_die"]) for r in rolls] == [("endure_harm", stat, 6)]
     joined = told[0][2]["stats"]
@@ -428,10 +438,8 @@ def test_harm_that_takes_health_to_0_and_spills_into_momentum_is_one_harm(
         '    meter "Health" from=1 to=0\n    meter "Momentum" from=4 to=3\n'
         '    roll "iron" action=6 adds=0 stat=2 vs1=1 vs2=2\n}'
     )
-    with Ledger(db) as ledger:
-        told = story(ledger, note_of(tmp_path, block))
-        found = [f.rule for f in ledger.audit("saga")]
-        kira = ledger.tracks("saga").view()["combatants"]["Kira"]
+    told, audited, kira = block_read(db, tmp_path, block)
+    found = [f.rule for f in audited]
     assert [(kind, body) for kind, _, body in told[1:4]] == [
         ("tracks.noted", {"target": "Kira", "values": {"health": 1}}),
         ("tracks.noted", {"target": "Kira", "values": {"momentum": 4}}),
@@ -451,9 +459,8 @@ def test_harm_suffered_on_its_own_right_before_endure_harm_is_the_move_s_harm(
         f'    move "{ENDURE}" {{\n        roll "iron" action=5 adds=0 stat=3 vs1=2 vs2=6\n'
         '        meter "Momentum" from=3 to=2\n    }\n}'
     )
-    with Ledger(db) as ledger:
-        told = story(ledger, note_of(tmp_path, block))
-        found = [f.rule for f in ledger.audit("saga")]
+    told, audited, _ = block_read(db, tmp_path, block)
+    found = [f.rule for f in audited]
     assert [(kind, where) for kind, where, _ in told[1:5]] == [
         ("tracks.noted", "Session 1.md:7"),
         ("harm.suffered", "Session 1.md:7"),
@@ -472,8 +479,7 @@ def test_a_health_loss_on_its_own_before_another_move_stays_a_meter_change(
         'meter "Health" from=5 to=3\n'
         'move "Face Danger" {\n    roll "edge" action=5 adds=0 stat=3 vs1=2 vs2=6\n}'
     )
-    with Ledger(db) as ledger:
-        told = story(ledger, note_of(tmp_path, block))
+    told, _, _ = block_read(db, tmp_path, block)
     assert kinds(told)[1:] == ["tracks.noted", "meter.changed", "roll.made"]
 
 
@@ -508,8 +514,7 @@ FACE_DANGER = (
 
 def test_a_reroll_of_a_challenge_die_changes_that_die(db: Path, tmp_path: Path) -> None:
     block = FACE_DANGER.format(4, 2, 9, 3, "reroll vs1=2")
-    with Ledger(db) as ledger:
-        told = story(ledger, note_of(tmp_path, block))
+    told, _, _ = block_read(db, tmp_path, block)
     roll = next(body for kind, _, body in told if kind == "roll.made")
     assert (roll["action_die"], roll["challenge"], roll["outcome"]) == (4, [2, 3], "strong_hit")
 
@@ -667,9 +672,7 @@ def test_endure_harm_is_read_in_every_spelling_of_its_move_and_meter(
         '    roll "iron" 6 3 0 1 2 // <stat-name> <action> <stat> <adds> <vs1> <vs2>\n'
         f'    meter "{meter}" 3 4\n}}'
     )
-    with Ledger(db) as ledger:
-        told = story(ledger, note_of(tmp_path, block))
-        kira = ledger.tracks("saga").view()["combatants"]["Kira"]
+    told, _, kira = block_read(db, tmp_path, block)
     assert kinds(told) == [
         "combatant.joined",
         "tracks.noted",
@@ -1154,9 +1157,8 @@ def test_a_health_loss_written_after_the_endure_harm_roll_is_its_harm_before_it(
         '    roll "iron" action=5 adds=0 stat=3 vs1=2 vs2=6\n    meter "Health" from=5 to=3\n'
         '    meter "Momentum" from=3 to=4\n}'
     )
-    with Ledger(db) as ledger:
-        told = story(ledger, note_of(tmp_path, block))
-        found = [f.rule for f in ledger.audit("saga")]
+    told, audited, _ = block_read(db, tmp_path, block)
+    found = [f.rule for f in audited]
     assert [(kind, where) for kind, where, _ in told[1:]] == [
         ("tracks.noted", "Session 1.md:8"),
         ("harm.suffered", "Session 1.md:8"),
@@ -1173,9 +1175,8 @@ def test_a_health_roll_made_before_the_harm_it_follows_is_found(db: Path, tmp_pa
         f'move "{ENDURE}" {{\n    roll "health" action=1 adds=0 stat=5 vs1=5 vs2=6\n'
         '    meter "Health" from=5 to=3\n}'
     )
-    with Ledger(db) as ledger:
-        told = story(ledger, note_of(tmp_path, block))
-        found = {f.rule: f.message for f in ledger.audit("saga")}
+    told, audited, _ = block_read(db, tmp_path, block)
+    found = {f.rule: f.message for f in audited}
     assert kinds(told)[1:] == ["tracks.noted", "harm.suffered", "tracks.noted", "roll.made"]
     assert found["journal-disagrees"] == (
         "Session 1.md:7 says 'Kira' health is 5 here; the ledger has 3 (seq 5)"
@@ -1189,9 +1190,7 @@ def test_after_a_missed_roll_the_momentum_loss_after_the_harm_is_the_miss_s(
         f'move "{ENDURE}" {{\n    roll "iron" action=1 adds=0 stat=1 vs1=5 vs2=6\n'
         '    meter "Health" from=1 to=0\n    meter "Momentum" from=3 to=2\n}'
     )
-    with Ledger(db) as ledger:
-        told = story(ledger, note_of(tmp_path, block))
-        kira = ledger.tracks("saga").view()["combatants"]["Kira"]
+    told, _, kira = block_read(db, tmp_path, block)
     harm = next(body for kind, _, body in told if kind == "harm.suffered")
     assert harm["amount"] == 1
     assert (kira["health"], kira["momentum"]) == (0, 2)
@@ -1208,9 +1207,8 @@ def test_a_health_loss_closing_the_move_before_endure_harm_is_its_harm(
         '    roll "edge" action=1 adds=0 stat=2 vs1=5 vs2=6\n    meter "Health" from=5 to=3\n}\n'
         f'move "{ENDURE}" {{\n    roll "iron" action=5 adds=0 stat=3 vs1=2 vs2=6\n}}'
     )
-    with Ledger(db) as ledger:
-        told = story(ledger, note_of(tmp_path, block))
-        found = [f.rule for f in ledger.audit("saga")]
+    told, audited, _ = block_read(db, tmp_path, block)
+    found = [f.rule for f in audited]
     assert [(kind, where) for kind, where, _ in told[1:]] == [
         ("roll.made", "Session 1.md:7"),
         ("tracks.noted", "Session 1.md:8"),
@@ -1228,8 +1226,7 @@ def test_a_health_loss_under_a_move_not_followed_by_endure_harm_stays_a_change(
         '    meter "Health" from=5 to=3\n}\nmove "Face Danger" {\n'
         '    roll "edge" action=1 adds=0 stat=2 vs1=5 vs2=6\n}'
     )
-    with Ledger(db) as ledger:
-        told = story(ledger, note_of(tmp_path, block))
+    told, _, _ = block_read(db, tmp_path, block)
     assert "harm.suffered" not in kinds(told)
     assert kinds(told).count("meter.changed") == 1
 

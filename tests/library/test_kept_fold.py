@@ -8,6 +8,7 @@ import json
 import warnings
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -32,9 +33,8 @@ def opened(ledger: Ledger, name: str = "duel") -> None:
     ledger.import_lines([json.dumps(line) for line in lines], into=name)
 
 
-@pytest.fixture
-def folds(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """How many events each fold a write started from the log went through."""
+def counted_folds(monkeypatch: pytest.MonkeyPatch, where: ModuleType) -> list[int]:
+    """How many events each fold that `where` (a use case's module) starts goes through."""
     counted: list[int] = []
     real = write.fold_on
 
@@ -43,8 +43,14 @@ def folds(monkeypatch: pytest.MonkeyPatch) -> list[int]:
         counted.append(len(records))
         return real(ruleset, records, *args, **kwargs)
 
-    monkeypatch.setattr(write, "fold_on", counting)
+    monkeypatch.setattr(where, "fold_on", counting)
     return counted
+
+
+@pytest.fixture
+def folds(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """How many events each fold a write started from the log went through."""
+    return counted_folds(monkeypatch, write)
 
 
 def filled(state: core.State) -> int:
@@ -179,16 +185,7 @@ def test_a_writer_keeps_its_busiest_encounters_only(backend: Backend, folds: lis
 @pytest.fixture
 def read_folds(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """How many events each fold of a read went through."""
-    counted: list[int] = []
-    real = write.fold_on
-
-    def counting(ruleset: Any, records: Iterable[Any], *args: Any, **kwargs: Any) -> Any:
-        records = list(records)
-        counted.append(len(records))
-        return real(ruleset, records, *args, **kwargs)
-
-    monkeypatch.setattr(read, "fold_on", counting)
-    return counted
+    return counted_folds(monkeypatch, read)
 
 
 def test_a_sqlite_readers_next_read_of_the_same_head_folds_and_checks_nothing(
