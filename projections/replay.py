@@ -13,6 +13,7 @@ from projections.changes import Change, changes
 from projections.core import AnyRuleset, RunningFold, State
 from projections.revisions import REVISION_MODELS, standing
 from projections.shown import Scene
+from projections.state import Combatant
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,13 +61,17 @@ class Step:
         last = self.state.skipped[-1] if self.state.skipped else None
         return last.reason if last is not None and last.seq == self.record.seq else None
 
-    def document(self) -> dict[str, Any]:
-        """The `replay --json` line (with `skipped` when the event no longer applies)."""
+    def document(self, seen: Viewed | None = None) -> dict[str, Any]:
+        """The `replay --json` line (with `skipped` when the event no longer applies).
+
+        `seen`: the views of the steps before, by combatant, kept by the caller across a
+        replay: a combatant the step left as it was (the very same value) is not turned into
+        JSON data again (a step changes one or two of them)."""
         doc = {
             "seq": self.record.seq,
             "type": self.record.type,
             "event": events.body_of(self.record.event),
-            "combatants": {name: c.view() for name, c in self.state.combatants.items()},
+            "combatants": {name: _view(name, c, seen) for name, c in self.state.combatants.items()},
             "pools": dict(self.state.pools),
             "round": self.round,
             "scene": self.scene,
@@ -75,6 +80,21 @@ class Step:
         if self.skipped is not None:
             doc["skipped"] = self.skipped
         return doc
+
+
+#: The last view of each combatant, with the value it is the view of (`Step.document`).
+Viewed = dict[str, tuple[Combatant, dict[str, Any]]]
+
+
+def _view(name: str, combatant: Combatant, seen: Viewed | None) -> dict[str, Any]:
+    if seen is None:
+        return combatant.view()
+    kept = seen.get(name)
+    if kept is not None and kept[0] is combatant:
+        return kept[1]
+    view = combatant.view()
+    seen[name] = (combatant, view)
+    return view
 
 
 def replay(

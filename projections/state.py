@@ -55,9 +55,9 @@ class Combatant(Value):
         return self.status == "active"
 
     def view(self) -> dict[str, Any]:
-        """The combatant's public tracks (`tracks --json`): side, status, then its tracks."""
-        data = builtins(self)
-        return {name: data[name] for name in track_names(type(self))}
+        """The combatant's public tracks (`tracks --json`): side, status, then its tracks (only
+        those turned into JSON data: a hidden stat block is never read)."""
+        return {name: builtins(getattr(self, name)) for name in track_names(type(self))}
 
 
 @per_class

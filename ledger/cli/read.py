@@ -19,7 +19,7 @@ from ledger.cli.options import Json, Source, Without, emit_json, opened, source
 from ledger.errors import BadInput, UnknownName
 from ledger.store import is_postgres
 from projections import gametime
-from projections.replay import Step
+from projections.replay import Step, Viewed
 from projections.revisions import standing
 
 
@@ -246,10 +246,11 @@ def _steps(
     printed."""
     total = len(chosen) if isinstance(chosen, list) else 0
     shown = 0
+    seen: Viewed = {}  # each combatant's last view: most steps leave most of them as they were
     for step in chosen:
         shown += 1
         if json_:
-            emit_json({**step.document(), **hypothetical})
+            emit_json({**step.document(seen), **hypothetical})
             continue
         render.echo_step(step)
         if step_ and shown < total and not _next(shown, total):

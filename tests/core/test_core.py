@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from ledger import BadInput, Ledger
 from projections import core
 from projections import replay as steps
+from tests import paths
 from tests.streams import RULESETS, audit, fold, ruleset_of, stream, tracks
 
 GUARD = {"type": "combatant.joined", "name": "Guard", "side": "adversary", "stats": {"level": 2}}
@@ -91,6 +92,22 @@ def test_replay_gives_one_step_per_effective_event_of_play_with_what_changed() -
     ]
     # The last step of play ends where the whole stream does (the undo changed nothing after).
     assert walked[-1].state.view() == {**fold(records).view(), "seq": 4}
+
+
+@pytest.mark.parametrize("example", sorted(paths.EXAMPLES.glob("*.jsonl")), ids=lambda p: p.stem)
+def test_a_replays_documents_are_the_same_with_the_views_of_the_steps_before_kept(
+    example: Path,
+) -> None:
+    """`replay --json` keeps each combatant's last view and reuses it for a step that left
+    the combatant as it was: every line is what the step alone gives (the whole example
+    stream, its undos and amends included)."""
+    with Ledger(":memory:") as ledger:
+        done = ledger.import_lines(example.read_text(encoding="utf-8").splitlines())
+        records = ledger.records(done.encounter)
+    walked = list(steps.replay(ruleset_of(records), records))
+    seen: steps.Viewed = {}
+    assert [s.document(seen) for s in walked] == [s.document() for s in walked]
+    assert len(walked) > 5 and set(seen) == set(walked[-1].state.combatants)
 
 
 def test_replay_between_two_seqs_starts_from_the_folded_past() -> None:
