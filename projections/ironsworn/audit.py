@@ -237,7 +237,8 @@ def miss_at_zero_health(
 
 
 def obligations(state: model.IronswornState) -> Iterator[Obligation]:
-    """Each Endure Harm miss at 0 health still owing a debility or the oracle."""
+    """Each Endure Harm miss at 0 health still owing a debility or the oracle, and each
+    character's latest roll, when an Endure Harm strong hit, still owing its choice."""
     for name, on in state.owed.items():
         c = model.character(state, name)
         yield Obligation(
@@ -245,6 +246,31 @@ def obligations(state: model.IronswornState) -> Iterator[Obligation]:
             f"Endure Harm miss at 0 health at seq {on}: {name!r} must " + _options(c.debilities),
             "miss-at-zero-health",
         )
+    for name, on in state.last_roll.items():
+        made = state.roll_at(on)
+        if (
+            isinstance(made, model.IronswornRoll)
+            and made.move == "endure_harm"
+            and made.outcome == "strong_hit"
+            and on not in state.choices
+        ):
+            yield Obligation(
+                (on,),
+                f"Endure Harm strong hit at seq {on}: {name!r} chooses one: "
+                + _choices(state, model.character(state, name)),
+                "shake-it-off-allowed",
+            )
+
+
+def _choices(state: model.IronswornState, c: model.Character) -> str:
+    """The strong-hit options the rules give a character now (`choice.made`)."""
+    embrace = "embrace the pain (+1 momentum)"
+    rules = state.house
+    if "wounded" in c.debilities and rules.wounded_blocks_shake_it_off:
+        return f"{embrace}; wounded, they cannot shake it off"
+    if rules.strong_hit_text == "move" and c.health == 0:
+        return f"{embrace}; at 0 health they cannot shake it off"
+    return f"shake it off (-1 momentum, +1 health) or {embrace}"
 
 
 def _options(debilities: tuple[str, ...]) -> str:

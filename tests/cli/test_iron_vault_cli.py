@@ -295,4 +295,4 @@ def test_a_journal_kept_inline_and_in_callouts_imports_through_the_command(
         "Kept as notes (not modelled): 1 iv-ooc, 1 move.\n"
     )
     assert ok(db, *args).startswith("Imported 0 events into 'saga' from 1 note (7 already stored)")
-    assert ok(db, "audit", "saga").splitlines()[-1] == "0 errors, 0 warnings, 1 note."
+    assert ok(db, "audit", "saga").splitlines()[-1] == "0 errors, 0 warnings, 2 notes."

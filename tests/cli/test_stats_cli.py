@@ -64,7 +64,7 @@ Rolls by dice (expected):
 
 - Out of the fight: Raider fled (round 2, seq 8).
 - Rulings: none.
-- Findings: none.
+- Findings: 1 info.
 - Dice: 1 roll typed, 0 rolled by the ledger (verifiable).
 """
 
@@ -108,7 +108,7 @@ Kira against Raider.
 - Raider: dealt health 2
 - Kira rolled 1: strong hit 1 (0.3 expected), weak hit 0 (0.4 expected), miss 0 (0.2 expected)
 
-Rulings: none. Findings: none.
+Rulings: none. Findings: 1 info.
 """
 
 
