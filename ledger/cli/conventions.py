@@ -161,7 +161,10 @@ def examples(
     group's own commands are found as `GROUP COMMAND`."""
     for name, command in group.commands.items():
         if isinstance(command, typer.core.TyperGroup):
-            examples(command, {k.removeprefix(f"{name} "): v for k, v in texts.items()})
+            inner = {
+                k.removeprefix(f"{name} "): v for k, v in texts.items() if k.startswith(f"{name} ")
+            }
+            examples(command, inner)
         lines = list(texts.get(name, ()))
         note = (notes or {}).get(name)
         if (lines or note) and not command.epilog:
@@ -251,6 +254,7 @@ EXAMPLES: Final[dict[str, tuple[str, ...]]] = {
     ),
     "reject": ('encounter reject duel 14 --reason "the Ogre ducked" --as gm',),
     "gm": ("encounter gm add duel ben --as gm",),
+    "gm add": ("encounter gm add duel ben --as gm", 'encounter gm add duel ben --reason "co-GM"'),
     "policy": (
         "encounter policy duel",
         "encounter policy duel --set hide-resilience.json --as gm",

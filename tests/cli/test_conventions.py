@@ -50,10 +50,23 @@ def commands() -> list[str]:
     return sorted(group.list_commands(typer.Context(group)))  # type: ignore[attr-defined]
 
 
-@pytest.mark.parametrize("command", commands())
+def subcommands() -> list[str]:
+    """`GROUP COMMAND` of each command of a group (`gm add`, `dice commit`...)."""
+    group = typer.main.get_command(cli.app)
+    context = typer.Context(group)
+    found = []
+    for name in commands():
+        command = group.get_command(context, name)  # type: ignore[attr-defined]
+        if isinstance(command, typer.core.TyperGroup):
+            found += [f"{name} {inner}" for inner in command.list_commands(context)]
+    return found
+
+
+@pytest.mark.parametrize("command", commands() + subcommands())
 def test_every_command_has_help_with_examples_and_no_type_placeholders(command: str) -> None:
-    code, out, _ = run(command, "--help")
+    code, out, _ = run(*command.split(), "--help")
     assert code == 0
+    # Its own examples: `gm add` once showed those of the top-level `add`.
     assert "Examples:" in out and f"encounter {command} " in out.split("Examples:")[1]
     assert not re.search(r"<(bool|str|int|list\[\w+\]|path)>", out), out
 
