@@ -171,10 +171,12 @@ class Ledger(Reader, Table):
         rules: Mapping[str, Any] | None = None,
         expect: int | None = None,
         policy: Mapping[str, Any] | None = None,
+        strict: bool = False,
     ) -> Written:
         """Open a new encounter of `system`, pinning the house rules (defaults + `rules`);
         opened by a named `user` (or given a `policy`), it has roles: the opener is its GM,
-        and the policy (defaults + `policy`) is pinned too (`projections.policy`)."""
+        and the policy (defaults + `policy`) is pinned too (`projections.policy`). `strict`,
+        as every write takes it: refuse the event should it add an audit error."""
         check_name(encounter, "encounter")
         systems.ruleset(system)
         head = self.store.head(encounter)
@@ -202,7 +204,7 @@ class Ledger(Reader, Table):
             if policy is not None and not isinstance(policy, Mapping):
                 raise BadInput(f"a policy is a mapping of its keys, not {policy!r}")
             fields["policy"] = dict(policy or {})
-        return self.record(encounter, fields, expect=expect, _opening=True)
+        return self.record(encounter, fields, strict=strict, expect=expect, _opening=True)
 
     def join(
         self,

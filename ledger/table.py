@@ -100,7 +100,13 @@ class Table(ABC):
         )
 
     def add_gm(
-        self, encounter: str, user: str, *, reason: str | None = None, expect: int | None = None
+        self,
+        encounter: str,
+        user: str,
+        *,
+        reason: str | None = None,
+        expect: int | None = None,
+        strict: bool = False,
     ) -> Written:
         """Make `user` a GM of the encounter: a `policy.changed` with them among the GMs."""
         check_name(user, "user")
@@ -113,7 +119,7 @@ class Table(ABC):
         if user in policy.gms:
             raise BadInput(f"{user!r} is a GM of {encounter!r} already")
         table = {**policy.table(), "gms": [*policy.gms, user]}
-        return self.set_policy(encounter, table, reason=reason, expect=expect)
+        return self.set_policy(encounter, table, reason=reason, expect=expect, strict=strict)
 
     def set_policy(
         self,
@@ -122,6 +128,7 @@ class Table(ABC):
         *,
         reason: str | None = None,
         expect: int | None = None,
+        strict: bool = False,
     ) -> Written:
         """Put `table` in force (its keys missing take the defaults): a `policy.changed`."""
         if not isinstance(table, Mapping):
@@ -129,4 +136,4 @@ class Table(ABC):
         changed: dict[str, Any] = {"type": "policy.changed", "policy": dict(table)}
         if reason is not None:
             changed["reason"] = reason
-        return self.record(encounter, changed, expect=expect)
+        return self.record(encounter, changed, strict=strict, expect=expect)

@@ -140,12 +140,15 @@ def gm_add(
     name: Encounter,
     user: Annotated[str, typer.Argument(help="The user who becomes a GM.")],
     reason: Annotated[str | None, typer.Option("--reason", help="Why, for the record.")] = None,
+    strict: Strict = False,
     expect: Expect = None,
     json_: Json = False,
 ) -> None:
     """Make a user a GM of the encounter (a GM's act: one policy.changed)."""
     with opened(ctx) as ledger:
-        result = guard(lambda: ledger.add_gm(name, user, reason=reason, expect=expect))
+        result = guard(
+            lambda: ledger.add_gm(name, user, reason=reason, expect=expect, strict=strict)
+        )
     if json_:
         emit_recorded(result)
     show_recorded(result)
@@ -160,6 +163,7 @@ def policy(
         typer.Option("--set", help="A JSON file of policy keys to put in force (a GM's act)."),
     ] = None,
     reason: Annotated[str | None, typer.Option("--reason", help="Why, for the record.")] = None,
+    strict: Strict = False,
     expect: Expect = None,
     json_: Json = False,
 ) -> None:
@@ -167,7 +171,11 @@ def policy(
     if set_ is not None:
         table = read_json_object(set_, "--set")
         with opened(ctx) as ledger:
-            result = guard(lambda: ledger.set_policy(name, table, reason=reason, expect=expect))
+            result = guard(
+                lambda: ledger.set_policy(
+                    name, table, reason=reason, expect=expect, strict=strict
+                )
+            )
         if json_:
             emit_recorded(result)
         show_recorded(result)

@@ -137,6 +137,7 @@ def new(
             "defaults are pinned without one.",
         ),
     ] = None,
+    strict: Strict = False,
     expect: Expect = None,
     json_: Json = False,
 ) -> None:
@@ -147,7 +148,13 @@ def new(
     with opened(ctx) as ledger:
         result = guard(
             lambda: ledger.open(
-                name, system.value, title=title, rules=overrides, expect=expect, policy=table
+                name,
+                system.value,
+                title=title,
+                rules=overrides,
+                expect=expect,
+                policy=table,
+                strict=strict,
             )
         )
     if json_:

@@ -457,3 +457,25 @@ def test_every_recording_command_of_the_contract_takes_strict_and_expect(ford: P
         code, out, err = run(*db, *step, "--strict")
         assert (code, err) == (0, ""), step
         assert out.startswith(f"Recorded seq {seq}: "), out
+
+
+@pytest.mark.parametrize("command", commands() + subcommands())
+def test_every_command_that_takes_expect_takes_strict_too(command: str) -> None:
+    """DESIGN section 7: every recording command takes `--expect` and `--strict` (a bot passes
+    both to every write; `new`, `gm add` and `policy --set` once refused `--strict`)."""
+    _, out, _ = run(*command.split(), "--help")
+    if "--expect" in out:
+        assert "--strict" in out, command
+
+
+def test_new_gm_add_and_policy_set_record_under_strict(tmp_path: Path) -> None:
+    db = str(tmp_path / "t.db")
+    policy = tmp_path / "policy.json"
+    policy.write_text(json.dumps({"gms": ["gm", "ben"], "players_any": ["note"]}))
+    assert run("--db", db, "--as", "gm", "new", "duel", "--system", "ssss", "--strict")[0] == 0
+    assert run("--db", db, "--as", "gm", "gm", "add", "duel", "ben", "--strict")[0] == 0
+    code, out, err = run(
+        "--db", db, "--as", "gm", "policy", "duel", "--set", str(policy), "--strict", "--json"
+    )
+    assert (code, err) == (0, "")
+    assert json.loads(out)["seq"] == 3
