@@ -179,6 +179,12 @@ def _adjusted(ruleset: AnyRuleset, state: State, seq: int, event: events.TrackAd
 
 def _noted(ruleset: AnyRuleset, state: State, seq: int, event: events.TracksNoted) -> State:
     tracks = track_names(type(state.combatant(event.target, "target")))
+    if not event.values:
+        raise BadInput(
+            f"tracks.noted for {event.target!r} names no track: give what the sheet says, as "
+            f"values={{TRACK: VALUE}} (tracks: {', '.join(tracks)})",
+            code="bad-input",
+        )
     for track in event.values:
         if track not in tracks:
             raise BadInput(_unknown_track(event.target, track, tracks), code="unknown-track")

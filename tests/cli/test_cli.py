@@ -992,3 +992,16 @@ def test_a_file_saved_with_a_byte_order_mark_reads_as_the_same_events(
     copy = tmp_path / "copy.db"
     assert run(copy, "import", str(marked))[0] == 0
     assert ok(copy, "tracks", "ford") == ok(skirmish, "tracks", "ford")
+
+
+def test_a_sheet_noted_with_no_track_is_bad_input_and_nothing_is_appended(
+    skirmish: Path,
+) -> None:
+    """`tracks.noted` says what the sheet shows; with no track it says nothing, and the log
+    once read "the sheet shows Ash at  (the ledger agrees)"."""
+    before = ok(skirmish, "log", "ford", "--json")
+    code, out, err = run(skirmish, "record", "ford", "tracks.noted", "target=Ash", "values={}")
+    assert (code, out) == (2, "")
+    assert err.startswith("Error: tracks.noted for 'Ash' names no track: give what the sheet says")
+    assert err.count("\n") == 1
+    assert ok(skirmish, "log", "ford", "--json") == before
