@@ -86,8 +86,10 @@ def blocks(name: str, text: str) -> Iterator[Block]:
     """The mechanics blocks of one note, in order of appearance, each node with its line; a
     block inside a callout or quote (`> ```iron-vault-mechanics`) too, its lines read
     without their `>` markers, and ended where the quote ends. The inline mechanics of each
-    paragraph of prose (`iv-meter:Health|5|3`) are a block of their own."""
-    raw = text.splitlines()
+    paragraph of prose (`iv-meter:Health|5|3`) are a block of their own. What an Obsidian
+    comment (`%% ... %%`) hides, Obsidian does not show and Iron Vault does not render: it is
+    not read."""
+    raw = uncommented(text.splitlines())
     lines = [_unquoted(line) for line in raw]
     ordinal = 0
     number = 0
@@ -134,6 +136,38 @@ def blocks(name: str, text: str) -> Iterator[Block]:
     if prose:
         made, _ = inline.nodes(prose, name, ordinal)
         yield Block(name, prose[0][0], tuple(made))
+
+
+def uncommented(raw: Sequence[str]) -> list[str]:
+    """The lines of a note with what its Obsidian comments hide taken out: from a `%%` to the
+    next (on one line or across lines, fences inside included), each line keeping its quote
+    markers, so that line numbers and callouts stay as they are. A `%%` inside a fenced block
+    is the block's text, not a comment."""
+    shown: list[str] = []
+    hidden = False
+    fence: tuple[int, str] | None = None  # (quote depth, ticks) of the open fence
+    for line in raw:
+        depth, body = _unquoted(line)
+        prefix = line[: len(line) - len(body)]
+        if fence is not None and depth >= fence[0]:
+            shown.append(line)
+            if depth == fence[0] and _closes(body, fence[1]):
+                fence = None
+            continue
+        fence = None  # a quote that ends closes the fence it held
+        opened = None if hidden else _FENCE.match(body)
+        if opened is not None and "%%" not in opened["indent"]:
+            fence = (depth, opened["ticks"])
+            shown.append(line)
+            continue
+        kept: list[str] = []
+        for number, part in enumerate(body.split("%%")):
+            if number:
+                hidden = not hidden
+            if not hidden:
+                kept.append(part)
+        shown.append(prefix + "".join(kept))
+    return shown
 
 
 def _unquoted(line: str) -> tuple[int, str]:

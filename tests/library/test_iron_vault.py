@@ -1242,3 +1242,33 @@ def test_a_harm_added_under_an_endure_harm_roll_already_imported_is_refused(
         with pytest.raises(BadInput, match=r"^Session 1\.md:8: the journal changed where"):
             ledger.import_iron_vault([grown], into="saga", character="Kira")
         assert ledger.records("saga") == before
+
+
+@pytest.mark.parametrize(
+    "lines",
+    [
+        ["%%", *fenced(""), "%%"],
+        ["Kira falls. %% the GM took this back:", *fenced(""), "%% and on we go."],
+        ["> [!danger] The wight", "> %%", *fenced("> "), "> %%"],
+        ["%% `iv-meter:Health|5|3` %% She ducks."],
+    ],
+    ids=["comment-around-a-block", "comment-opened-in-prose", "in-a-callout", "inline"],
+)
+def test_what_an_obsidian_comment_hides_is_not_read(
+    db: Path, tmp_path: Path, lines: list[str]
+) -> None:
+    """Obsidian shows nothing between `%%` and `%%`, and Iron Vault renders none of it: a
+    player comments a block out to take it back."""
+    note = tmp_path / "Session 1.md"
+    note.write_text("\n".join([*lines, "", *fenced("")]) + "\n", encoding="utf-8")
+    with Ledger(db) as ledger:
+        told = story(ledger, note)
+    # Only the block after the comment is read: one harm, and every event from its lines.
+    assert kinds(told).count("harm.suffered") == 1
+    after = len(lines) + 2  # the fence of the block after the comment
+    assert all(int(str(where).rsplit(":", 1)[1]) > after for _, where, _ in told[1:])
+
+
+def test_a_double_percent_inside_a_block_is_its_text_not_a_comment() -> None:
+    lines = ["```iron-vault-mechanics", 'oracle name="100%% sure" result="Yes" roll=7', "```"]
+    assert notes.uncommented([*lines, "after %% hidden %% shown"]) == [*lines, "after  shown"]
