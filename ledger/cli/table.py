@@ -172,9 +172,7 @@ def policy(
         table = read_json_object(set_, "--set")
         with opened(ctx) as ledger:
             result = guard(
-                lambda: ledger.set_policy(
-                    name, table, reason=reason, expect=expect, strict=strict
-                )
+                lambda: ledger.set_policy(name, table, reason=reason, expect=expect, strict=strict)
             )
         if json_:
             emit_recorded(result)
