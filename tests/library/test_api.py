@@ -359,6 +359,9 @@ def test_a_state_the_library_hands_out_cannot_be_edited(ledger: Ledger) -> None:
             lambda b: b.join("ford", "Ogre", "adversary", [["level", 2]]),
             "field 'stats': input should be an object",
         ),
+        (lambda b: b.wait_for(99, timeout="2"), "wait_for waits 0 or more seconds, not '2'"),
+        (lambda b: b.wait_for(99, timeout=float("nan")), "seconds, not nan"),  # waited forever
+        (lambda b: b.wait_for(99, timeout=-1), "seconds, not -1"),
         (
             lambda b: b.open("other", "ssss", rules=[["max_per_tier", 2]]),
             "encounter.opened event field 'rules': input should be an object",
