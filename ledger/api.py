@@ -199,7 +199,7 @@ class Ledger(Reader, Table):
         fields: dict[str, Any] = {"type": "encounter.opened", "system": system}
         if title is not None:
             fields["title"] = title
-        fields["rules"] = dict(rules or {})
+        fields["rules"] = as_given(rules)
         if policy is not None or self.user is not None:
             if policy is not None and not isinstance(policy, Mapping):
                 raise BadInput(f"a policy is a mapping of its keys, not {policy!r}")
@@ -222,7 +222,7 @@ class Ledger(Reader, Table):
             "type": "combatant.joined",
             "name": name,
             "side": side,
-            "stats": dict(stats or {}),
+            "stats": as_given(stats),
         }
         if player is not None:
             fields["player"] = player
@@ -855,3 +855,12 @@ def load(path: str | Path) -> tuple[Ledger, str]:
         ledger.close()
         raise
     return ledger, result.encounter
+
+
+def as_given(block: Mapping[str, Any] | None) -> object:
+    """A stat block or a rules table to validate: a copy of a mapping, `{}` for None, and
+    anything else as it is, so that the event's validation names what is wrong with it (a
+    list of pairs is not a block, though `dict()` would take it)."""
+    if block is None:
+        return {}
+    return dict(block) if isinstance(block, Mapping) else block

@@ -105,6 +105,9 @@ class Reader:
             return
         if not isinstance(position, int) or isinstance(position, bool) or position < 1:
             raise BadInput(f"at_least is a position (a whole number from 1), not {position!r}")
+        # NaN compares false with every deadline: it would wait forever.
+        if not isinstance(timeout, int | float) or isinstance(timeout, bool) or not timeout >= 0:
+            raise BadInput(f"wait_for waits 0 or more seconds, not {timeout!r}")
         deadline = time.monotonic() + timeout
         while not self.store.holds(position):
             if time.monotonic() >= deadline:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Final, Union, get_args
 
@@ -236,9 +236,12 @@ class EventDoc:
     version: int
     fields: tuple[FieldDoc, ...]
     verbs: tuple[str, ...]
+    #: The stat block of each side (`combatant.joined` only), as `stats.block` gives it.
+    stats: Mapping[str, Mapping[str, Any]] | None = None
 
     def document(self) -> dict[str, Any]:
-        """`encounter events --json`."""
+        """`encounter events --json` (`combatant.joined` adds the stats of each side)."""
+        more = {} if self.stats is None else {"stats": dict(self.stats)}
         return {
             "type": self.type,
             "meaning": self.meaning,
@@ -254,6 +257,7 @@ class EventDoc:
                 }
                 for f in self.fields
             ],
+            **more,
         }
 
 
@@ -286,8 +290,11 @@ def event_docs(system: str) -> list[EventDoc]:
             for name in names
         )
         meaning = _one_line(definition.get("description", ""))
+        blocks = stat_blocks(system) if kind == "combatant.joined" else None
         found.append(
-            EventDoc(kind, meaning, versions.current(kind), fields, tuple(verbs.get(kind, ())))
+            EventDoc(
+                kind, meaning, versions.current(kind), fields, tuple(verbs.get(kind, ())), blocks
+            )
         )
     return found
 
@@ -302,6 +309,11 @@ def event_doc(system: str, kind: str) -> EventDoc:
             code="unknown-type",
         )
     return docs[kind]
+
+
+def stat_blocks(system: str) -> dict[str, dict[str, Any]]:
+    """Each side's stat block of `system` as data: its keys (kind, required, default)."""
+    return {side: stat_kinds.block(model) for side, model in systems.ruleset(system).stats.items()}
 
 
 def stat_listing(system: str) -> list[tuple[str, str]]:

@@ -64,6 +64,16 @@ def listing(model: type[BaseModel]) -> str:
     return text or "none"
 
 
+def block(model: type[BaseModel]) -> dict[str, Any]:
+    """A stat block as data (`encounter events --json`): each key with its kind, whether it
+    must be given and its default, and whether the block keeps other keys as given."""
+    keys = [
+        {"key": s.key, "kind": s.kind, "required": s.required, "default": s.default}
+        for s in stats(model)
+    ]
+    return {"keys": keys, "other_keys": model.model_config.get("extra") == "allow"}
+
+
 def sides(blocks: Mapping[str, type[BaseModel]]) -> Iterator[tuple[str, str]]:
     """(side, listing) for each side a system names a stat block for."""
     for side, model in blocks.items():

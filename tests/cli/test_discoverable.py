@@ -84,6 +84,28 @@ def test_events_as_json_holds_the_fields_and_the_verbs() -> None:
     }
 
 
+def test_events_as_json_holds_the_stats_of_each_side_as_the_text_does() -> None:
+    document = json.loads(ok("events", "ironsworn", "combatant.joined", "--json"))
+    (event,) = document["events"]
+    player, adversary = event["stats"]["player"], event["stats"]["adversary"]
+    assert player["keys"][0] == {
+        "key": "edge",
+        "kind": "integer 0..5",
+        "required": False,
+        "default": "1",
+    }
+    assert [stat["key"] for stat in adversary["keys"]] == ["rank"]
+    assert (player["other_keys"], adversary["other_keys"]) == (False, False)
+    ssss = json.loads(ok("events", "ssss", "combatant.joined", "--json"))["events"][0]["stats"]
+    assert ssss["player"]["other_keys"] is True  # any other key, kept as given
+    assert ssss["adversary"]["keys"][0] == {
+        "key": "level",
+        "kind": "integer 0..5",
+        "required": True,
+        "default": None,
+    }
+
+
 def test_an_unknown_type_is_refused_with_the_nearest_and_the_known_ones() -> None:
     code, out, err = run("events", "ssss", "grit.usd")
     assert (code, out) == (2, "")

@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+import ledger
 from ledger import cli
 from tests import paths
 from tests.cli import fences
@@ -147,3 +148,16 @@ def test_every_published_digest_the_manual_checks_is_long_enough_for_verify_to_t
     assert shown == set()
     for page in [*fences.doc_pages(), fences.README]:
         assert "12 hex digits" not in page.read_text(encoding="utf-8"), page.name
+
+
+def test_the_library_page_names_every_error_class_the_package_exports() -> None:
+    exported = {
+        name
+        for name in ledger.__all__
+        if isinstance(getattr(ledger, name), type)
+        and issubclass(getattr(ledger, name), ledger.LedgerError)
+        and name != "LedgerError"
+    }
+    told = (DOCS / "library.md").read_text(encoding="utf-8").split("## Errors", 1)[1]
+    told = told.split("```", 1)[0]
+    assert {name for name in exported if f"`{name}`" not in told} == set()

@@ -351,6 +351,21 @@ def test_a_state_the_library_hands_out_cannot_be_edited(ledger: Ledger) -> None:
         (lambda b: b.tracks("ford", without=2), "--without takes a list of seqs, not 2"),
         (lambda b: list(b.replay("ford", "2")), "--from takes seqs (whole numbers), not '2'"),
         (lambda b: b.import_lines('{"type": "note"}'), "import_lines takes the lines"),
+        (
+            lambda b: b.join("ford", "Ash", "player", [1]),
+            "combatant.joined event field 'stats': input should be an object (got [1])",
+        ),
+        (  # pairs are not a stat block, though dict() would take them
+            lambda b: b.join("ford", "Ogre", "adversary", [["level", 2]]),
+            "field 'stats': input should be an object",
+        ),
+        (lambda b: b.wait_for(99, timeout="2"), "wait_for waits 0 or more seconds, not '2'"),
+        (lambda b: b.wait_for(99, timeout=float("nan")), "seconds, not nan"),  # waited forever
+        (lambda b: b.wait_for(99, timeout=-1), "seconds, not -1"),
+        (
+            lambda b: b.open("other", "ssss", rules=[["max_per_tier", 2]]),
+            "encounter.opened event field 'rules': input should be an object",
+        ),
     ],
 )
 def test_a_bots_type_slip_is_bad_input_not_a_crash(call: Any, message: str, ledger: Ledger) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import importlib.util
 import json
+import re
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -198,3 +199,40 @@ def test_datasette_serves_events_view_and_track_changes(tmp_path: Path) -> None:
     )
     assert [(e["seq"], e["retracted_by"]) for e in events][4:6] == [(5, 9), (6, None)]
     assert [(c["seq"], c["before"], c["after"]) for c in changes] == [(6, 0, 1)]
+
+
+def documented_columns() -> dict[str, set[str]]:
+    """The columns docs/store.md names: the rows of the `events` table's table, and the
+    backquoted names of the bullet (or the paragraph) that describes each view and
+    `track_changes`."""
+    page = (ROOT / "docs" / "store.md").read_text(encoding="utf-8")
+    table = page.split("## The `events` table", 1)[1].split("\n## ", 1)[0]
+    found = {"events": set(re.findall(r"^\| `(\w+)` \|", table, re.M))}
+    for name, start, end in [
+        ("events_view", "- `events_view`:", r"\n- "),
+        ("encounters", "- `encounters`:", r"\n\n"),
+        ("track_changes", "also rebuilds `track_changes` (", r"\)"),
+    ]:
+        told = re.split(end, page.split(start, 1)[1], maxsplit=1)[0]
+        # A bullet's asides in parentheses name no column: (a combatant), (of a retraction).
+        spans = re.findall(r"`([^`]+)`", re.sub(r"\([^)]*\)", "", told))
+        found[name] = {col.strip() for span in spans for col in span.split(",")}
+    return found
+
+
+def stored_columns(store: Backend, table: str) -> set[str]:
+    if store.kind == "sqlite":
+        rows = query(store, f"SELECT name FROM pragma_table_info('{table}')")
+    else:
+        rows = query(
+            store,
+            "SELECT column_name FROM information_schema.columns "
+            f"WHERE table_name = '{table}' AND table_schema = current_schema()",
+        )
+    return {str(row[0]) for row in rows}
+
+
+def test_the_data_file_page_names_every_column_of_the_table_and_the_views(ford: Backend) -> None:
+    assert views(ford).exit_code == 0
+    for table, documented in documented_columns().items():
+        assert documented == stored_columns(ford, table), table
