@@ -93,7 +93,8 @@ def refusal(state: State, user: str | None, event: events.EventBase) -> str | No
     if user is None:
         return (
             f"nobody named may record {kind} in encounter {state.encounter!r}: it has GMs, so "
-            "every act names who records it (policy: gms); give --as USER or ENCOUNTER_USER"
+            "every act names who records it (policy: gms); give --as USER or ENCOUNTER_USER "
+            "(the library: Ledger(..., user=USER))"
         )
     if policy.is_gm(user):
         return None

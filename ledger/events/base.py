@@ -34,8 +34,14 @@ def _clean_name(value: str) -> str:
         raise ValueError("must not start or end with spaces")
     # isprintable() is the fast answer for almost every name; the slow check allows spaces
     # such as U+00A0 (which isprintable() refuses) while refusing control characters.
-    if not value.isprintable() and any(unicodedata.category(ch).startswith("C") for ch in value):
-        raise ValueError("must not contain control characters")
+    if not value.isprintable():
+        hidden = next((ch for ch in value if unicodedata.category(ch).startswith("C")), None)
+        if hidden is not None:
+            # Named, as the terminal would not show it: a joiner inside an emoji is one.
+            named = f"U+{ord(hidden):04X} {unicodedata.name(hidden, '')}".rstrip()
+            raise ValueError(
+                f"must not contain control or invisible format characters (it holds {named})"
+            )
     return value
 
 

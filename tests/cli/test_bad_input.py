@@ -104,6 +104,16 @@ LINES: list[tuple[str, list[str], str]] = [
     ("bell-in-name", [line(type="combatant.joined", name="Gu\x07ard", side="player")], "control"),
     ("newline-in-name", [line(type="combatant.joined", name="Gu\nard", side="player")], "control"),
     ("bidi-in-name", [line(type="combatant.joined", name="Gu\u202eard", side="player")], "control"),
+    (
+        "joined-emoji-name",  # the joiner is invisible: the message names it
+        [line(type="combatant.joined", name="\U0001f468\u200d\U0001f467", side="player")],
+        "invisible format characters (it holds U+200D ZERO WIDTH JOINER)",
+    ),
+    (
+        "bell-named",
+        [line(type="combatant.joined", name="Gu\x07ard", side="player")],
+        "(it holds U+0007)",
+    ),
     ("edge-spaces", [line(type="combatant.joined", name=" Guard", side="player")], "spaces"),
     ("long-name", [line(type="combatant.joined", name="G" * 81, side="player")], "'name'"),
     ("long-text", [line(type="note", text="x" * 2001)], "field 'text'"),

@@ -86,9 +86,14 @@ def test_a_player_rolls_for_their_own_character_only(duel: Path) -> None:
 
 
 def test_nobody_named_may_record_in_an_encounter_with_roles(duel: Path) -> None:
-    with Ledger(duel) as anonymous, pytest.raises(NotAllowed, match="nobody named may record"):
+    with (
+        Ledger(duel) as anonymous,
+        pytest.raises(NotAllowed, match="nobody named may record") as told,
+    ):
         anonymous.record("duel", {"type": "note", "text": "who wrote this?"})
     assert head(duel) == 4
+    # A library caller is told its own way to name the user, beside the command line's.
+    assert str(told.value).endswith("(the library: Ledger(..., user=USER))")
 
 
 def test_an_event_naming_its_by_acts_for_that_user_without_a_user_given(duel: Path) -> None:
