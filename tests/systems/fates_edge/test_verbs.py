@@ -141,6 +141,31 @@ def test_hit_prints_the_tracks_and_the_armor_arithmetic(tmp_path: Path) -> None:
     )
 
 
+def test_a_wound_that_clears_fatigue_and_marks_it_back_says_where_fatigue_stands(
+    tmp_path: Path,
+) -> None:
+    # The rules text's worked hit: "A later unconverted wound clears that old Fatigue before
+    # adding its new armor Fatigue". Fatigue 1 -> 0 -> 1 nets no change, and the line said only
+    # that the Harm cleared it, which reads as Fatigue 0.
+    db = duel(tmp_path)
+    attack(db)
+    assert run(db, "roll", "duel", "cut", "--dice", "10,7")[0] == 0
+    assert run(db, "hit", "duel", "Silken Blade", "2", "--stake", "cut")[0] == 0
+    attack(db, stake="wound")
+    assert run(db, "roll", "duel", "wound", "--dice", "10,7")[0] == 0
+    code, out, _ = run(db, "hit", "duel", "Silken Blade", "2", "--stake", "wound")
+    assert code == 0
+    assert out == (
+        "Recorded seq 9: hit.resolved\n"
+        "  Ash hits Silken Blade for Harm 2: light armor converts it to 1 Harm + 1 Fatigue, "
+        "the Harm clears the old Fatigue, then the new 1 marks it again (Fatigue 1 -> 0 -> 1); "
+        "Resilience 7 -> 6\n"
+        "  Silken Blade resilience: 7 -> 6\n"
+    )
+    doc = json.loads(run(db, "tracks", "duel", "--json")[1])["combatants"]["Silken Blade"]
+    assert (doc["resilience"], doc["fatigue"]) == (6, 1)
+
+
 def test_a_backstab_hit_ignores_armor(tmp_path: Path) -> None:
     db = duel(tmp_path)
     attack(db, harm=3)
