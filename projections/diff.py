@@ -25,11 +25,24 @@ from projections.values import builtins
 Checkpoint = tuple[int, State]
 
 
+class RollChange(BaseModel, frozen=True, defer_build=True):
+    """A roll in both stories whose computed numbers differ (its lock corrected, say): the
+    roll as `tracks --json` shows it before and after, and the two in words."""
+
+    seq: int
+    stake: str | None
+    actor: str | None
+    before: dict[str, Any]
+    after: dict[str, Any]
+    text: str
+
+
 class Downstream(BaseModel, frozen=True, defer_build=True):
     """What a change of standing did downstream (DESIGN's `"downstream"` document)."""
 
     first_divergence: int | None
     changes: tuple[Change, ...] = ()
+    rolls: tuple[RollChange, ...] = ()
     findings_added: tuple[Finding, ...] = ()
     findings_removed: tuple[Finding, ...] = ()
 
@@ -63,9 +76,32 @@ class Compared:
         return Downstream(
             first_divergence=self.first_divergence,
             changes=tuple(changes(self.was, self.now)),
+            rolls=tuple(rolls_changed(self.was, self.now)),
             findings_added=tuple(new_findings(was, now, worded=True)),
             findings_removed=tuple(new_findings(now, was, worded=True)),
         )
+
+
+def rolls_changed(was: State | None, now: State) -> Iterable[RollChange]:
+    """The rolls both states hold whose computed numbers differ, in seq order (rolls are not
+    tracks: a lock corrected after its roll changes the roll and maybe no track)."""
+    if was is None or was is now:
+        return
+    for roll in now.rolls:
+        old = was.roll_at(roll.seq)
+        if old is None or old == roll:
+            continue
+        before, after = old.dump(), roll.dump()
+        if before != after:
+            text = f"{old.describe()} -> {roll.describe()}"
+            yield RollChange(
+                seq=roll.seq,
+                stake=roll.stake,
+                actor=roll.actor,
+                before=before,
+                after=after,
+                text=text,
+            )
 
 
 def compare(

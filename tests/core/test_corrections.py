@@ -228,6 +228,9 @@ def test_the_misread_die_is_amended_and_the_session_audits_clean(db: Path) -> No
         "Downstream: the encounter changes from seq 5 on.\n"
         "Tracks changed:\n"
         "  pools sb: 1 -> 0\n"
+        "Rolls changed:\n"
+        "  seq 5 (Ash, 's'): 3 successes vs DV 3: success, 1 SB (Position controlled) -> "
+        "3 successes vs DV 3: success, 0 SB (Position controlled)\n"
     )
     code, out, _ = encounter(db, "audit", "a")
     assert code == 0

@@ -296,3 +296,27 @@ def test_history_says_what_a_suffered_consequence_did_to_a_players_fatigue(tmp_p
     assert code == 0
     assert "  Ash harm: 0 -> 3 (2 Harm and 1 for the Fatigue overflow)\n" in out
     assert "  Ash fatigue: 0 -> 0 (1 marked, then filled the track and overflowed)\n" in out
+
+
+def test_amending_a_lock_after_its_roll_shows_the_roll_it_changed(tmp_path: Path) -> None:
+    # "Position, DV, Effect, and the announced consequence are fixed when the roll is framed":
+    # a GM correcting the lock's DV after the roll (a recording mistake) changes that roll's
+    # outcome, and the diff said "No track changed" and nothing of the roll.
+    db = duel(tmp_path)
+    attack(db)
+    assert run(db, "roll", "duel", "cut", "--dice", "10,7")[0] == 0
+    code, out, _ = run(db, "amend", "duel", "4", "dv=4", "--reason", "hard resistance")
+    assert code == 0
+    assert out.splitlines()[2:] == [
+        "Downstream: the encounter changes from seq 5 on.",
+        "No track changed.",
+        "Rolls changed:",
+        "  seq 5 (Ash, 'cut'): 3 successes vs DV 3: success, 0 SB (Position controlled) -> "
+        "3 successes vs DV 4: partial, 0 SB (Position controlled)",
+    ]
+    args = ["undo", "duel", "--reason", "it was DV 3", "--dry-run", "--json"]
+    code, out, _ = run(db, *args)
+    rolls = json.loads(out)["downstream"]["rolls"]
+    assert [(r["seq"], r["before"]["outcome"], r["after"]["outcome"]) for r in rolls] == [
+        (5, "partial", "success")
+    ]
