@@ -7,6 +7,7 @@ has and the other lacks all come from folding, never from inverse arithmetic.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -17,7 +18,7 @@ from pydantic import BaseModel
 from ledger import events
 from projections import audit as audit_rules
 from projections.changes import Change, changes
-from projections.core import AnyRuleset, RunningFold, State
+from projections.core import AnyRuleset, Roll, RunningFold, State
 from projections.findings import Finding
 from projections.revisions import Standing
 from projections.values import builtins
@@ -25,11 +26,24 @@ from projections.values import builtins
 Checkpoint = tuple[int, State]
 
 
+class RollChange(BaseModel, frozen=True, defer_build=True):
+    """A roll in both stories whose computed numbers differ (its lock corrected, say): the
+    roll as `tracks --json` shows it before and after, and the two in words."""
+
+    seq: int
+    stake: str | None
+    actor: str | None
+    before: dict[str, Any]
+    after: dict[str, Any]
+    text: str
+
+
 class Downstream(BaseModel, frozen=True, defer_build=True):
     """What a change of standing did downstream (DESIGN's `"downstream"` document)."""
 
     first_divergence: int | None
     changes: tuple[Change, ...] = ()
+    rolls: tuple[RollChange, ...] = ()
     findings_added: tuple[Finding, ...] = ()
     findings_removed: tuple[Finding, ...] = ()
 
@@ -63,9 +77,38 @@ class Compared:
         return Downstream(
             first_divergence=self.first_divergence,
             changes=tuple(changes(self.was, self.now)),
+            rolls=tuple(rolls_changed(self.was, self.now, self.first_divergence)),
             findings_added=tuple(new_findings(was, now, worded=True)),
             findings_removed=tuple(new_findings(now, was, worded=True)),
         )
+
+
+def rolls_changed(was: State | None, now: State, since: int | None) -> Iterable[RollChange]:
+    """The rolls both states hold whose computed numbers differ, in seq order, from the first
+    seq where the stories part (`since`; None: they never do): rolls are not tracks, and a lock
+    corrected after its roll changes the roll and maybe no track."""
+    if was is None or was is now or since is None:
+        return
+    rolls = now.rolls
+    for roll in rolls[bisect_left(rolls, since, key=_seq_of) :]:
+        old = was.roll_at(roll.seq)
+        if old is None or old is roll or old == roll:
+            continue
+        before, after = old.dump(), roll.dump()
+        if before != after:
+            text = f"{old.describe()} -> {roll.describe()}"
+            yield RollChange(
+                seq=roll.seq,
+                stake=roll.stake,
+                actor=roll.actor,
+                before=before,
+                after=after,
+                text=text,
+            )
+
+
+def _seq_of(roll: Roll) -> int:
+    return roll.seq
 
 
 def compare(

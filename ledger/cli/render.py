@@ -350,6 +350,11 @@ def downstream(d: Downstream, read: Readings) -> list[str]:
         lines += ["  " + change(c, read) for c in d.changes]
     else:
         lines.append("No track changed.")
+    if d.rolls:
+        lines.append("Rolls changed:")
+        for roll in d.rolls:
+            who = ", ".join(x for x in (roll.actor, repr(roll.stake) if roll.stake else None) if x)
+            lines.append(f"  seq {roll.seq}" + (f" ({who})" if who else "") + f": {roll.text}")
     if d.findings_removed:
         lines.append("Findings gone:")
         lines += ["  " + finding(f) for f in d.findings_removed]

@@ -66,6 +66,7 @@ def locked(state: FatesEdgeState, seq: int, lock: vocab.FEStakesLocked) -> Itera
                 f"as a new attack; its {move.cost} SB buys its effect after a hit, "
                 "not a second attack",
             )
+    yield from _lesser(state, seq, lock, opposing)
     printed = opposing.stats.harm if opposing is not None else None
     declared = lock.consequence_harm
     if (
@@ -80,6 +81,37 @@ def locked(state: FatesEdgeState, seq: int, lock: vocab.FEStakesLocked) -> Itera
             f"stakes {lock.stake!r} at seq {seq} announce Harm {declared} from {opposing.name!r}, "
             f"whose printed Harm is {printed}, while it has Fatigue {opposing.fatigue}; "
             "Fatigue never increases an adversary's outgoing Harm",
+        )
+
+
+def _lesser(
+    state: FatesEdgeState, seq: int, lock: vocab.FEStakesLocked, opposing: Adversary | None
+) -> Iterator[Finding]:
+    """`partial-is-lesser` at the lock: a Partial's Harm no less than the full Harm it stands
+    for (a success's, with its Effect; for a defense, what a miss lets in)."""
+    lesser = lock.partial.harm if lock.partial is not None else None
+    if lesser is None:
+        return
+    if lock.kind == "defense":
+        full = lock.consequence_harm
+        if full is None and opposing is not None:
+            full = opposing.stats.harm
+        if full is not None and lesser >= full:
+            yield warning(
+                "partial-is-lesser",
+                (seq,),
+                f"stakes {lock.stake!r} at seq {seq} agree Harm {lesser} on a Partial defense, "
+                f"no less than the Harm {full} a miss lets in; a Partial defense uses the lesser "
+                "protection agreed before the roll",
+            )
+    elif lock.harm is not None and lesser >= lock.harm + (lock.effect_harm or 0):
+        full = lock.harm + (lock.effect_harm or 0)
+        yield warning(
+            "partial-is-lesser",
+            (seq,),
+            f"stakes {lock.stake!r} at seq {seq} declare Harm {lesser} on a Partial, no less "
+            f"than the Harm {full} of a success; a Partial grants the stated lesser progress, "
+            "not full weapon damage",
         )
 
 

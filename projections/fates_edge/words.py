@@ -179,7 +179,15 @@ def hit(head: str, before: core.State | None, seq: int, after: FatesEdgeState, i
                 f"{done.converted} Fatigue"
             )
     if done.cleared:
-        how.append("the Harm clears the old Fatigue")
+        old, new = done.before[1], done.after[1]
+        if old == new and not done.overflow:
+            # Cleared and marked back to where it was: no track change tells it, so say it.
+            how.append(
+                f"the Harm clears the old Fatigue, then the new {done.converted} marks it again "
+                f"(Fatigue {old} -> 0 -> {new})"
+            )
+        else:
+            how.append("the Harm clears the old Fatigue")
     if done.overflow and isinstance(target, Adversary):
         # An adversary has no Harm track: the overflow subtracts 1 Resilience and clears.
         capacity = target.fatigue_capacity

@@ -4,7 +4,7 @@ the critical strikes still due (`obligations`).
 Ids (DESIGN.md section 6): `defend-while-incapacitated` (a due critical strike, from an
 Incapacitated target or a voluntary one, still unresolved at the next damage or the scene end),
 `void-critical-not-allowed`; added here: `void-overspent`, `critical-severity-raised` (a
-warning) and `critical-without-damage` (informational).
+warning), `critical-fitness` (a warning) and `critical-without-damage` (informational).
 """
 
 from __future__ import annotations
@@ -81,9 +81,28 @@ def _refused(before: Character, seq: int, event: vocab.DamageDealt, after: L5rSt
     )
 
 
+def _fitness(seq: int, event: vocab.CriticalResolved, resolving: Critical) -> Iterator[Finding]:
+    """`critical-fitness`: the Fitness check (TN 1) lowers the deadliness by its successes, to a
+    minimum of 0; a severity those successes do not account for contradicts its own record."""
+    successes = event.fitness_successes
+    assert successes is not None
+    left = max(0, resolving.severity - successes)
+    if event.severity != left:
+        yield warning(
+            "critical-fitness",
+            (resolving.seq, seq),
+            f"seq {seq} resolves the critical strike from damage seq {resolving.seq} on "
+            f"{event.target!r} at severity {event.severity} after "
+            f"{plural(successes, 'Fitness success', 'Fitness successes')}; the Fitness check "
+            f"lowers the source's deadliness {resolving.severity} by its successes, to severity "
+            f"{left}: recorded as played: severity {event.severity}",
+        )
+
+
 def audit(before: L5rState, seq: int, event: Any, after: L5rState) -> Iterator[Finding]:
     """`defend-while-incapacitated`, `void-critical-not-allowed`, `void-overspent`,
-    `critical-severity-raised` (a warning) and `critical-without-damage` (informational)."""
+    `critical-severity-raised` and `critical-fitness` (warnings) and `critical-without-damage`
+    (informational)."""
     match event:
         case vocab.DamageDealt():
             for crit in _undefended(before, event.target):
@@ -126,6 +145,8 @@ def audit(before: L5rState, seq: int, event: Any, after: L5rState) -> Iterator[F
                     f"deadliness {resolving.severity}; severity is based on the damage source "
                     f"and a Fitness check lowers it{hint}",
                 )
+            elif event.fitness_successes is not None:
+                yield from _fitness(seq, event, resolving)
         case vocab.VoidSpent():
             held = character(before, event.target).void_points
             if event.amount > held:

@@ -103,8 +103,12 @@ def final_damage(target: Character, event: vocab.DamageDealt) -> int:
 
 
 def incapacitation(target: Character) -> str:
-    """`Incapacitated: fatigue 9 over endurance 8`."""
-    return f"Incapacitated: fatigue {target.fatigue} over endurance {target.endurance}"
+    """`Incapacitated: fatigue 9 over endurance 8` (`reaching` it, under the house rule that
+    fatigue equal to endurance incapacitates)."""
+    fatigue, endurance = target.fatigue, target.endurance
+    # Under it only when a GM set the condition (track.adjusted): the words stay true.
+    how = "over" if fatigue > endurance else "reaching" if fatigue == endurance else "under"
+    return f"Incapacitated: fatigue {fatigue} {how} endurance {endurance}"
 
 
 def resolve(target: Character, event: vocab.DamageDealt) -> Resolution:

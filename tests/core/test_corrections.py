@@ -228,6 +228,9 @@ def test_the_misread_die_is_amended_and_the_session_audits_clean(db: Path) -> No
         "Downstream: the encounter changes from seq 5 on.\n"
         "Tracks changed:\n"
         "  pools sb: 1 -> 0\n"
+        "Rolls changed:\n"
+        "  seq 5 (Ash, 's'): 3 successes vs DV 3: success, 1 SB (Position controlled) -> "
+        "3 successes vs DV 3: success, 0 SB (Position controlled)\n"
     )
     code, out, _ = encounter(db, "audit", "a")
     assert code == 0
@@ -256,7 +259,8 @@ def test_history_lists_every_event_that_touched_a_track_even_with_no_net_change(
         "seq 3: Ogre marks 1 Fatigue; Fatigue 0 -> 1\n"
         "  Ogre fatigue: 0 -> 1 (1 marked)\n"
         "seq 4: Ogre is hit for Harm 2: light armor converts it to 1 Harm + 1 Fatigue, the Harm "
-        "clears the old Fatigue; Resilience 6 -> 5\n"
+        "clears the old Fatigue, then the new 1 marks it again (Fatigue 1 -> 0 -> 1); "
+        "Resilience 6 -> 5\n"
         "  Ogre fatigue: 1 -> 1 (cleared by the Harm, then 1 marked)\n"
         "seq 5: Ogre marks 2 Fatigue: Fatigue overflows (capacity 3): -1 Resilience; Resilience "
         "5 -> 4, Fatigue 1 -> 0\n"

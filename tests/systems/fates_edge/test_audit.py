@@ -166,6 +166,29 @@ def test_a_partial_hit_beyond_its_lesser_progress_says_what_the_lesser_harm_give
     )
 
 
+def test_a_lesser_progress_no_less_than_a_successes_harm_is_flagged_at_the_lock() -> None:
+    # "A Partial grants the stated lesser progress, not automatically full weapon damage":
+    # a Partial framed at the full Harm lets the full Harm through with no finding at the hit.
+    assert only("partial-is-lesser", attack("a", 2, partial={"harm": 2})).message == (
+        "stakes 'a' at seq 4 declare Harm 2 on a Partial, no less than the Harm 2 of a success; "
+        "a Partial grants the stated lesser progress, not full weapon damage"
+    )
+    assert found(attack("a", 2, partial={"harm": 2}))[0] == ("partial-is-lesser", (4,))
+
+
+def test_lesser_protection_no_less_than_the_harm_of_a_miss_is_flagged_at_the_lock() -> None:
+    # The Silken Blade's printed Harm 2 is what a miss lets in when no consequence names one.
+    items = [*BANK, spend(1, "attack"), defense("d", partial={"harm": 2})]
+    assert only("partial-is-lesser", *items).message == (
+        "stakes 'd' at seq 7 agree Harm 2 on a Partial defense, no less than the Harm 2 a miss "
+        "lets in; a Partial defense uses the lesser protection agreed before the roll"
+    )
+
+
+def test_a_lesser_progress_below_the_harm_with_its_effect_is_kept() -> None:
+    assert found(attack("a", 2, partial={"harm": 2}, effect="great", effect_harm=1)) == []
+
+
 def test_the_declared_lesser_progress_and_protection_are_kept() -> None:
     items = [
         attack("a", 3, partial={"harm": 1}),

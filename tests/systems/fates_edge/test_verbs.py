@@ -141,6 +141,31 @@ def test_hit_prints_the_tracks_and_the_armor_arithmetic(tmp_path: Path) -> None:
     )
 
 
+def test_a_wound_that_clears_fatigue_and_marks_it_back_says_where_fatigue_stands(
+    tmp_path: Path,
+) -> None:
+    # The rules text's worked hit: "A later unconverted wound clears that old Fatigue before
+    # adding its new armor Fatigue". Fatigue 1 -> 0 -> 1 nets no change, and the line said only
+    # that the Harm cleared it, which reads as Fatigue 0.
+    db = duel(tmp_path)
+    attack(db)
+    assert run(db, "roll", "duel", "cut", "--dice", "10,7")[0] == 0
+    assert run(db, "hit", "duel", "Silken Blade", "2", "--stake", "cut")[0] == 0
+    attack(db, stake="wound")
+    assert run(db, "roll", "duel", "wound", "--dice", "10,7")[0] == 0
+    code, out, _ = run(db, "hit", "duel", "Silken Blade", "2", "--stake", "wound")
+    assert code == 0
+    assert out == (
+        "Recorded seq 9: hit.resolved\n"
+        "  Ash hits Silken Blade for Harm 2: light armor converts it to 1 Harm + 1 Fatigue, "
+        "the Harm clears the old Fatigue, then the new 1 marks it again (Fatigue 1 -> 0 -> 1); "
+        "Resilience 7 -> 6\n"
+        "  Silken Blade resilience: 7 -> 6\n"
+    )
+    doc = json.loads(run(db, "tracks", "duel", "--json")[1])["combatants"]["Silken Blade"]
+    assert (doc["resilience"], doc["fatigue"]) == (6, 1)
+
+
 def test_a_backstab_hit_ignores_armor(tmp_path: Path) -> None:
     db = duel(tmp_path)
     attack(db, harm=3)
@@ -271,3 +296,27 @@ def test_history_says_what_a_suffered_consequence_did_to_a_players_fatigue(tmp_p
     assert code == 0
     assert "  Ash harm: 0 -> 3 (2 Harm and 1 for the Fatigue overflow)\n" in out
     assert "  Ash fatigue: 0 -> 0 (1 marked, then filled the track and overflowed)\n" in out
+
+
+def test_amending_a_lock_after_its_roll_shows_the_roll_it_changed(tmp_path: Path) -> None:
+    # "Position, DV, Effect, and the announced consequence are fixed when the roll is framed":
+    # a GM correcting the lock's DV after the roll (a recording mistake) changes that roll's
+    # outcome, and the diff said "No track changed" and nothing of the roll.
+    db = duel(tmp_path)
+    attack(db)
+    assert run(db, "roll", "duel", "cut", "--dice", "10,7")[0] == 0
+    code, out, _ = run(db, "amend", "duel", "4", "dv=4", "--reason", "hard resistance")
+    assert code == 0
+    assert out.splitlines()[2:] == [
+        "Downstream: the encounter changes from seq 5 on.",
+        "No track changed.",
+        "Rolls changed:",
+        "  seq 5 (Ash, 'cut'): 3 successes vs DV 3: success, 0 SB (Position controlled) -> "
+        "3 successes vs DV 4: partial, 0 SB (Position controlled)",
+    ]
+    args = ["undo", "duel", "--reason", "it was DV 3", "--dry-run", "--json"]
+    code, out, _ = run(db, *args)
+    rolls = json.loads(out)["downstream"]["rolls"]
+    assert [(r["seq"], r["before"]["outcome"], r["after"]["outcome"]) for r in rolls] == [
+        (5, "partial", "success")
+    ]

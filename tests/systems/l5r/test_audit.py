@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -226,6 +227,51 @@ def test_resolving_the_named_critical_above_its_deadliness_warns_without_the_dam
 def test_resolving_the_named_critical_at_or_below_its_deadliness_keeps_the_rule() -> None:
     records = stream("l5r", *TWO_PENDING, crit(4, damage=5), crit(3, damage=4))
     assert rules_hit(records) == [("defend-while-incapacitated", (4, 5))]
+
+
+# critical-fitness: the Fitness check (TN 1) lowers the severity by its successes, to a
+# minimum of 0; a recorded `fitness_successes` that does not account for the severity recorded
+# with it is a sheet that contradicts itself.
+
+
+def test_a_severity_the_fitness_successes_do_not_account_for_is_a_warning() -> None:
+    records = stream(
+        "l5r",
+        joined(),
+        damage(3, deadliness=5, voluntary_critical=True),
+        crit(5, fitness_successes=2),
+    )
+    assert rules_hit(records) == [("critical-fitness", (3, 4))]
+    (finding,) = [f for f in audit(records) if f.rule == "critical-fitness"]
+    assert (finding.severity, finding.message) == (
+        "warning",
+        "seq 4 resolves the critical strike from damage seq 3 on 'Akodo' at severity 5 after "
+        "2 Fitness successes; the Fitness check lowers the source's deadliness 5 by its "
+        "successes, to severity 3: recorded as played: severity 5",
+    )
+
+
+def test_a_severity_lowered_past_the_fitness_successes_is_a_warning() -> None:
+    records = stream(
+        "l5r",
+        joined(),
+        damage(3, deadliness=5, voluntary_critical=True),
+        crit(1, fitness_successes=1),
+    )
+    assert rules_hit(records) == [("critical-fitness", (3, 4))]
+
+
+@pytest.mark.parametrize(("deadliness", "successes", "severity"), [(5, 2, 3), (5, 0, 5), (2, 3, 0)])
+def test_a_severity_the_fitness_successes_account_for_keeps_the_rule(
+    deadliness: int, successes: int, severity: int
+) -> None:
+    records = stream(
+        "l5r",
+        joined(),
+        damage(3, deadliness=deadliness, voluntary_critical=True),
+        crit(severity, fitness_successes=successes),
+    )
+    assert rules_hit(records) == []
 
 
 def test_a_direct_critical_has_no_deadliness_to_exceed() -> None:

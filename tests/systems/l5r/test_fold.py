@@ -174,6 +174,17 @@ def test_the_house_rule_reaches_incapacitates_at_fatigue_equal_to_endurance() ->
     assert of(records)["incapacitated"] is True
 
 
+def test_the_reaches_house_rule_words_fatigue_equal_to_endurance_as_reaching_it() -> None:
+    # Fatigue 8 at endurance 8 is not "over" it: the house rule makes reaching it incapacitate.
+    reaches = {"incapacitation_comparison": ">="}
+    message = refusal(joined(), damage(8), damage(1), rules=reaches)
+    assert message == (
+        "damage.dealt: 1 damage to 'Akodo' becomes a critical strike (Incapacitated: fatigue 8 "
+        "reaching endurance 8), and a critical strike needs the source's deadliness: give "
+        "deadliness"
+    )
+
+
 def test_the_hit_that_pushes_fatigue_over_endurance_is_defended_not_a_critical() -> None:
     records = stream("l5r", joined(), damage(6), damage(5, deadliness=5))
     view = of(records)
