@@ -195,8 +195,8 @@ def test_record_prints_the_tracks_it_changed_and_the_findings(skirmish: Path) ->
         ),
         (
             ["add", "ford", "Bad\tName", "--side", "player"],
-            "combatant.joined event field 'name': must not contain control "
-            'characters (got "Bad\\tName")',
+            "combatant.joined event field 'name': must not contain control or invisible "
+            'format characters (it holds U+0009) (got "Bad\\tName")',
         ),
         (["tracks", "ford", "--at", "9"], "--at 9: the encounter has seqs 1-5"),
     ],
