@@ -14,6 +14,7 @@ rule that says more about it is kept (`one_per_mistake`, with each ruleset's `re
 from __future__ import annotations
 
 import json
+import shlex
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from functools import cache
@@ -310,13 +311,14 @@ def owed(ruleset: AnyRuleset, state: State) -> Iterator[Obligation]:
                 "(defeated, fled, surrendered...)",
                 "defeat-manner",
             )
+    named = shlex.quote(state.encounter)  # as a shell takes it: names may hold spaces
     for seq, proposal in state.proposals.items():
         kind = proposal.event.get("type", "?")
         by = f" by {proposal.by}" if proposal.by else ""
         yield Obligation(
             (seq,),
             f"the proposal at seq {seq}{by} ({kind}) awaits a ruling: a GM accepts it "
-            f"(encounter accept NAME {seq}) or rejects it (encounter reject NAME {seq})",
+            f"(encounter accept {named} {seq}) or rejects it (encounter reject {named} {seq})",
             "proposal-ruled",
         )
     yield from ruleset.obligations(state)

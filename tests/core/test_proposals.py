@@ -139,6 +139,10 @@ def test_the_audit_reminds_of_a_proposal_never_ruled_on() -> None:
     found = audit.audit(streams.ruleset_of(records), records)
     assert [(f.rule, f.severity, f.seq) for f in found] == [("obligation-open", "info", (5,))]
     assert "awaits a ruling" in found[0].message
+    # The commands to rule on it, ready to paste: the encounter named, quoted for a shell.
+    assert found[0].message.endswith(
+        "a GM accepts it (encounter accept test 5) or rejects it (encounter reject test 5)"
+    )
 
 
 def test_an_acceptance_by_a_player_is_an_error_and_applied_as_recorded() -> None:
