@@ -238,7 +238,8 @@ def miss_at_zero_health(
 
 def obligations(state: model.IronswornState) -> Iterator[Obligation]:
     """Each Endure Harm miss at 0 health still owing a debility or the oracle, and each
-    character's latest roll, when an Endure Harm strong hit, still owing its choice."""
+    character's latest roll, when an Endure Harm strong hit, still owing its choice (until a
+    new harm comes: the choice is then judged by the sheet as it is no more)."""
     for name, on in state.owed.items():
         c = model.character(state, name)
         yield Obligation(
@@ -253,6 +254,7 @@ def obligations(state: model.IronswornState) -> Iterator[Obligation]:
             and made.move == "endure_harm"
             and made.outcome == "strong_hit"
             and on not in state.choices
+            and state.pending_harm.get(name, 0) < on  # a new harm: the moment has passed
         ):
             yield Obligation(
                 (on,),

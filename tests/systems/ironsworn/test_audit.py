@@ -199,6 +199,11 @@ def test_the_characters_next_roll_leaves_an_unmade_choice_behind() -> None:
     assert reminders(kira(iron=3), harm(), roll(5, (2, 4)), roll(5, (2, 9), move="strike")) == []
 
 
+def test_a_new_harm_leaves_an_unmade_choice_behind() -> None:
+    # The sheet has moved on: a choice now would be judged by the new health.
+    assert reminders(kira(iron=3), harm(), roll(5, (2, 4)), harm(amount=1)) == []
+
+
 def test_a_burn_that_makes_a_strong_hit_opens_the_choice() -> None:
     items = (kira(momentum=7), harm(), roll(1, (5, 6), stat="health"), burn(4))
     assert [seqs for seqs, _ in reminders(*items)] == [(4,)]
