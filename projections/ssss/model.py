@@ -100,6 +100,16 @@ def free_tier(enemy: Enemy, level: int) -> int | None:
     return None
 
 
+def passed(enemy: Enemy, level: int, tier: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The tiers harm of `level` rose past to land in `tier`: those with no slots, those full."""
+    none: list[int] = []
+    full: list[int] = []
+    for t in range(level, tier):
+        slot = enemy.slots.get(str(t))
+        (full if slot is not None and slot.capacity > 0 else none).append(t)
+    return tuple(none), tuple(full)
+
+
 def level_4_exhausted(enemy: Enemy, rules: Rules) -> bool:
     """Whether the literal reading defeats on any harm: tier 4 is the top tier, and full."""
     if not rules.top_tier_exhaustion_defeats_on_any_harm:
