@@ -76,13 +76,11 @@ def inflicted(before: SsssState, event: vocab.HarmInflicted, after: SsssState) -
     if tier == event.level:
         text = f"{head} in {where}"
     else:
-        none, full = passed(target, event.level, tier)
         why = []
-        if none:
-            why.append(f"it has no {both([f'level-{t}' for t in none])} slots")
-        if full:
-            why.append(f"its {both([f'level-{t}' for t in full])} slots are full")
-        text = f"{head}: {' and '.join(why)}, so it rises to {where}"
+        for full, run in passed(target, event.level, tier):
+            tiers = both([f"level-{t}" for t in run])
+            why.append(f"its {tiers} slots are full" if full else f"it has no {tiers} slots")
+        text = f"{head}: {both(why)}, so it rises to {where}"
     if landed.penalties != target.penalties:
         text += f"; penalties {target.penalties} -> {landed.penalties}"
     return text

@@ -477,6 +477,12 @@ def test_harm_rising_past_several_tiers_names_every_tier_it_passed() -> None:
         "Foe takes level-2 harm: its level-2 and level-3 slots are full, so it rises to a "
         "level-4 slot (1/1 filled); penalties 2 -> 3",
     ]
+    # In tier order: a full tier below one the GM left out, then the full one above it.
+    trimmed = stream("ssss", enemy(4, slots={"1": 1, "3": 1, "4": 1}), harm(1), harm(3), harm(1))
+    assert [step.text for step in steps.replay(ruleset_of(trimmed), trimmed)][-1] == (
+        "Foe takes level-1 harm: its level-1 slots are full, it has no level-2 slots and its "
+        "level-3 slots are full, so it rises to a level-4 slot (1/1 filled); penalties 2 -> 3"
+    )
 
 
 def test_harm_after_defeat_is_flagged() -> None:
