@@ -409,6 +409,23 @@ def plural(count: int, noun: str, many: str | None = None) -> str:
     return f"{count} {noun if count == 1 else many or noun + 's'}"
 
 
+def both(items: Sequence[object]) -> str:
+    """`1`, `1 and 2`, `1, 2 and 3`."""
+    return _listed(items, "and")
+
+
+def either(items: Sequence[object]) -> str:
+    """`1`, `1 or 2`, `1, 2 or 3`."""
+    return _listed(items, "or")
+
+
+def _listed(items: Sequence[object], word: str) -> str:
+    texts = [str(item) for item in items]
+    if len(texts) < 2:
+        return "".join(texts)
+    return f"{', '.join(texts[:-1])} {word} {texts[-1]}"
+
+
 def indefinite(phrase: str) -> str:
     """`phrase` with its indefinite article as it is read aloud: `an extreme blow`, `a
     dangerous foe`, `an endure harm roll`."""

@@ -46,6 +46,7 @@ from projections.ironsworn.model import (
 )
 from projections.ironsworn.shown import measures
 from projections.odds import Odds
+from projections.words import plural
 
 
 def join(state: IronswornState, seq: int, event: events.CombatantJoined) -> core.Combatant:
@@ -80,7 +81,8 @@ def join(state: IronswornState, seq: int, event: events.CombatantJoined) -> core
     if settled.momentum != momentum:
         raise BadInput(
             f"stats of {event.name!r}: momentum {momentum} is outside "
-            f"{rules.momentum_min}..{settled.max_momentum} ({len(debilities)} debilities)"
+            f"{rules.momentum_min}..{settled.max_momentum} "
+            f"({plural(len(debilities), 'debility', 'debilities')})"
         )
     return settled
 

@@ -142,9 +142,11 @@ def chosen(before: IronswornState, event: vocab.ChoiceMade, after: IronswornStat
     if after.combatants[event.target] is not c and after.combatants[event.target] != c:
         return with_changes(head, before, after, event.target)
     assert isinstance(c, Character)
-    if "wounded" in c.debilities:
+    # The reasons in the order the fold (`fold.shake_it_off`) applies them, house rules included.
+    rules = before.house
+    if "wounded" in c.debilities and rules.wounded_blocks_shake_it_off:
         why = "wounded, health cannot rise"
-    elif c.health == 0:
+    elif c.health == 0 and rules.strong_hit_text == "move":
         why = "at 0 health there is nothing to shake off"
     elif c.health == METER_MAX:
         why = "health is already full"

@@ -41,7 +41,7 @@ from projections.ssss.model import (
     place,
 )
 from projections.ssss.shown import measures
-from projections.words import plural
+from projections.words import either, plural
 
 
 def _check_layout(where: str, level: int, layout: Mapping[str, int], rules: Rules) -> None:
@@ -187,11 +187,12 @@ def audit(before: SsssState, seq: int, event: Any, after: SsssState) -> Iterator
                     f"{event.level} or above: defeated",
                 )
             elif tier > event.level:
+                tiers = either(list(range(event.level, tier)))
                 yield info(
                     "slot-placement",
                     (seq,),
                     f"harm {event.level} on {event.target!r} rises to tier {tier}: "
-                    f"no free slot at tier {event.level}",
+                    f"no free slot at tier {tiers}",
                 )
     if isinstance(event, vocab.GritUsed) and event.to_level > event.from_level:
         # Applied as played (the table's sheet shows the raised harm); the rules keep it.

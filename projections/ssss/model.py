@@ -100,6 +100,20 @@ def free_tier(enemy: Enemy, level: int) -> int | None:
     return None
 
 
+def passed(enemy: Enemy, level: int, tier: int) -> tuple[tuple[bool, tuple[int, ...]], ...]:
+    """The tiers harm of `level` rose past to land in `tier`, in runs: (has slots, the tiers).
+    A tier with slots was full (the harm lands in the lowest free one); the others have none."""
+    runs: list[tuple[bool, tuple[int, ...]]] = []
+    for t in range(level, tier):
+        slot = enemy.slots.get(str(t))
+        has = slot is not None and slot.capacity > 0
+        if runs and runs[-1][0] == has:
+            runs[-1] = (has, (*runs[-1][1], t))
+        else:
+            runs.append((has, (t,)))
+    return tuple(runs)
+
+
 def level_4_exhausted(enemy: Enemy, rules: Rules) -> bool:
     """Whether the literal reading defeats on any harm: tier 4 is the top tier, and full."""
     if not rules.top_tier_exhaustion_defeats_on_any_harm:

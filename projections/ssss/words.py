@@ -6,9 +6,16 @@ from typing import Any
 
 from ledger import events
 from projections.ssss import events as vocab
-from projections.ssss.model import Enemy, Player, SsssState, free_tier, level_4_exhausted
+from projections.ssss.model import (
+    Enemy,
+    Player,
+    SsssState,
+    free_tier,
+    level_4_exhausted,
+    passed,
+)
 from projections.ssss.shown import TRACKS
-from projections.words import joined, value, with_changes
+from projections.words import both, joined, value, with_changes
 
 
 def explain(before: SsssState | None, seq: int, event: Any, after: SsssState) -> str | None:
@@ -69,13 +76,11 @@ def inflicted(before: SsssState, event: vocab.HarmInflicted, after: SsssState) -
     if tier == event.level:
         text = f"{head} in {where}"
     else:
-        own = target.slots.get(str(event.level))
-        why = (
-            f"its level-{event.level} slots are full"
-            if own is not None and own.capacity > 0
-            else f"it has no level-{event.level} slots"
-        )
-        text = f"{head}: {why}, so it rises to {where}"
+        why = []
+        for full, run in passed(target, event.level, tier):
+            tiers = both([f"level-{t}" for t in run])
+            why.append(f"its {tiers} slots are full" if full else f"it has no {tiers} slots")
+        text = f"{head}: {both(why)}, so it rises to {where}"
     if landed.penalties != target.penalties:
         text += f"; penalties {target.penalties} -> {landed.penalties}"
     return text

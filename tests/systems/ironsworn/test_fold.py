@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from ledger.errors import BadInput
 from projections import core
+from projections import replay as steps
 from projections.ironsworn import model as ironsworn_model
 from tests.streams import RULESETS, fold, rules_hit, stream, tracks
 
@@ -243,6 +244,30 @@ def test_shake_it_off_while_wounded_heals_when_the_house_rule_allows_it() -> Non
     items = (kira(iron=3, debilities=["wounded"]), harm(), roll(5, (2, 4)), choice("shake_it_off"))
     got = sheet(*items, rules={"wounded_blocks_shake_it_off": False})
     assert (got["health"], got["momentum"]) == (4, 1)
+
+
+def said(*items: Event, rules: dict[str, Any] | None = None) -> str:
+    """The words `replay` prints for the last event of the stream."""
+    records = stream("ironsworn", *items, rules=rules)
+    return list(steps.replay(RULESETS["ironsworn"], records))[-1].text
+
+
+def test_a_shake_it_off_that_changes_nothing_names_the_reason_the_house_rules_give() -> None:
+    # Wounded with a house rule that lets the wounded shake it off: 0 health is what stops it
+    # (the audit says so too), not the wound.
+    at_zero = (kira(iron=3, health=2, debilities=["wounded"]), harm(), roll(6, (1, 2)))
+    allowed = {"wounded_blocks_shake_it_off": False}
+    assert said(*at_zero, choice("shake_it_off"), rules=allowed) == (
+        "Kira shakes it off: at 0 health there is nothing to shake off, so momentum is kept"
+    )
+    assert said(*at_zero, choice("shake_it_off")) == (
+        "Kira shakes it off: wounded, health cannot rise, so momentum is kept"
+    )
+    # The commentary's free +1 health at full health: nothing to regain, and nothing paid.
+    full = (kira(iron=3), harm(amount=0), roll(6, (1, 2)), choice("shake_it_off"))
+    assert said(*full, rules={"strong_hit_text": "commentary"}) == (
+        "Kira shakes it off: health is already full, so momentum is kept"
+    )
 
 
 # Weak hit: "you press on"; miss: "also suffer -1 momentum".
@@ -511,7 +536,10 @@ def test_an_adjusted_debility_list_recomputes_max_momentum() -> None:
         (harm(foe="Kira"), "'Kira', which is not an adversary"),
         (burn(2), "seq 2, which is not an effective roll"),
         (burn(9), "momentum.burned at seq 4 names roll seq 9; the roll it resolves comes before"),
-        ({**kira(momentum=10, debilities=["wounded"]), "name": "Ash"}, "momentum 10 is outside"),
+        (
+            {**kira(momentum=10, debilities=["wounded"]), "name": "Ash"},
+            "momentum 10 is outside -6..9 (1 debility)",
+        ),
     ],
 )
 def test_references_that_do_not_fit_are_bad_input(event: Event, reason: str) -> None:

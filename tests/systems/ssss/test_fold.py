@@ -462,6 +462,29 @@ def test_escalation_and_defeat_are_noted_as_information_not_errors() -> None:
     ]
 
 
+def test_harm_rising_past_several_tiers_names_every_tier_it_passed() -> None:
+    # "continuing upwards until there is an available slot": harm 1 passes tier 1 (none left
+    # by the GM) and tier 2 (full) to land in tier 3; then harm 2 passes full tiers 2 and 3.
+    records = stream("ssss", enemy(4, slots={"2": 1, "3": 1, "4": 1}), harm(2), harm(1), harm(2))
+    assert [(f.seq, f.message) for f in placements(records)] == [
+        ((4,), "harm 1 on 'Foe' rises to tier 3: no free slot at tier 1 or 2"),
+        ((5,), "harm 2 on 'Foe' rises to tier 4: no free slot at tier 2 or 3"),
+    ]
+    told = [step.text for step in steps.replay(ruleset_of(records), records)]
+    assert told[3:] == [
+        "Foe takes level-1 harm: it has no level-1 slots and its level-2 slots are full, "
+        "so it rises to a level-3 slot (1/1 filled); penalties 1 -> 2",
+        "Foe takes level-2 harm: its level-2 and level-3 slots are full, so it rises to a "
+        "level-4 slot (1/1 filled); penalties 2 -> 3",
+    ]
+    # In tier order: a full tier below one the GM left out, then the full one above it.
+    trimmed = stream("ssss", enemy(4, slots={"1": 1, "3": 1, "4": 1}), harm(1), harm(3), harm(1))
+    assert [step.text for step in steps.replay(ruleset_of(trimmed), trimmed)][-1] == (
+        "Foe takes level-1 harm: its level-1 slots are full, it has no level-2 slots and its "
+        "level-3 slots are full, so it rises to a level-4 slot (1/1 filled); penalties 2 -> 3"
+    )
+
+
 def test_harm_after_defeat_is_flagged() -> None:
     records = stream("ssss", enemy(0), harm(2), harm(1))
     assert rules_hit(records) == [("event-after-defeat", (4,))]
