@@ -105,9 +105,7 @@ def _sides(report: Report, clean: Callable[[str], str]) -> str:
 def _and(names: Sequence[str]) -> str:
     if len(names) > NAMED:
         names = [*names[: NAMED - 1], f"{len(names) - NAMED + 1} more"]
-    if len(names) <= 1:
-        return "".join(names)
-    return f"{', '.join(names[:-1])} and {names[-1]}"
+    return words.both(names)
 
 
 def _picked(report: Report) -> list[int]:
