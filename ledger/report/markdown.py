@@ -154,7 +154,7 @@ def _rulings(report: Report) -> str:
             f"- seq {ruling.seq} {ruling.verb} seq {ruling.target}{fields}: "
             f"{escape(ruling.reason)}{later}"
         )
-        lines.append(f"  - seq {ruling.target} as played: {escape(ruling.target_text)}")
+        lines.append(f"  - {ruling.target_label}: {escape(ruling.target_text)}")
     return "\n".join(lines)
 
 
