@@ -132,7 +132,8 @@ def notes(stats: Stats) -> list[str]:
     out.append(f"Rulings: {_rulings(stats.rulings, stats.in_force)}.")
     found = ", ".join(
         words.plural(n, severity, "info" if severity == "info" else None)
-        for severity, n in stats.findings.items()
+        for severity, n in _findings(stats).items()
+        if n
     )
     out.append(f"Findings: {found or 'none'}.")
     dice = stats.dice
@@ -142,6 +143,16 @@ def notes(stats: Stats) -> list[str]:
             "the ledger (verifiable)."
         )
     return out
+
+
+def _findings(stats: Stats) -> dict[str, int]:
+    """The findings by severity but the `ruling-reversed` notes: those are the rulings, counted
+    in their own sentence (and the report lists each ruling once, under the rulings)."""
+    found = dict(stats.findings)
+    told = stats.rules.get("ruling-reversed", 0)
+    if told:
+        found["info"] = found.get("info", 0) - told
+    return found
 
 
 def _when(round_: int | None) -> str:

@@ -182,3 +182,19 @@ def test_a_recap_of_a_one_sided_fight_says_which_side_is_missing(
         for name, side in joined:
             ledger.join("lone", name, side, {} if side == "player" else {"level": 1})
     assert said in ok(db, "recap", "lone").splitlines()
+
+
+def test_an_undo_is_counted_once_among_the_rulings_not_again_among_the_findings(
+    ford: Path,
+) -> None:
+    """The undo's `ruling-reversed` note is the ruling itself: stats, the recap and the
+    session log count it under the rulings, and their findings agree with the log's header."""
+    ok(ford, "note", "ford", "the raider drops a coin")
+    ok(ford, "undo", "ford", "--reason", "no coin")
+    assert "- Rulings: 1 undo.\n- Findings: 1 info.\n" in ok(ford, "stats", "ford")
+    assert ok(ford, "recap", "ford").endswith("Rulings: 1 undo. Findings: 1 info.\n")
+    md = ok(ford, "export", "ford", "--format", "md")
+    assert "1 ruling reversed or corrected, 1 finding (0 errors)." in md
+    assert "- Rulings: 1 undo.\n- Findings: 1 info.\n" in md
+    document = json.loads(ok(ford, "stats", "ford", "--json"))
+    assert document["findings"]["by_rule"]["ruling-reversed"] == 1
