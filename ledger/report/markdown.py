@@ -78,9 +78,13 @@ def _round(report: Report, group: Round) -> Iterator[str]:
         if line.skipped is not None:
             text += f" (no longer applies: {escape(line.skipped)})"
         yield "\n" + text
-    lines = ["", "", f"{group.tracks_title}:"]
-    for table in _tables(report, group):
-        lines += ["", table]
+    tables = list(_tables(report, group))
+    if tables:
+        lines = ["", "", f"{group.tracks_title}:"]
+        for table in tables:
+            lines += ["", table]
+    else:
+        lines = ["", "", f"{group.tracks_title}: {statistics.NOBODY}."]
     pools = shown.pools_text(group.state.pools)
     if pools:
         lines += ["", escape(pools.replace("pools: ", "GM's pools: "))]
