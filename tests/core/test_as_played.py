@@ -40,7 +40,7 @@ def test_endure_harm_on_the_lower_stat_is_scored_as_played_and_says_what_the_hig
     assert only("ironsworn", *items) == (
         "endure-harm-stat",
         "Endure Harm roll at seq 4 uses +health (1); +health after the harm is 1 and +iron is 3: "
-        "roll the higher; by the rules +iron 3: score 5 vs 4, 7, weak_hit; recorded as played: "
+        "roll the higher; by the rules +iron 3: score 5 vs 4, 7, weak hit; recorded as played: "
         "+health 1, score 3, miss",
     )
     assert tracks(stream("ironsworn", *items))["rolls"][0]["outcome"] == "miss"
@@ -81,7 +81,7 @@ def test_a_burn_with_no_momentum_is_applied_and_says_the_roll_and_momentum_stay(
     assert [f.rule for f in findings] == ["momentum-burn-allowed"]
     assert findings[0].message.endswith(
         "only positive momentum can be burned: by the rules the roll stays a weak hit and "
-        "momentum stays -1; recorded as played: the roll weak_hit -> weak_hit, momentum -1 -> 2"
+        "momentum stays -1; recorded as played: the roll weak hit -> weak hit, momentum -1 -> 2"
     )
     assert kira_tracks(*items)["momentum"] == 2
 
