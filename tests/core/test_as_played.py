@@ -249,5 +249,5 @@ def test_clearing_a_permanent_bane_is_applied_and_says_it_stays_marked_by_the_ru
     assert rule == "permanent-debility-cleared"
     assert message.endswith(
         "maimed is a permanent bane: by the rules it stays marked; recorded as played: "
-        "max_momentum 9 -> 10, momentum_reset 1 -> 2, debilities maimed -> -"
+        "max momentum 9 -> 10, momentum reset 1 -> 2, debilities maimed -> -"
     )

@@ -200,3 +200,17 @@ def test_an_amended_roll_is_told_in_words_where_it_changed(ambush: Path) -> None
         "  seq 4 (Kira): strong hit (endure harm +iron: score 8 vs 2, 7) -> weak hit (endure "
         "harm +iron: score 4 vs 2, 7)"
     )
+
+
+def test_a_track_named_in_two_words_reads_in_words_where_it_changed(ambush: Path) -> None:
+    """`max_momentum` is the key (`history --track max_momentum`); a change line says it as
+    the event's own words and the tables' headers do."""
+    out = ok(ambush, "record", "ambush", "debility.marked", "target=Kira", "debility=wounded")
+    assert out.splitlines()[2:4] == [
+        "  Kira max momentum: 10 -> 9",
+        "  Kira momentum reset: 2 -> 1",
+    ]
+    assert "  Kira max momentum: 10 -> 9\n" in ok(ambush, "replay", "ambush")
+    assert "  Kira max momentum: 10 -> 9" in ok(
+        ambush, "history", "ambush", "Kira", "--track", "max_momentum"
+    )
