@@ -24,7 +24,8 @@ def delta(before: State, after: State, name: str | None = None) -> str:
         if c.combatant == POOLS:
             label = f"{c.track.upper()} pool"
         else:
-            label = c.track if name is not None else f"{c.combatant} {c.track}"
+            track = c.track.replace("_", " ")  # as the tables' headers say it
+            label = track if name is not None else f"{c.combatant} {track}"
         reading = c.reading(read)
         parts.append(f"{label} {shown(c.before, reading)} -> {shown(c.after, reading)}")
     return ", ".join(parts) or "no track changes"

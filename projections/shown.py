@@ -48,7 +48,8 @@ def shown(v: Any, reading: Reading | None = None) -> str:
     if isinstance(v, bool):
         return "yes" if v else "no"
     if isinstance(v, Mapping):
-        return ", ".join(f"{k} {shown(x)}" for k, x in v.items()) or "-"
+        # The keys are a stat block's (`words_of_power`): said as the tables' headers say them.
+        return ", ".join(f"{str(k).replace('_', ' ')} {shown(x)}" for k, x in v.items()) or "-"
     if isinstance(v, list | tuple):
         if v and all(isinstance(x, Mapping) and "seq" in x for x in v):
             return ", ".join(

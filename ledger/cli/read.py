@@ -6,7 +6,7 @@ memory. `ledger.cli` adds them (`commands`) to the app after the writing command
 
 # No `from __future__ import annotations`: typer reads these annotations each time the app runs.
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Annotated
 
@@ -223,19 +223,62 @@ def replay(
         # Each step is printed as it is folded and then let go (memory stays bounded however
         # long the encounter); only --step, which counts them, holds them.
         steps = guard(lambda: ledger.replay(encounter, start, end, without or (), as_played))
-        chosen: Iterable[Step] = (
-            s
-            for s in steps
-            if (round_ is None or s.round == round_) and (scene is None or s.scene == wanted)
-        )
+        looked = _Looked()
+        chosen: Iterable[Step] = looked.choose(steps, round_, scene is not None, wanted)
         if step_:
             chosen = guard(lambda: list(chosen))
         if without and not json_:
             typer.echo(what_if_line(without))
         shown = guard(lambda: _steps(chosen, json_, step_, what_if(without)))
     if not shown and (round_ is not None or scene is not None):
+        fail(looked.nothing(encounter, round_, wanted, as_played, start, end))
+
+
+class _Looked:
+    """What `replay --round/--scene` passed by: the rounds it found (in the scene asked for)
+    and the last seq, for a refusal that says where it looked and what it found there."""
+
+    def __init__(self) -> None:
+        self.rounds: set[int] = set()
+        self.last = 0
+
+    def choose(
+        self, steps: Iterable[Step], round_: int | None, by_scene: bool, wanted: gametime.Scene
+    ) -> Iterator[Step]:
+        """The steps of the round and scene asked for."""
+        for s in steps:
+            self.last = s.record.seq
+            in_scene = not by_scene or s.scene == wanted
+            if in_scene and s.round is not None:
+                self.rounds.add(s.round)
+            if in_scene and (round_ is None or s.round == round_):
+                yield s
+
+    def nothing(
+        self,
+        encounter: str,
+        round_: int | None,
+        wanted: gametime.Scene,
+        as_played: bool,
+        start: int | None,
+        end: int | None,
+    ) -> UnknownName:
+        """`no effective event of encounter 'ford' in seqs 6-8 is in round 1 (rounds there:
+        2)`: the rounds listed as `tracks --round` lists them."""
+        what = "event" if as_played else "effective event"
+        ranged = start is not None or end is not None
+        span = f" in seqs {start or 1}-{end if end is not None else self.last}" if ranged else ""
         time = gametime.when(round_, wanted)
-        fail(UnknownName(f"no effective event of encounter {encounter!r} is in {time}"))
+        found = ""
+        if round_ is not None:
+            known = ", ".join(map(str, sorted(self.rounds)))
+            label = "rounds there" if ranged else "rounds"
+            found = (
+                f" ({label}: {known or ('none' if ranged else 'none: record `encounter round`')})"
+            )
+        return UnknownName(
+            f"no {what} of encounter {encounter!r}{span} is in {time}{found}", code="unknown-round"
+        )
 
 
 def _steps(

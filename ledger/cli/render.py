@@ -114,7 +114,8 @@ def _change_line(c: Change, read: Readings) -> str:
         return visible(f"  {c.combatant}: no longer in the encounter (was {value(c.before)})")
     reading = c.reading(read)
     return visible(
-        f"  {c.combatant} {c.track}: {value(c.before, reading)} -> {value(c.after, reading)}"
+        f"  {c.combatant} {_words(c.track)}: {value(c.before, reading)} -> "
+        f"{value(c.after, reading)}"
     )
 
 
@@ -322,7 +323,12 @@ def change(c: Change, read: Readings) -> str:
         if c.after == "active":
             return f"{c.combatant} is no longer {shown(c.before)} (status {was})"
         return f"{c.combatant} is now {shown(c.after)} (status {was})"
-    return f"{c.combatant} {c.track}: {was}"
+    return f"{c.combatant} {_words(c.track)}: {was}"
+
+
+def _words(track: str) -> str:
+    """A track's key as the tables' headers say it: `max_momentum` -> `max momentum`."""
+    return track.replace("_", " ")
 
 
 def fields(changed: Mapping[str, Any]) -> str:

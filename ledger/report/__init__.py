@@ -103,6 +103,18 @@ class Ruling:
     #: What a correction changed, in words (`level 2, stake none`), what a rewind set aside
     #: (`sets aside seqs 6-9, 4 events`), or None.
     fields: str | None = None
+    #: Whether `target_text` is the event a rewind goes back to as the story tells it (a
+    #: rewind keeps it), not an undone or corrected event as played.
+    kept: bool = False
+
+    @property
+    def target_label(self) -> str:
+        """What `target_text` is: `seq 6 as played`, or `seq 6, the last event it keeps`."""
+        return (
+            f"seq {self.target}, the last event it keeps"
+            if self.kept
+            else (f"seq {self.target} as played")
+        )
 
 
 @dataclass(frozen=True)
@@ -194,7 +206,7 @@ def build(book: Reader, encounter: str, published: bool = True) -> Report:
     records = _reversed_and_rulings(book, encounter)
     committed = any(r.type == "dice.committed" for r in records)
     tally = Tally(systems.ruleset(current.system))
-    outline = _Outline(_named(records))
+    outline = _Outline(_named(records), _kept(records))
     for step in book.replay(encounter):
         tally.add(step)
         outline.add(step)
@@ -206,7 +218,7 @@ def build(book: Reader, encounter: str, published: bool = True) -> Report:
         system=state.system,
         title=state.title,
         house_rules=_house_rules(state),
-        rulings=tuple(_rulings(book, encounter, records)),
+        rulings=tuple(_rulings(book, encounter, records, outline.kept)),
         findings=findings,
         charts=outline.charts.charts(state),
         events=current.seq,
@@ -227,8 +239,11 @@ class _Outline:
     step: the charts, the tracks that change, how many groups the timeline has, which of the
     rulings' seqs it shows, and the state at the end."""
 
-    def __init__(self, wanted: frozenset[int]) -> None:
+    def __init__(self, wanted: frozenset[int], keeping: frozenset[int]) -> None:
         self.wanted = wanted
+        self.keeping = keeping
+        #: The events the rewinds go back to, as the story tells them.
+        self.kept: dict[int, str] = {}
         self.charts = Charts()
         self.changing: set[tuple[str, str]] = set()
         self.told: set[int] = set()
@@ -246,6 +261,8 @@ class _Outline:
             self.time = time
         if step.record.seq in self.wanted:
             self.told.add(step.record.seq)
+        if step.record.seq in self.keeping:
+            self.kept[step.record.seq] = step.text
 
     def end(self) -> core.State:
         """The state at the end of the replay."""
@@ -271,6 +288,13 @@ def _named(records: Sequence[events.Recorded]) -> frozenset[int]:
     seqs = {r.seq for r in records}
     seqs |= {_target(r.event) for r in records if isinstance(r.event, Reversing)}
     return frozenset(seqs)
+
+
+def _kept(records: Sequence[events.Recorded]) -> frozenset[int]:
+    """The seqs the rewinds go back to: the last event of play each keeps."""
+    return frozenset(
+        _target(r.event) for r in records if isinstance(r.event, events.EncounterRewound)
+    )
 
 
 def _reversed_and_rulings(book: Reader, encounter: str) -> list[events.Recorded]:
@@ -326,7 +350,14 @@ def _as_played(book: Reader, encounter: str, targets: set[int]) -> dict[int, str
     return told
 
 
-def _rulings(book: Reader, encounter: str, records: Sequence[events.Recorded]) -> Iterable[Ruling]:
+def _rulings(
+    book: Reader,
+    encounter: str,
+    records: Sequence[events.Recorded],
+    kept: Mapping[int, str],
+) -> Iterable[Ruling]:
+    """Each undo, redo, correction and rewind; what a rewind goes back to is told as the story
+    tells it (`kept`: it is kept, not reversed), unless the story no longer has it."""
     gone = core.excluded(records)
     by_seq = {r.seq: r for r in records}
     revisions = [
@@ -339,9 +370,12 @@ def _rulings(book: Reader, encounter: str, records: Sequence[events.Recorded]) -
         target = _target(event)
         reversed_ = by_seq[target]
         fields = _fields(getattr(event, "fields", None))
+        text, is_kept = told[target], False
         if isinstance(event, events.EncounterRewound):
             verb = f"rewound to the end of round {event.round} at"
             fields = _rewound(records, record.seq)
+            if target in kept:
+                text, is_kept = kept[target], True
         elif record.type == "event.corrected":
             verb = "corrected"
         elif reversed_.type == "event.retracted":
@@ -353,10 +387,11 @@ def _rulings(book: Reader, encounter: str, records: Sequence[events.Recorded]) -
             verb=verb,
             target=target,
             target_type=reversed_.type,
-            target_text=told[target],
+            target_text=text,
             reason=str(getattr(event, "reason", "")),
             in_force=record.seq not in gone,
             fields=fields,
+            kept=is_kept,
         )
 
 

@@ -67,6 +67,7 @@ def chunks(report: Report) -> Iterator[str]:
         errors=sum(f.severity == "error" for f in report.audit),
         statistics=statistics.tables(report.stats),
         notes=statistics.notes(report.stats),
+        nobody=f"{statistics.NOBODY.capitalize()}.",
         reversed_count=sum(r.in_force for r in report.rulings),
     )
 

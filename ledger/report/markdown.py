@@ -78,9 +78,13 @@ def _round(report: Report, group: Round) -> Iterator[str]:
         if line.skipped is not None:
             text += f" (no longer applies: {escape(line.skipped)})"
         yield "\n" + text
-    lines = ["", "", f"{group.tracks_title}:"]
-    for table in _tables(report, group):
-        lines += ["", table]
+    tables = list(_tables(report, group))
+    if tables:
+        lines = ["", "", f"{group.tracks_title}:"]
+        for table in tables:
+            lines += ["", table]
+    else:
+        lines = ["", "", f"{group.tracks_title}: {statistics.NOBODY}."]
     pools = shown.pools_text(group.state.pools)
     if pools:
         lines += ["", escape(pools.replace("pools: ", "GM's pools: "))]
@@ -154,7 +158,7 @@ def _rulings(report: Report) -> str:
             f"- seq {ruling.seq} {ruling.verb} seq {ruling.target}{fields}: "
             f"{escape(ruling.reason)}{later}"
         )
-        lines.append(f"  - seq {ruling.target} as played: {escape(ruling.target_text)}")
+        lines.append(f"  - {ruling.target_label}: {escape(ruling.target_text)}")
     return "\n".join(lines)
 
 

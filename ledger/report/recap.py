@@ -99,7 +99,7 @@ def _sides(report: Report, clean: Callable[[str], str]) -> str:
         return f"{_and(players)} in the fight; no foe joined."
     if foes:
         return f"{_and(foes)} in the fight; no player joined."
-    return "Nobody has joined the fight yet."
+    return f"{tables.NOBODY.capitalize()}."
 
 
 def _and(names: Sequence[str]) -> str:

@@ -10,6 +10,9 @@ from fractions import Fraction
 from projections import words
 from projections.statistics import Fighter, Roller, Stats
 
+#: What the statistics, the session log and the report say of an encounter with no combatant.
+NOBODY = "nobody has joined the fight yet"
+
 
 @dataclass(frozen=True)
 class Table:
@@ -32,8 +35,9 @@ def expected(value: Fraction) -> str:
 
 
 def tables(stats: Stats) -> list[Table]:
-    """Damage by combatant, damage by round, rolls by actor and by group."""
-    out = [_damage(stats.fighters)]
+    """Damage by combatant, damage by round, rolls by actor and by group (no table while
+    nobody has joined: `notes` says so)."""
+    out = [_damage(stats.fighters)] if stats.fighters else []
     by_round = _by_round(stats)
     if by_round.rows and any(r is not None for r in stats.rounds):
         out.append(by_round)
@@ -112,7 +116,7 @@ def _count(seen: int, likely: Fraction | None) -> str:
 
 def notes(stats: Stats) -> list[str]:
     """The GM's pools, who fell when, the rulings, the findings, the dice: a sentence each."""
-    out = []
+    out = [] if stats.fighters else [f"{NOBODY.capitalize()}."]
     for pool in stats.pools:
         lowered = ", ".join(f"{n} by {words.plain(kind)}" for kind, n in pool.lowered.items())
         out.append(
@@ -132,7 +136,8 @@ def notes(stats: Stats) -> list[str]:
     out.append(f"Rulings: {_rulings(stats.rulings, stats.in_force)}.")
     found = ", ".join(
         words.plural(n, severity, "info" if severity == "info" else None)
-        for severity, n in stats.findings.items()
+        for severity, n in _findings(stats).items()
+        if n
     )
     out.append(f"Findings: {found or 'none'}.")
     dice = stats.dice
@@ -142,6 +147,16 @@ def notes(stats: Stats) -> list[str]:
             "the ledger (verifiable)."
         )
     return out
+
+
+def _findings(stats: Stats) -> dict[str, int]:
+    """The findings by severity but the `ruling-reversed` notes: those are the rulings, counted
+    in their own sentence (and the report lists each ruling once, under the rulings)."""
+    found = dict(stats.findings)
+    told = stats.rules.get("ruling-reversed", 0)
+    if told:
+        found["info"] = found.get("info", 0) - told
+    return found
 
 
 def _when(round_: int | None) -> str:

@@ -93,8 +93,8 @@ def endure_harm_stat(state: model.IronswornState, seq: int, event: Any) -> Itera
     dice = f"{event.challenge[0]}, {event.challenge[1]}"
     instead = (
         f"by the rules +{stat} {best}: score {score} vs {dice}, "
-        f"{model.beaten(score, event.challenge)}; recorded as played: +{event.stat} {used}, "
-        f"score {played}, {model.beaten(played, event.challenge)}"
+        f"{plain(model.beaten(score, event.challenge))}; recorded as played: +{event.stat} "
+        f"{used}, score {played}, {plain(model.beaten(played, event.challenge))}"
     )
     if event.stat not in ("health", "iron"):
         yield error(
@@ -315,7 +315,8 @@ def momentum_burn_allowed(
     instead = (
         f"by the rules the roll stays {indefinite(plain(str(was.outcome)))} and momentum stays "
         f"{held}; recorded as "
-        f"played: the roll {was.outcome} -> {now.outcome}, {delta(state, after, name)}"
+        f"played: the roll {plain(str(was.outcome))} -> {plain(str(now.outcome))}, "
+        f"{delta(state, after, name)}"
     )
     if not state.house.burn_momentum_allowed:
         yield error(

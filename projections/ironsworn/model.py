@@ -17,6 +17,7 @@ from ledger.events.frozen import FrozenDict
 from projections import core
 from projections.ironsworn import events as vocab
 from projections.values import EMPTY, Hidden
+from projections.words import plain
 
 Outcome = Literal["strong_hit", "weak_hit", "miss"]
 Condition = Literal["face_death", "dying", "unconscious", "reeling", "battered", "face_a_setback"]
@@ -132,6 +133,17 @@ class IronswornRoll(core.Roll):
     challenge: Hidden[tuple[int, int]]
     momentum: Hidden[int]
     health: Hidden[int]
+
+    def describe(self) -> str:
+        """The outcome and how it came, as the replay tells the roll: `weak hit (endure harm
+        +iron: score 4 vs 2, 7)`, a match and a burn said when they are so."""
+        first, second = self.challenge
+        told = [f"{plain(self.move)} +{self.stat}: score {self.score} vs {first}, {second}"]
+        if self.match:
+            told.append("a match")
+        if self.burned:
+            told.append("momentum burned")
+        return f"{plain(str(self.outcome))} ({', '.join(told)})"
 
 
 @core.value

@@ -136,6 +136,21 @@ def test_the_session_log_lists_the_rewind_under_the_rulings(bridge: Path) -> Non
         "## Undone and corrected rulings\n\n"
         "- seq 9 rewound to the end of round 1 at seq 4 (sets aside seqs 5-8, 4 events): the "
         "bridge held\n"
-        "  - seq 4 as played: Bandit takes level-1 harm in a level-1 slot (1/3 filled); "
-        "penalties 0 -> 1\n\n"
+        "  - seq 4, the last event it keeps: Bandit takes level-1 harm in a level-1 slot "
+        "(1/3 filled); penalties 0 -> 1\n\n"
     )
+
+
+def test_the_session_log_tells_the_event_a_rewind_keeps_as_corrected(bridge: Path) -> None:
+    """The end of the round a rewind goes back to is kept, not reversed: the session log tells
+    it as the story has it (a correction applied), never as first played."""
+    ok(bridge, "amend", "ford", "4", "level=2", "--reason", "a deeper cut")
+    ok(bridge, "rewind", "ford", "--round", "1", "--reason", "the bridge held")
+    md = ok(bridge, "export", "ford", "--format", "md")
+    rulings = md[md.index("## Undone and corrected rulings") : md.index("## Audit findings")]
+    assert rulings.strip().splitlines()[-2:] == [
+        "- seq 10 rewound to the end of round 1 at seq 4 (sets aside seqs 5-8, 4 events): the "
+        "bridge held",
+        "  - seq 4, the last event it keeps: Bandit takes level-2 harm in a level-2 slot "
+        "(1/3 filled); penalties 0 -> 1",
+    ]

@@ -182,3 +182,40 @@ def test_a_recap_of_a_one_sided_fight_says_which_side_is_missing(
         for name, side in joined:
             ledger.join("lone", name, side, {} if side == "player" else {"level": 1})
     assert said in ok(db, "recap", "lone").splitlines()
+
+
+def test_an_undo_is_counted_once_among_the_rulings_not_again_among_the_findings(
+    ford: Path,
+) -> None:
+    """The undo's `ruling-reversed` note is the ruling itself: stats, the recap and the
+    session log count it under the rulings, and their findings agree with the log's header."""
+    ok(ford, "note", "ford", "the raider drops a coin")
+    ok(ford, "undo", "ford", "--reason", "no coin")
+    assert "- Rulings: 1 undo.\n- Findings: 1 info.\n" in ok(ford, "stats", "ford")
+    assert ok(ford, "recap", "ford").endswith("Rulings: 1 undo. Findings: 1 info.\n")
+    md = ok(ford, "export", "ford", "--format", "md")
+    assert "1 ruling reversed or corrected, 1 finding (0 errors)." in md
+    assert "- Rulings: 1 undo.\n- Findings: 1 info.\n" in md
+    document = json.loads(ok(ford, "stats", "ford", "--json"))
+    assert document["findings"]["by_rule"]["ruling-reversed"] == 1
+
+
+def test_an_encounter_nobody_has_joined_says_so_instead_of_an_empty_table(db: Path) -> None:
+    """No combatant yet (only the opening, or only retracted events): stats, the session log
+    and the HTML report say nobody has joined; none shows a table with no row."""
+    ok(db, "new", "crypt", "--system", "fates-edge")
+    ok(db, "note", "crypt", "the door creaks")
+    ok(db, "undo", "crypt", "--reason", "no door")
+    assert ok(db, "stats", "crypt") == (
+        "- Nobody has joined the fight yet.\n"
+        "- GM's pool sb: 0 gained, 0 lowered.\n"
+        "- Out of the fight: nobody.\n"
+        "- Rulings: 1 undo.\n"
+        "- Findings: none.\n"
+    )
+    md = ok(db, "export", "crypt", "--format", "md")
+    assert "Tracks at the end: nobody has joined the fight yet.\n\nGM's pools: sb 0\n" in md
+    assert "| combatant |" not in md
+    page = ok(db, "report", "crypt", "--html", "-")
+    assert "<table" not in page
+    assert page.count("Nobody has joined the fight yet.") == 3  # charts, statistics, tracks

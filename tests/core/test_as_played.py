@@ -40,7 +40,7 @@ def test_endure_harm_on_the_lower_stat_is_scored_as_played_and_says_what_the_hig
     assert only("ironsworn", *items) == (
         "endure-harm-stat",
         "Endure Harm roll at seq 4 uses +health (1); +health after the harm is 1 and +iron is 3: "
-        "roll the higher; by the rules +iron 3: score 5 vs 4, 7, weak_hit; recorded as played: "
+        "roll the higher; by the rules +iron 3: score 5 vs 4, 7, weak hit; recorded as played: "
         "+health 1, score 3, miss",
     )
     assert tracks(stream("ironsworn", *items))["rolls"][0]["outcome"] == "miss"
@@ -81,7 +81,7 @@ def test_a_burn_with_no_momentum_is_applied_and_says_the_roll_and_momentum_stay(
     assert [f.rule for f in findings] == ["momentum-burn-allowed"]
     assert findings[0].message.endswith(
         "only positive momentum can be burned: by the rules the roll stays a weak hit and "
-        "momentum stays -1; recorded as played: the roll weak_hit -> weak_hit, momentum -1 -> 2"
+        "momentum stays -1; recorded as played: the roll weak hit -> weak hit, momentum -1 -> 2"
     )
     assert kira_tracks(*items)["momentum"] == 2
 
@@ -249,5 +249,5 @@ def test_clearing_a_permanent_bane_is_applied_and_says_it_stays_marked_by_the_ru
     assert rule == "permanent-debility-cleared"
     assert message.endswith(
         "maimed is a permanent bane: by the rules it stays marked; recorded as played: "
-        "max_momentum 9 -> 10, momentum_reset 1 -> 2, debilities maimed -> -"
+        "max momentum 9 -> 10, momentum reset 1 -> 2, debilities maimed -> -"
     )

@@ -106,7 +106,21 @@ def test_replay_shows_the_round_and_scene_of_each_event_and_one_round_alone(roun
     )
     assert run(rounds, "replay", "ford", "--round", "5")[::2] == (
         2,
-        "Error: no effective event of encounter 'ford' is in round 5\n",
+        "Error: no effective event of encounter 'ford' is in round 5 (rounds: 1, 2)\n",
+    )
+
+
+def test_replay_of_a_round_outside_from_and_to_says_the_round_is_elsewhere(rounds: Path) -> None:
+    """Round 1 has effective events, only not in seqs 6-8: the refusal says where it looked,
+    and which rounds it found there, never that the round is empty."""
+    assert run(rounds, "replay", "ford", "--round", "1", "--from", "6")[::2] == (
+        2,
+        "Error: no effective event of encounter 'ford' in seqs 6-8 is in round 1 "
+        "(rounds there: 2)\n",
+    )
+    assert run(rounds, "replay", "ford", "--round", "2", "--as-played", "--to", "3")[::2] == (
+        2,
+        "Error: no event of encounter 'ford' in seqs 1-3 is in round 2 (rounds there: 1)\n",
     )
 
 

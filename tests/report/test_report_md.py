@@ -156,7 +156,7 @@ def test_the_log_of_a_ledger_encounter_reads_as_the_session(ford: Path) -> None:
         "\n"
         "- Out of the fight: nobody.\n"
         "- Rulings: 1 undo.\n"
-        "- Findings: 1 info.\n"
+        "- Findings: none.\n"
         "\n"
         "## Undone and corrected rulings\n"
         "\n"

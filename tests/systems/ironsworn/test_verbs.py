@@ -173,3 +173,44 @@ def test_every_verb_has_help(db: Path, verb: str) -> None:
     code, out, _ = run(db, verb, "--help")
     assert code == 0
     assert "--strict" in out and "--expect" in out
+
+
+def test_an_amended_roll_is_told_in_words_where_it_changed(ambush: Path) -> None:
+    """The amend's own line and its 'Rolls changed' say the roll as the replay does: the
+    move, the stat, the score against the challenge dice, the outcome in words."""
+    ok(
+        ambush,
+        "action-roll",
+        "ambush",
+        "Kira",
+        "--using",
+        "iron",
+        "--die",
+        "5",
+        "--challenge",
+        "2,7",
+    )
+    out = ok(ambush, "amend", "ambush", "4", "action_die=1", "--reason", "misread")
+    lines = out.splitlines()
+    assert lines[1] == (
+        "  seq 4 corrected to action die 1: misread; its roll is now weak hit (endure harm "
+        "+iron: score 4 vs 2, 7)"
+    )
+    assert lines[lines.index("Rolls changed:") + 1] == (
+        "  seq 4 (Kira): strong hit (endure harm +iron: score 8 vs 2, 7) -> weak hit (endure "
+        "harm +iron: score 4 vs 2, 7)"
+    )
+
+
+def test_a_track_named_in_two_words_reads_in_words_where_it_changed(ambush: Path) -> None:
+    """`max_momentum` is the key (`history --track max_momentum`); a change line says it as
+    the event's own words and the tables' headers do."""
+    out = ok(ambush, "record", "ambush", "debility.marked", "target=Kira", "debility=wounded")
+    assert out.splitlines()[2:4] == [
+        "  Kira max momentum: 10 -> 9",
+        "  Kira momentum reset: 2 -> 1",
+    ]
+    assert "  Kira max momentum: 10 -> 9\n" in ok(ambush, "replay", "ambush")
+    assert "  Kira max momentum: 10 -> 9" in ok(
+        ambush, "history", "ambush", "Kira", "--track", "max_momentum"
+    )

@@ -67,7 +67,7 @@ def test_a_void_critical_spends_a_void_point(tmp_path: Path) -> None:
     db = duel(tmp_path / "e.db")
     code, out, _ = run(db, "damage", "duel", "Akodo", "5", "--deadliness", "6", "--void-critical")
     assert code == 0
-    assert "Akodo void_points: 2 -> 1" in out
+    assert "Akodo void points: 2 -> 1" in out
 
 
 def test_a_critical_strike_without_deadliness_is_refused_with_exit_2(tmp_path: Path) -> None:
