@@ -114,7 +114,7 @@ def _change_line(c: Change, read: Readings) -> str:
         return visible(f"  {c.combatant}: no longer in the encounter (was {value(c.before)})")
     reading = c.reading(read)
     return visible(
-        f"  {c.combatant} {_words(c.track)}: {value(c.before, reading)} -> "
+        f"  {c.combatant} {words.plain(c.track)}: {value(c.before, reading)} -> "
         f"{value(c.after, reading)}"
     )
 
@@ -323,12 +323,7 @@ def change(c: Change, read: Readings) -> str:
         if c.after == "active":
             return f"{c.combatant} is no longer {shown(c.before)} (status {was})"
         return f"{c.combatant} is now {shown(c.after)} (status {was})"
-    return f"{c.combatant} {_words(c.track)}: {was}"
-
-
-def _words(track: str) -> str:
-    """A track's key as the tables' headers say it: `max_momentum` -> `max momentum`."""
-    return track.replace("_", " ")
+    return f"{c.combatant} {words.plain(c.track)}: {was}"
 
 
 def fields(changed: Mapping[str, Any]) -> str:
