@@ -143,8 +143,8 @@ def _moments(
     """The defeats, and the heaviest blows, in the order they happened, in words."""
     for seq in picked:
         number, text = said.get(seq, (None, ""))
-        if len(text) > MOMENT_TEXT:
-            text = text[: MOMENT_TEXT - 3].rstrip() + "..."
+        if len(text) > MOMENT_TEXT:  # cut between words: "of enduran..." read as a typo
+            text = text[: MOMENT_TEXT - 2].rsplit(" ", 1)[0].rstrip(",;:") + "..."
         when = f"round {number}, " if number is not None else ""
         yield f"{when}seq {seq}: {clean(text)}"
 

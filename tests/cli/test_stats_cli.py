@@ -11,6 +11,7 @@ from freezegun import freeze_time
 
 from ledger import Ledger
 from ledger.report import recap as recaps
+from tests import paths
 from tests.cli.invoke import run
 
 
@@ -219,3 +220,14 @@ def test_an_encounter_nobody_has_joined_says_so_instead_of_an_empty_table(db: Pa
     page = ok(db, "report", "crypt", "--html", "-")
     assert "<table" not in page
     assert page.count("Nobody has joined the fight yet.") == 3  # charts, statistics, tracks
+
+
+def test_a_long_moment_is_cut_between_words(tmp_path: Path) -> None:
+    """A moment past the recap's length ends at a whole word ("of enduran..." read as a typo)."""
+    out = ok(tmp_path / "x.db", "recap", str(paths.EXAMPLES / "l5r-duel.jsonl"))
+    cut = [line for line in out.splitlines() if line.endswith("...")]
+    assert cut and "enduran..." not in out
+    assert "Akodo Toshiro defends with 3 fatigue (fatigue 3 -> 6 of..." in out
+    for line in cut:
+        stem = line.removesuffix("...").split(": ", 1)[1]
+        assert len(stem) <= recaps.MOMENT_TEXT
