@@ -267,10 +267,10 @@ def obligations(state: model.IronswornState) -> Iterator[Obligation]:
 def _choices(state: model.IronswornState, c: model.Character) -> str:
     """The strong-hit options the rules give a character now (`choice.made`)."""
     embrace = "embrace the pain (+1 momentum)"
-    rules = state.house
-    if "wounded" in c.debilities and rules.wounded_blocks_shake_it_off:
+    blocked = model.shake_blocked(c, state.house)
+    if blocked == "wounded":
         return f"{embrace}; wounded, they cannot shake it off"
-    if rules.strong_hit_text == "move" and c.health == 0:
+    if blocked == "no_health":
         return f"{embrace}; at 0 health they cannot shake it off"
     return f"shake it off (-1 momentum, +1 health) or {embrace}"
 

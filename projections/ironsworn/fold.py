@@ -41,6 +41,7 @@ from projections.ironsworn.model import (
     harm_amount,
     oracle_tag,
     settle,
+    shake_blocked,
     shift_meter,
     shift_momentum,
 )
@@ -178,12 +179,10 @@ def burn(state: IronswornState, seq: int, event: vocab.MomentumBurned) -> Ironsw
 
 def shake_it_off(c: Character, rules: Rules) -> Character:
     """-1 momentum in exchange for +1 health; no exchange when the +1 health cannot happen."""
-    if "wounded" in c.debilities and rules.wounded_blocks_shake_it_off:
-        return c
+    if shake_blocked(c, rules) is not None:
+        return c  # a wound that blocks it, or "if your health is greater than 0"
     if rules.strong_hit_text == "commentary":
         return core.replace(c, health=min(METER_MAX, c.health + 1))
-    if c.health == 0:
-        return c  # "If your health is greater than 0"
     if c.health == METER_MAX and rules.shake_it_off_at_max_health == "disallowed":
         return c
     # At full health a house rule that allows it lets the table pay for a wasted +1.

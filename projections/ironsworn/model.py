@@ -184,6 +184,17 @@ def character(state: core.State, name: str, role: str = "target") -> Character:
     return c
 
 
+def shake_blocked(c: Character, rules: Rules) -> Literal["wounded", "no_health"] | None:
+    """Why shaking it off cannot raise health now: `wounded` (when the house rules let the
+    wound block it) or `no_health` (0 health, under the move's "if your health is greater than
+    0"); None when it can. The fold, its words and the audit's reminder ask this one question."""
+    if "wounded" in c.debilities and rules.wounded_blocks_shake_it_off:
+        return "wounded"
+    if rules.strong_hit_text == "move" and c.health == 0:
+        return "no_health"
+    return None
+
+
 def shift_momentum(c: Character, delta: int, rules: Rules) -> Character:
     """Gain or lose momentum: gains above max are lost; a loss past the minimum owes a setback."""
     momentum = c.momentum + delta

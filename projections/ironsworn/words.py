@@ -16,6 +16,7 @@ from projections.ironsworn.model import (
     IronswornState,
     harm_amount,
     oracle_tag,
+    shake_blocked,
 )
 from projections.words import indefinite, joined, plain, with_changes
 
@@ -142,11 +143,11 @@ def chosen(before: IronswornState, event: vocab.ChoiceMade, after: IronswornStat
     if after.combatants[event.target] is not c and after.combatants[event.target] != c:
         return with_changes(head, before, after, event.target)
     assert isinstance(c, Character)
-    # The reasons in the order the fold (`fold.shake_it_off`) applies them, house rules included.
-    rules = before.house
-    if "wounded" in c.debilities and rules.wounded_blocks_shake_it_off:
+    # The reasons the fold (`fold.shake_it_off`) gives, house rules included.
+    blocked = shake_blocked(c, before.house)
+    if blocked == "wounded":
         why = "wounded, health cannot rise"
-    elif c.health == 0 and rules.strong_hit_text == "move":
+    elif blocked == "no_health":
         why = "at 0 health there is nothing to shake off"
     elif c.health == METER_MAX:
         why = "health is already full"
