@@ -405,11 +405,14 @@ def test_each_module_of_the_command_line_defines_the_commands_said_to_be_its_own
         assert names == {name for name, home in cli.COMMANDS.items() if home == module}, module
 
 
-def test_tracks_loads_the_module_of_the_reads_only() -> None:
+def test_a_command_line_builds_the_command_it_names_only() -> None:
     group = typer.main.get_command(cli.app)
     assert isinstance(group, cli.OneLineErrors)
     group.get_command(typer.Context(group), "tracks")
-    assert set(group.commands) == {"log", "tracks", "replay", "history", "list"}
+    assert set(group.commands) == {"tracks"}
+    group.get_command(typer.Context(group), "gm")  # a group of commands, whole
+    assert set(group.commands) == {"tracks", "gm"}
+    assert set(group.commands["gm"].commands) == {"add"}  # type: ignore[attr-defined]
 
 
 def test_the_generic_commands_are_listed_in_the_order_of_a_session() -> None:
