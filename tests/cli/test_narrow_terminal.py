@@ -53,8 +53,11 @@ def commands(name: str) -> list[tuple[list[str], int]]:
         (["log", name], 0),
         (["audit", name], int(failing)),
         (["history", name, someone(name)], 0),
-        (["list"], 0),
     ]
+
+
+#: Each read command of each example, and `list` (of them all) once.
+READS = [(args, code) for name in NAMES for args, code in commands(name)] + [(["list"], 0)]
 
 
 def shown(db: Path, args: list[str], columns: int, code: int) -> str:
@@ -81,14 +84,13 @@ def assert_kept(wide: str, narrow: str, columns: int) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize(("args", "code"), READS, ids=[" ".join(args[:2]) for args, _ in READS])
 def test_every_read_command_keeps_every_word_at_80_60_and_40_columns(
-    shelf: Path, name: str
+    shelf: Path, args: list[str], code: int
 ) -> None:
-    for args, code in commands(name):
-        wide = shown(shelf, args, WIDE, code)
-        for columns in (80, 60, 40):
-            assert_kept(wide, shown(shelf, args, columns, code), columns)
+    wide = shown(shelf, args, WIDE, code)
+    for columns in (80, 60, 40):
+        assert_kept(wide, shown(shelf, args, columns, code), columns)
 
 
 def test_a_wide_terminal_still_gets_the_tracks_as_tables(shelf: Path) -> None:

@@ -19,7 +19,7 @@ from tests.stores import Backend
 pytestmark = pytest.mark.slow
 
 API_WRITERS, API_EVENTS = 4, 250
-CLI_WRITERS, CLI_RUNS = 4, 25
+CLI_WRITERS, CLI_RUNS = 4, 10
 #: Processes are forked: the parent holds no open connection when it forks.
 CONTEXT = multiprocessing.get_context("fork")
 

@@ -81,14 +81,12 @@ def flip(value: str, at: int) -> str:
 
 
 def byte_edits() -> Iterator[tuple[int, str, int]]:
-    """(seq, column, byte position): the first, a middle and the last byte of every text
-    column of every row."""
+    """(seq, column, byte position): one byte of every text column of every row, the first, a
+    middle one or the last in turn (each column has each kind in three rows or more)."""
+    texts = [column for column in COLUMNS if column != "seq"]
     for seq in range(1, ROWS + 1):
-        for column in COLUMNS:
-            if column == "seq":
-                continue
-            for where in ("first", "middle", "last"):
-                yield seq, column, {"first": 0, "middle": -2, "last": -1}[where]
+        for n, column in enumerate(texts):
+            yield seq, column, (0, -2, -1)[(seq + n) % 3]
 
 
 @pytest.mark.parametrize(
