@@ -114,15 +114,20 @@ def _count(seen: int, likely: Fraction | None) -> str:
     return f"{seen} ({expected(likely)})" if likely is not None else str(seen)
 
 
+def _lowered(by: Mapping[str, int]) -> str:
+    """What lowered a pool, by the event types a GM records: `4 lowered, all by sb.spent`."""
+    total = sum(by.values())
+    if len(by) == 1:
+        return f"{total} lowered, all by {next(iter(by))}"
+    kinds = ", ".join(f"{n} by {kind}" for kind, n in by.items())
+    return f"{total} lowered{f' ({kinds})' if kinds else ''}"
+
+
 def notes(stats: Stats) -> list[str]:
     """The GM's pools, who fell when, the rulings, the findings, the dice: a sentence each."""
     out = [] if stats.fighters else [f"{NOBODY.capitalize()}."]
     for pool in stats.pools:
-        lowered = ", ".join(f"{n} by {words.plain(kind)}" for kind, n in pool.lowered.items())
-        out.append(
-            f"GM's pool {pool.pool}: {pool.gained} gained, "
-            f"{sum(pool.lowered.values())} lowered{f' ({lowered})' if lowered else ''}."
-        )
+        out.append(f"GM's pool {pool.pool}: {pool.gained} gained, {_lowered(pool.lowered)}.")
     changed = [f"{r.actor} {r.changed}" for r in stats.rollers if r.changed]
     if changed:
         out.append(f"Outcomes changed after the roll (a burn, a reroll): {', '.join(changed)}.")

@@ -231,3 +231,21 @@ def test_a_long_moment_is_cut_between_words(tmp_path: Path) -> None:
     for line in cut:
         stem = line.removesuffix("...").split(": ", 1)[1]
         assert len(stem) <= recaps.MOMENT_TEXT
+
+
+def test_the_gm_s_pool_says_which_events_lowered_it_as_the_gm_records_them(db: Path) -> None:
+    """Spends and a scene's end both lower Fate's Edge's SB: each named by its event type."""
+    ok(db, "new", "reeds", "--system", "fates-edge")
+    ok(db, "add", "reeds", "Ash", "--side", "player", "--stat", "body=3")
+    ok(db, "add", "reeds", "Hag", "--side", "adversary", "--stat", "resilience=6",
+       "--stat", "fatigue_capacity=3")  # fmt: skip
+    for stake in ("a", "b"):  # each roll's three 1s give the GM 3 SB
+        ok(db, "record", "reeds", "stakes.locked", f"stake={stake}", "actor=Ash", "opposing=Hag",
+           "kind=action", "intent=hit", "position=controlled", "dv=3")  # fmt: skip
+        ok(db, "record", "reeds", "roll.made", f"stake={stake}", "dice=[1,1,1,6]")
+    ok(db, "record", "reeds", "sb.spent", "amount=1", "purpose=shape")
+    assert "- GM's pool sb: 6 gained, 1 lowered, all by sb.spent.\n" in ok(db, "stats", "reeds")
+    ok(db, "record", "reeds", "scene.ended")  # 5 SB; up to 4 carry over
+    assert "- GM's pool sb: 6 gained, 2 lowered (1 by sb.spent, 1 by scene.ended).\n" in ok(
+        db, "stats", "reeds"
+    )
