@@ -155,7 +155,7 @@ def rolled(state: FatesEdgeState, seq: int, event: vocab.FERollMade) -> Iterator
         yield error(
             "npc-attack-needs-sb",
             (first, seq),
-            f"the attack framed by stakes {lock.stake!r} (seq {first}, source {lock.source}) "
+            f"the attack framed by stakes {lock.stake!r} (seq {first}, source={lock.source}) "
             f"was rolled at seq {seq} with no SB spent for it; a new attack costs {cost} SB "
             "(the harm of a failed response is a consequence, not a new attack)",
         )
