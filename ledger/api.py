@@ -368,20 +368,29 @@ class Ledger(Reader, Table):
 
         return self._write(encounter, correction, strict=strict, expect=expect, dry_run=dry_run)
 
-    def repair(self, encounter: str, *, reason: str, accept_loss: bool = False) -> Written:
+    def repair(
+        self,
+        encounter: str,
+        *,
+        reason: str,
+        accept_loss: bool = False,
+        expect: int | None = None,
+        strict: bool = False,
+    ) -> Written:
         """Accept the loss of events the ledger acknowledged and no longer holds (removed from
         the end of the encounter, or replaced), so that writes go on: one note records what
-        was lost and why, and the audit reports it (`loss-accepted`) for good. Nothing else is
-        repaired: a chain broken in the middle is refused as before."""
+        was lost and why, and the audit reports it (`loss-accepted`, a warning) for good.
+        Nothing else is repaired: a chain broken in the middle is refused as before. `expect`
+        and `strict` as for every write (`expect` is the seq the rows end at now)."""
         if accept_loss is not True:
             raise BadInput("repair accepts the loss of acknowledged events: say so (--accept-loss)")
         if not isinstance(reason, str) or not reason.strip():
             raise BadInput("repair needs a reason (the ledger keeps why events were given up)")
-        with self._transaction(encounter, None, repair=True) as session:
+        with self._transaction(encounter, expect, repair=True) as session:
             before = session.ready().state
             text = f"{LOSS_NOTE}: {session.txn.lost}; reason: {reason}"
             note = self._parse({"type": "note", "text": text}, session.system())
-            record, found = revise.admit(session, note, strict=False)
+            record, found = revise.admit(session, note, strict=strict)
             after = session.state
             assert after is not None
         return Written([(before, record, after)], found)

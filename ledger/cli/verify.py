@@ -16,7 +16,16 @@ import typer
 from ledger import api, jsonl
 from ledger.cli import progress, render
 from ledger.cli.errors import fail, guard, outcome
-from ledger.cli.options import Encounter, Json, emit_json, names_a_file, opened, tenant_of
+from ledger.cli.options import (
+    Encounter,
+    Expect,
+    Json,
+    Strict,
+    emit_json,
+    names_a_file,
+    opened,
+    tenant_of,
+)
 from ledger.dice import DiceReport
 from ledger.errors import BadInput, LedgerError
 from ledger.store import Head, chain
@@ -200,6 +209,8 @@ def repair(
     reason: Annotated[
         str, typer.Option("--reason", help="Why the loss is accepted (kept in the ledger).")
     ] = "",
+    expect: Expect = None,
+    strict: Strict = False,
     json_: Json = False,
 ) -> None:
     """Let writes go on after events were removed from the end of an encounter: one note
@@ -209,7 +220,11 @@ def repair(
     if not reason.strip():
         fail(BadInput("repair needs --reason TEXT (the ledger keeps why events were given up)"))
     with opened(ctx) as ledger:
-        result = guard(lambda: ledger.repair(name, reason=reason, accept_loss=True))
+        result = guard(
+            lambda: ledger.repair(
+                name, reason=reason, accept_loss=True, expect=expect, strict=strict
+            )
+        )
     if json_:
         emit_json(result.document())
         raise typer.Exit(0)

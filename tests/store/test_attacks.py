@@ -148,6 +148,26 @@ def test_repair_accepts_the_loss_once_with_a_note_that_the_audit_reports_for_goo
     assert found[0]["message"].startswith(lost)
 
 
+def test_repair_takes_expect_and_strict_as_every_recording_command_does(long: Backend) -> None:
+    """Two GMs repairing at once: the second, whose `--expect` is stale, appends nothing."""
+    cut_after(long, 600)
+    args = ("repair", "long", "--accept-loss", "--reason", "a bad restore", "--strict")
+    assert cli(long, *args, "--expect", "599") == (
+        3,
+        "",
+        "Error: encounter 'long' is at seq 600, not 599: another writer appended first; "
+        "re-read and try again\n",
+    )
+    assert rows(long)[-1][0] == 600
+    assert cli(long, *args, "--expect", "600")[0] == 0  # loss-accepted is a warning
+    assert cli(long, *args, "--expect", "601")[::2] == (
+        2,
+        "Error: encounter 'long' holds the head the ledger acknowledged last: nothing was lost, "
+        "so there is nothing to repair\n",
+    )
+    assert rows(long)[-1][0] == 601
+
+
 def test_repair_refuses_what_it_cannot_repair(long: Backend) -> None:
     assert cli(long, "repair", "long", "--accept-loss", "--reason", "why not") == (
         2,
