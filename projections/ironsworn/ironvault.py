@@ -26,6 +26,11 @@ DEBILITIES: Final = frozenset(get_args(vocab.Debility))
 OUTCOMES: Final = frozenset({"strong_hit", "weak_hit", "miss"})
 _LINK: Final = re.compile(r"\[(?P<label>[^\]]*)\]\((?P<target>[^)]*)\)")
 _WIKI: Final = re.compile(r"\[\[(?P<path>[^|\]]+)(?:\|(?P<label>[^\]]*))?\]\]")
+#: A link target that is a Datasworn id: `datasworn:move:classic/suffer/endure_harm`,
+#: `move:starforged/...`, `move:EndureHarm` (a kind, then a path), or a Datasworn 1 path
+#: (`starforged/moves/suffer/endure_harm`). A web address, a note (`Moves/Face Danger.md`,
+#: `./foo`) or a word (`link`) is not one: Iron Vault names such a move by its label.
+_ID: Final = re.compile(r"[A-Za-z_][\w.]*:(?!//)\S.*|[A-Za-z_][\w-]*(?:/[\w.-]+)+")
 
 
 def slug(text: str) -> str:
@@ -46,13 +51,15 @@ def label(text: str) -> str:
 
 
 def move_key(node: Node) -> str:
-    """A move's key: its Datasworn id's last part (`classic/suffer/endure_harm`), else its name."""
+    """A move's key: its Datasworn id's last part (`classic/suffer/endure_harm`), from its `id`
+    or its name's link to one, else its name."""
     ident = node.props.get("id")
     name = node.arg("name", 0)
     if ident is None and isinstance(name, str):
         link = _LINK.fullmatch(name.strip())
-        if link is not None:
-            ident = link["target"]
+        target = link["target"].strip() if link is not None else ""
+        if _ID.fullmatch(target) and not target.lower().endswith(".md"):
+            ident = target
     if isinstance(ident, str) and ident.strip():
         return slug(re.split(r"[/:\\]", ident.strip())[-1]) or "move"
     return slug(label(name)) if isinstance(name, str) and slug(label(name)) else "move"
