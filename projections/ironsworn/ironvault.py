@@ -147,10 +147,24 @@ def _join(who: str, first: Planned, seen: Mapping[str, int], sheet: Sheet | None
             stats["debilities"] = marked
         source = {"file": sheet.file, "line": 1}
     else:
-        stats = {k: v for k, v in seen.items() if k in (*STATS, *METERS)}
+        # A first value no sheet holds (spirit -2) starts the character at the nearest one
+        # it holds: the journal's word stays a claim, which the audit reports.
+        stats = {k: _held(k, v) for k, v in seen.items() if k in (*STATS, *METERS)}
         source = dict(first.fields["source"])
     fields = {"type": "combatant.joined", "name": who, "side": "player", "stats": stats}
     return Planned({**fields, "source": source}, first.node)
+
+
+def _held(key: str, value: int) -> int:
+    """`value` as the sheet can hold it for `key` (a stat, a meter or momentum)."""
+    low, high = (
+        vocab.MOMENTUM_RANGE
+        if key == "momentum"
+        else vocab.METER_RANGE
+        if key in METERS
+        else vocab.STAT_RANGE
+    )
+    return max(low, min(high, value))
 
 
 class Planner:

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from ledger import Ledger, events
+from ledger.errors import BadInput
 
 #: The plugin's repository and the Python parser's, as the sources of the snippets below.
 PLUGIN = "iron-vault-plugin/iron-vault"
@@ -120,3 +121,43 @@ def test_a_move_linked_to_its_datasworn_id_is_known_by_the_id(
     block = f'move "{name}" {{\n    roll "iron" action=2 adds=0 stat=3 vs1=10 vs2=10\n}}'
     _, told = imported(db, tmp_path, fenced(block))
     assert told == [f"roll {key} +iron 2 vs 10,10 adds 0: miss"]
+
+
+# A journal's first value that no sheet can hold: the character starts in range, the claim is
+# the journal's, and the audit says so (as for any later value out of range).
+
+
+@pytest.mark.parametrize(
+    ("note", "claim", "start"),
+    [
+        # PLUGIN packages/obsidian/src/inline/syntax.test.ts: `iv-meter:Spirit|-2|-3`
+        ("Spirit falls. `iv-meter:Spirit|-2|-3`\n", "spirit=-2", ("spirit", 0)),
+        (fenced('meter "Spirit" from=-2 to=-3'), "spirit=-2", ("spirit", 0)),
+        (fenced('meter "health" from=9 to=8'), "health=9", ("health", 4)),
+        (fenced('meter "Momentum" from=12 to=11'), "momentum=12", ("momentum", 9)),
+    ],
+)
+def test_a_first_value_out_of_the_sheet_s_range_starts_in_range_and_is_reported(
+    db: Path, tmp_path: Path, note: str, claim: str, start: tuple[str, int]
+) -> None:
+    told, kira, found = audited(db, tmp_path, note)
+    meter, value = start
+    assert told[0] == f"claim {claim}"
+    assert kira[meter] == value
+    said = claim.split("=")[1]
+    assert any(f"{meter} is {said} here" in f for f in found if f.startswith("journal-disagrees"))
+
+
+def test_a_roll_s_stat_out_of_range_as_a_first_value_is_not_bad_input(
+    db: Path, tmp_path: Path
+) -> None:
+    block = 'move "Face Danger" {\n    roll "iron" action=4 adds=0 stat=9 vs1=3 vs2=5\n}'
+    told, _, _ = audited(db, tmp_path, fenced(block))
+    assert told == ["roll face_danger +iron 4 vs 3,5 adds 0: strong_hit"]
+
+
+def test_a_sheet_s_value_out_of_range_is_still_bad_input(db: Path, tmp_path: Path) -> None:
+    sheet = tmp_path / "Kira.md"
+    sheet.write_text("---\nname: Kira\nspirit: 7\n---\n", encoding="utf-8")
+    with pytest.raises(BadInput, match="spirit"):
+        imported(db, tmp_path, fenced('meter "spirit" from=5 to=4'), sheet=[sheet])
