@@ -346,6 +346,7 @@ class Planner:
             # A move made with "Skip roll" and nothing recorded under it yet.
             self.keep(node)
             return
+        start = len(self.plan)
         for child in node.children:
             if child.ordinal in move.consumed:
                 continue
@@ -353,6 +354,15 @@ class Planner:
                 self._step(block, child, self._who(block, who), move, node.children)
             else:
                 self.keep(child)
+        if move.roll is None:
+            # No roll carries the move (a progress move, a move with no roll): each note kept
+            # from it names it, so that nothing of the journal is dropped. (The note's id is its
+            # node's, whatever the text: a journal imported before imports again as stored.)
+            mine = {child.ordinal for child in node.children}
+            for planned in self.plan[start:]:
+                if planned.fields["type"] == "note" and planned.node.ordinal in mine:
+                    text = f"{node.text} {{ {planned.fields['text']} }}"
+                    planned.fields["text"] = text if len(text) <= 2000 else text[:1997] + "..."
 
     def _step(
         self, block: Block, node: Node, who: str, move: _Move, siblings: Sequence[Node] = ()

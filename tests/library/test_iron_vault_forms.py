@@ -491,3 +491,41 @@ def test_each_form_iron_vault_writes_is_read_as_what_it_means(
     result, events_ = imported(db, tmp_path, note)
     assert events_ == told
     assert dict(result.kept) == kept
+
+
+def test_a_note_kept_from_a_move_that_rolled_nothing_names_its_move(
+    db: Path, tmp_path: Path
+) -> None:
+    """A move that makes no roll the ledger scores (a progress move, a move with no roll, an
+    action roll with no stat name) is in no event of its own: each note kept from it carries
+    the move, so that the move's name is not dropped. A move that rolled is in its roll."""
+    # PLUGIN test-vault/Campaign 1/Journals/Chapter 01.md and 02.md
+    block = """move "Finish an Expedition" {
+    progress-roll "Deep into the Vault" score=2 vs1=1 vs2=3
+}
+move "Begin a Session" {
+  - "+1 momentum"
+}
+move "Face Danger" {
+    roll "iron" action=6 adds=0 stat=3 vs1=4 vs2=10
+    - "ouch"
+}"""
+    folder = tmp_path / "Journals"
+    folder.mkdir()
+    (folder / "Session 1.md").write_text(fenced(block), encoding="utf-8")
+    with Ledger(db) as ledger:
+        ledger.import_iron_vault([folder], into="saga", character="Kira")
+        notes = [
+            (events.origin(r.event), events.body_of(r.event)["text"])
+            for r in ledger.records("saga")
+            if r.type == "note"
+        ]
+    assert notes == [
+        (
+            "Session 1.md:5",
+            'move "Finish an Expedition" { progress-roll "Deep into the Vault" score=2 vs1=1 '
+            "vs2=3 }",
+        ),
+        ("Session 1.md:8", 'move "Begin a Session" { - "+1 momentum" }'),
+        ("Session 1.md:12", '- "ouch"'),
+    ]
