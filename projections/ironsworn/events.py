@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Final, Literal
 
 from pydantic import Field
 
@@ -31,8 +31,12 @@ Debility = Literal[
 ]
 #: The strong-hit choices of Endure Harm.
 Strong = Literal["shake_it_off", "embrace_the_pain"]
-StatValue = Annotated[int, Field(ge=0, le=5)]
-MeterValue = Annotated[int, Field(ge=0, le=5)]
+#: The values a character's sheet holds: (lowest, highest) of a stat, a meter and momentum.
+STAT_RANGE: Final = (0, 5)
+METER_RANGE: Final = (0, 5)
+MOMENTUM_RANGE: Final = (-6, 10)
+StatValue = Annotated[int, Field(ge=STAT_RANGE[0], le=STAT_RANGE[1])]
+MeterValue = Annotated[int, Field(ge=METER_RANGE[0], le=METER_RANGE[1])]
 
 
 class CharacterStats(Model, frozen=True):
@@ -46,7 +50,7 @@ class CharacterStats(Model, frozen=True):
     health: MeterValue = 5
     spirit: MeterValue = 5
     supply: MeterValue = 5
-    momentum: Annotated[int, Field(ge=-6, le=10)] = 2
+    momentum: Annotated[int, Field(ge=MOMENTUM_RANGE[0], le=MOMENTUM_RANGE[1])] = 2
     debilities: tuple[Debility, ...] = ()
 
 

@@ -26,6 +26,11 @@ DEBILITIES: Final = frozenset(get_args(vocab.Debility))
 OUTCOMES: Final = frozenset({"strong_hit", "weak_hit", "miss"})
 _LINK: Final = re.compile(r"\[(?P<label>[^\]]*)\]\((?P<target>[^)]*)\)")
 _WIKI: Final = re.compile(r"\[\[(?P<path>[^|\]]+)(?:\|(?P<label>[^\]]*))?\]\]")
+#: A link target that is a Datasworn id: `datasworn:move:classic/suffer/endure_harm`,
+#: `move:starforged/...`, `move:EndureHarm` (a kind, then a path), or a Datasworn 1 path
+#: (`starforged/moves/suffer/endure_harm`). A web address, a note (`Moves/Face Danger.md`,
+#: `./foo`) or a word (`link`) is not one: Iron Vault names such a move by its label.
+_ID: Final = re.compile(r"[A-Za-z_][\w.]*:(?!//)\S.*|[A-Za-z_][\w-]*(?:/[\w.-]+)+")
 
 
 def slug(text: str) -> str:
@@ -46,13 +51,15 @@ def label(text: str) -> str:
 
 
 def move_key(node: Node) -> str:
-    """A move's key: its Datasworn id's last part (`classic/suffer/endure_harm`), else its name."""
+    """A move's key: its Datasworn id's last part (`classic/suffer/endure_harm`), from its `id`
+    or its name's link to one, else its name."""
     ident = node.props.get("id")
     name = node.arg("name", 0)
     if ident is None and isinstance(name, str):
         link = _LINK.fullmatch(name.strip())
-        if link is not None:
-            ident = link["target"]
+        target = link["target"].strip() if link is not None else ""
+        if _ID.fullmatch(target) and not target.lower().endswith(".md"):
+            ident = target
     if isinstance(ident, str) and ident.strip():
         return slug(re.split(r"[/:\\]", ident.strip())[-1]) or "move"
     return slug(label(name)) if isinstance(name, str) and slug(label(name)) else "move"
@@ -140,10 +147,24 @@ def _join(who: str, first: Planned, seen: Mapping[str, int], sheet: Sheet | None
             stats["debilities"] = marked
         source = {"file": sheet.file, "line": 1}
     else:
-        stats = {k: v for k, v in seen.items() if k in (*STATS, *METERS)}
+        # A first value no sheet holds (spirit -2) starts the character at the nearest one
+        # it holds: the journal's word stays a claim, which the audit reports.
+        stats = {k: _held(k, v) for k, v in seen.items() if k in (*STATS, *METERS)}
         source = dict(first.fields["source"])
     fields = {"type": "combatant.joined", "name": who, "side": "player", "stats": stats}
     return Planned({**fields, "source": source}, first.node)
+
+
+def _held(key: str, value: int) -> int:
+    """`value` as the sheet can hold it for `key` (a stat, a meter or momentum)."""
+    low, high = (
+        vocab.MOMENTUM_RANGE
+        if key == "momentum"
+        else vocab.METER_RANGE
+        if key in METERS
+        else vocab.STAT_RANGE
+    )
+    return max(low, min(high, value))
 
 
 class Planner:
@@ -325,6 +346,7 @@ class Planner:
             # A move made with "Skip roll" and nothing recorded under it yet.
             self.keep(node)
             return
+        start = len(self.plan)
         for child in node.children:
             if child.ordinal in move.consumed:
                 continue
@@ -332,6 +354,15 @@ class Planner:
                 self._step(block, child, self._who(block, who), move, node.children)
             else:
                 self.keep(child)
+        if move.roll is None:
+            # No roll carries the move (a progress move, a move with no roll): each note kept
+            # from it names it, so that nothing of the journal is dropped. (The note's id is its
+            # node's, whatever the text: a journal imported before imports again as stored.)
+            mine = {child.ordinal for child in node.children}
+            for planned in self.plan[start:]:
+                if planned.fields["type"] == "note" and planned.node.ordinal in mine:
+                    text = f"{node.text} {{ {planned.fields['text']} }}"
+                    planned.fields["text"] = text if len(text) <= 2000 else text[:1997] + "..."
 
     def _step(
         self, block: Block, node: Node, who: str, move: _Move, siblings: Sequence[Node] = ()

@@ -16,6 +16,7 @@ from ledger import cli
 from tests import paths
 from tests.cli import fences
 from tests.cli.invoke import ok, run
+from tests.library import test_iron_vault_forms as forms
 
 runner = CliRunner()
 JOURNALS = paths.FIXTURES / "iron-vault" / "Journals"
@@ -296,3 +297,51 @@ def test_a_journal_kept_inline_and_in_callouts_imports_through_the_command(
     )
     assert ok(db, *args).startswith("Imported 0 events into 'saga' from 1 note (7 already stored)")
     assert ok(db, "audit", "saga").splitlines()[-1] == "0 errors, 0 warnings, 2 notes."
+
+
+def test_every_form_iron_vault_writes_imports_and_reads_back_through_the_commands(
+    db: Path, tmp_path: Path
+) -> None:
+    """The Iron Vault projects' forms (tests/library/test_iron_vault_forms.py), one note each,
+    import through the command; `tracks`, `audit`, `log` and `replay` read them back, each
+    event with its note and line, and a second import appends nothing."""
+    folder = tmp_path / "Journals"
+    folder.mkdir()
+    for number, (_, _, note, _, _) in enumerate(forms.FORMS, start=1):
+        (folder / f"Session {number}.md").write_bytes(note.encode("utf-8"))
+    args = ["import", "--from", "iron-vault", str(folder), "--into", "forms"]
+    first = ok(db, *args, "--character", "Kira")
+    assert f"into 'forms' from {len(forms.FORMS)} notes (0 already stored)" in first
+    again = ok(db, *args, "--character", "Kira")
+    assert again.startswith("Imported 0 events")
+    assert "Kira\tactive\t" in ok(db, "tracks", "forms")
+    code, out, err = run(db, "audit", "forms")
+    assert code in (0, 1) and not err and "Traceback" not in out
+    log = ok(db, "log", "forms")
+    assert f"Session {len(forms.FORMS)}.md:" in log
+    assert "(Session 1.md:" in ok(db, "replay", "forms")
+
+
+@pytest.mark.parametrize(
+    ("block", "message"),
+    [
+        # sgreg/iron-vault-mdparser tests/test_mechanics_blockproc.py: bare words are no KDL 1
+        ("unknown content", "the mechanics block is not valid KDL"),
+        # ... tests/test_node_parsers.py: an impact neither marked nor unmarked
+        ('impact "Wounded" "unknown"', "is marked (true) or unmarked (false)"),
+        # ... tests/test_node_parsers.py: a reroll to no number, a meter without its to=
+        ('move "Face Danger" {\n  roll "wits" 2 2 0 7 7\n  reroll action="text"\n}', "reroll"),
+        ('meter "Momentum" from=5', "needs from= and to="),
+    ],
+)
+def test_a_form_iron_vault_s_parsers_refuse_is_one_line_and_exit_2(
+    db: Path, tmp_path: Path, block: str, message: str
+) -> None:
+    note = tmp_path / "Session 1.md"
+    note.write_text(f"```iron-vault-mechanics\n{block}\n```\n", encoding="utf-8")
+    code, out, err = run(
+        db, "import", "--from", "iron-vault", str(note), "--into", "s", "--character", "Kira"
+    )
+    assert (code, out) == (2, "")
+    assert message in err and err.startswith("Error: Session 1.md:") and err.count("\n") == 1
+    assert run(db, "log", "s")[0] != 0  # nothing was appended: no encounter

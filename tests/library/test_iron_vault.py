@@ -425,7 +425,11 @@ def test_a_roll_with_no_stat_name_outside_endure_harm_is_kept_as_a_counted_note(
         result = ledger.import_iron_vault([note_of(tmp_path, block)], into="saga", character="Kira")
         texts = [events.body_of(r.event)["text"] for r in ledger.records("saga")[1:]]
     assert dict(result.kept) == {"roll": 1, "-": 1}
-    assert texts == ["roll action=6 stat=3 adds=0 vs1=8 vs2=9", '- "ouch"']
+    # No roll carries the move: each note kept from it names it.
+    assert texts == [
+        'move "Face Danger" { roll action=6 stat=3 adds=0 vs1=8 vs2=9 }',
+        'move "Face Danger" { - "ouch" }',
+    ]
 
 
 def test_harm_that_takes_health_to_0_and_spills_into_momentum_is_one_harm(
