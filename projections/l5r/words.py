@@ -83,11 +83,13 @@ def dealt(before: L5rState, event: vocab.DamageDealt, after: L5rState) -> str:
     if resistance:
         cuts.append(f"resistance {resistance}")
     if res.final == 0:
+        # No damage: no defense and no critical strike, even one asked for (NOTES 4.2).
+        unasked = "; no critical strike, though one was chosen" if event.voluntary_critical else ""
         if not cuts:
-            return f"{head}: reduced to 0: the blow glances off"
+            return f"{head}: reduced to 0: the blow glances off{unasked}"
         lead = f"{steps[0]}, then " if steps else ""
         verb = "reduces" if len(cuts) == 1 else "reduce"
-        return f"{head}: {lead}{' and '.join(cuts)} {verb} it to 0: the blow glances off"
+        return f"{head}: {lead}{' and '.join(cuts)} {verb} it to 0: the blow glances off{unasked}"
     if cuts:
         steps.append(f"{' and '.join(cuts)} leave{'s' * (len(cuts) == 1)} {res.final}")
     text = f"{head}: {', '.join(steps)}" if steps else head
@@ -125,7 +127,9 @@ def settled(before: L5rState, seq: int, event: vocab.CriticalResolved) -> str:
     )
     crit: Critical | None = resolved_by(target, event)
     if crit is None:
-        return f"{event.target} suffers a direct critical strike at severity {event.severity}"
+        return (
+            f"{event.target} suffers a direct critical strike at severity {event.severity}{fitness}"
+        )
     return (
         f"the critical strike on {event.target} from the damage at seq {crit.seq} (deadliness "
         f"{crit.severity}) resolves at severity {event.severity}{fitness}"

@@ -151,6 +151,22 @@ def test_every_l5r_event_reads_in_words() -> None:
     ]
 
 
+def test_l5r_words_keep_what_was_asked_of_a_blow_that_came_to_nothing() -> None:
+    """A critical strike chosen on damage that comes to 0 does not happen (no damage, no
+    defense, no critical strike), and a direct one keeps its Fitness successes."""
+    words = told(
+        "l5r",
+        KAEDE,
+        {"type": "damage.dealt", "target": "Kaede", "amount": 1, "voluntary_critical": True},
+        {"type": "critical.resolved", "target": "Kaede", "severity": 2, "fitness_successes": 2},
+    )
+    assert words[2:] == [
+        "Kaede takes 1 physical damage: resistance 1 reduces it to 0: the blow glances off; no "
+        "critical strike, though one was chosen",
+        "Kaede suffers a direct critical strike at severity 2 after 2 Fitness successes",
+    ]
+
+
 def test_every_ironsworn_event_reads_in_words() -> None:
     words = told(
         "ironsworn",
