@@ -29,7 +29,7 @@ SYSTEM_PAGES: Final = DOCS / "systems"
 #: What `--help` is drawn for: a fixed width and no colour, so the text is the same everywhere.
 HELP_ENV: Final = {"COLUMNS": "100", "NO_COLOR": "1"}
 #: The fields every event may carry (game time and who recorded it): not listed per event.
-_COMMON_FIELDS: Final = frozenset({"type", "round", "scene", "by", "source"})
+_COMMON_FIELDS: Final = frozenset({"type", "round", "scene", "by", "source", "entered_by"})
 _PART: Final = re.compile(
     r"(<!-- generated: (?P<part>[a-z]+) -->\n)(?P<body>.*?)(<!-- end generated -->)", re.S
 )

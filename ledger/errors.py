@@ -26,6 +26,7 @@ CODES: Final[dict[str, str]] = {
     "unknown-encounter": "no encounter of that name in the ledger file",
     "unknown-combatant": "no combatant of that name in the encounter",
     "unknown-seq": "no event at that seq in the encounter",
+    "unknown-user": "a GM's act in the name of a user who is no GM or player of the encounter",
     "erased": "the encounter was erased (`encounter erase`): only its chain is left to verify",
     "unknown-track": "the combatant has no track of that name",
     "unknown-round": "no effective event of the encounter is in that game round",

@@ -314,15 +314,19 @@ class Reader:
         return found
 
     def acts(self, encounter: str) -> list[dict[str, object]] | None:
-        """Who recorded each act, `{"seq", "by", "type"}` in seq order, retractions and the
-        acts they undid included, for an encounter with roles (None: it has none, so nobody
-        is held to a name)."""
+        """Who recorded each act, `{"seq", "by", "type"}` (with `entered_by`: the GM who entered
+        it in `by`'s name) in seq order, retractions and the acts they undid included, for an
+        encounter with roles (None: it has none, so nobody is held to a name)."""
         found: list[dict[str, object]] = []
         roles = False
         for record in self.iter_records(encounter):
             event = record.event
             roles = roles or getattr(event, "policy", None) is not None
-            found.append({"seq": record.seq, "by": event.by, "type": record.type})
+            act: dict[str, object] = {"seq": record.seq, "by": event.by}
+            if event.entered_by is not None:
+                act["entered_by"] = event.entered_by
+            act["type"] = record.type
+            found.append(act)
         return found if roles else None
 
     def export(self, encounter: str) -> Iterator[str]:

@@ -22,7 +22,7 @@ from ledger.reference_texts import ENVELOPE, FIELDS
 from projections import stats as stat_kinds
 
 SCHEMA_DIALECT: Final = "https://json-schema.org/draft/2020-12/schema"
-_COMMON: Final = ("round", "scene", "by", "source")
+_COMMON: Final = ("round", "scene", "by", "source", "entered_by")
 
 
 def _models(system: str | None) -> dict[type[events.EventBase], systems.System | None]:

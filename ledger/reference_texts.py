@@ -29,6 +29,7 @@ FIELDS: Final[dict[str, str]] = {
     "round": "Game time: the combat round this happened in.",
     "scene": "Game time: the scene this happened in.",
     "by": "Who recorded it (a player, the GM, a bot).",
+    "entered_by": "The GM who entered it in the name of `by` (--as gm --by ana).",
     "source": "Where an imported event came from: a note and its line (an Iron Vault journal).",
     "Source.file": "The note's path, relative to the folder or file the import was given.",
     "Source.line": "The line of the note the event came from (1 is the first).",

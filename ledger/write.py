@@ -291,6 +291,13 @@ class Session:
         refused = acts.refusal(before, self.user if self.user is not None else event.by, event)
         if refused is not None:
             raise NotAllowed(refused)
+        if before.policy is not None and self.user is not None and event.by != self.user:
+            # A GM enters an act in another's name: the act names them both, so the audit
+            # judges the GM's right to it (and a name nobody at the table has is a typo).
+            stranger = acts.stranger(before, event.by)
+            if stranger is not None:
+                raise BadInput(stranger, code="unknown-user")
+            event = event.model_copy(update={"entered_by": self.user})
         return event
 
     def admit(

@@ -10,7 +10,7 @@ from functools import cache
 from typing import Any
 
 from ledger import events
-from ledger.errors import BadInput
+from ledger.errors import BadInput, did_you_mean
 from projections.policy import Policy, parse
 from projections.proposals import vocabulary
 from projections.ruleset import AnyRuleset
@@ -96,6 +96,10 @@ def refusal(state: State, user: str | None, event: events.EventBase) -> str | No
             "every act names who records it (policy: gms); give --as USER or ENCOUNTER_USER "
             "(the library: Ledger(..., user=USER))"
         )
+    entered = event.entered_by
+    if entered is not None and entered != user:
+        # An act entered in `user`'s name by someone else: theirs is the right it needs.
+        return refusal(state, entered, event.model_copy(update={"by": user, "entered_by": None}))
     if policy.is_gm(user):
         return None
     by = event.by
@@ -131,6 +135,24 @@ def refusal(state: State, user: str | None, event: events.EventBase) -> str | No
     return (
         f"{user!r} may not record {kind}{_on(event)}: a player records {_allowed(policy)} "
         "(policy: players_own, players_any); propose it instead: encounter propose"
+    )
+
+
+def users(state: State) -> list[str]:
+    """Everyone the encounter's policy names: its GMs, then the players, in order."""
+    found = list(state.policy.gms) if state.policy is not None else []
+    return found + [who for who in state.players.values() if who not in found]
+
+
+def stranger(state: State, user: str | None) -> str | None:
+    """Why `user` is nobody an act at this table can be in the name of (None: a GM or a
+    player of the encounter)."""
+    known = users(state)
+    if user is None or user in known:
+        return None
+    return (
+        f"{user!r} is nobody of encounter {state.encounter!r}: no GM and no player of a "
+        f"combatant{did_you_mean(user, known)} (users: {_listed(known)})"
     )
 
 

@@ -79,7 +79,9 @@ def proposal_text(ruleset: AnyRuleset, before: State, seq: int, body: Mapping[st
     except BadInput:
         kind = body.get("type", "event")
         fields = ", ".join(
-            f"{plain(str(k))} {value(v)}" for k, v in body.items() if k not in ("type", "by")
+            f"{plain(str(k))} {value(v)}"
+            for k, v in body.items()
+            if k not in ("type", "by", "entered_by")
         )
         return plain(str(kind)) + (f" ({fields})" if fields else "")
     return explain(ruleset, before, seq, fact, would)
@@ -215,7 +217,7 @@ def fallback(before: State | None, event: events.EventBase, after: State) -> str
     fields = ", ".join(
         f"{plain(k)} {value(v)}"
         for k, v in body.items()
-        if k not in ("round", "scene", "by", "source")
+        if k not in ("round", "scene", "by", "source", "entered_by")
     )
     return with_changes(
         plain(events.type_of(event)) + (f" ({fields})" if fields else ""), before, after

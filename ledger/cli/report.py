@@ -151,10 +151,17 @@ def audit(ctx: typer.Context, name: Source, html_: Html = None, json_: Json = Fa
         typer.echo(f"{encounter}: no findings.")
     if acts is not None:
         typer.echo("Who did what:")
-        rows = [[str(a["seq"]), str(a["by"] or "nobody named"), str(a["type"])] for a in acts]
+        rows = [[str(a["seq"]), who_did(a), str(a["type"])] for a in acts]
         render.show((["seq", "by", "act"], rows))
     if errors:
         raise typer.Exit(1)
+
+
+def who_did(act: dict[str, object]) -> str:
+    """`ben (entered by gm)`: who an act names, and the GM who entered it for them."""
+    who = str(act["by"] or "nobody named")
+    entered = act.get("entered_by")
+    return f"{who} (entered by {entered})" if entered is not None else who
 
 
 @commands.command()

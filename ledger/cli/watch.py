@@ -37,8 +37,10 @@ TICK = 0.1
 QUIT = frozenset({b"q", b"Q", b"\x1b"})
 
 
-def screen(book: api.Ledger, encounter: str, last: int) -> RenderableType:
-    """What the view shows now: the tracks, the open proposals, the last events in words."""
+def screen(book: api.Ledger, encounter: str, last: int, console: Console) -> RenderableType:
+    """What the view shows now: the tracks, the open proposals and the last events in words,
+    as many of the newest of them as the console's height leaves room for (the screen crops
+    what does not fit at the bottom, where the newest event is)."""
     state = book.tracks(encounter)
     read = systems.readings(state.system)
     parts: list[RenderableType] = [
@@ -55,9 +57,28 @@ def screen(book: api.Ledger, encounter: str, last: int) -> RenderableType:
     parts.append(Text("Open proposals", style="bold"))
     lines = render.proposal_lines(state)
     parts += [Text(line) for line in lines] or [Text("  none", style="dim")]
-    parts.append(Text(f"Last {last} events", style="bold"))
-    parts += [Text(line) for line in recent(book, encounter, state, last)]
-    return Group(*parts)
+    every = [Text(line) for line in recent(book, encounter, state, last)]
+    told = newest_fitting(console, every, height(console, parts) + 1)
+    # The heading says how many the height cut the list to, when it had to.
+    parts.append(Text(f"Last {last if told == every else len(told)} events", style="bold"))
+    return Group(*parts, *told)
+
+
+def height(console: Console, parts: list[RenderableType]) -> int:
+    """How many lines `parts` take on the console, at its width."""
+    return len(console.render_lines(Group(*parts), console.options.update(height=None)))
+
+
+def newest_fitting(console: Console, told: list[Text], used: int) -> list[Text]:
+    """The newest of the events `told` that fit in the console's height below `used` lines."""
+    room = console.size.height - used
+    kept: list[Text] = []
+    for line in reversed(told):
+        room -= height(console, [line])
+        if room < 0:
+            break
+        kept.insert(0, line)
+    return kept
 
 
 def recent(book: api.Ledger, encounter: str, state: core.State, last: int) -> list[str]:
@@ -93,7 +114,7 @@ def run(
             with (
                 _keys() as keys,
                 Live(
-                    screen(book, encounter, last),
+                    screen(book, encounter, last, console),
                     console=console,
                     screen=True,
                     auto_refresh=False,
@@ -105,7 +126,7 @@ def run(
                     if key in QUIT or quitting.is_set():
                         break
                     if _drained(woken):
-                        live.update(screen(book, encounter, last), refresh=True)
+                        live.update(screen(book, encounter, last, console), refresh=True)
         except KeyboardInterrupt:
             pass
         finally:

@@ -177,13 +177,16 @@ def own_source_in_place(
 
 
 class EventBase(BaseModel, frozen=True, extra="forbid", strict=True, defer_build=True):
-    """Fields every event may carry: game time (`scene`, `round`), who recorded it (`by`) and
-    where it was imported from (`source`)."""
+    """Fields every event may carry: game time (`scene`, `round`), who recorded it (`by`, and
+    `entered_by` when a GM entered it in their name) and where it was imported from (`source`)."""
 
     scene: Annotated[int, Field(ge=0)] | Name | None = None
     round: Annotated[int, Field(ge=0, le=MAX_AMOUNT)] | None = None
     by: Name | None = None
     source: Source | None = None
+    #: The user who entered the event in the name of `by` (a GM at the table, `--as gm --by
+    #: ana`): the policy judges their right to, not `by`'s. None: `by` entered it.
+    entered_by: Name | None = None
 
     if not TYPE_CHECKING:  # mypy keeps the pydantic plugin's typed signature of each event
 

@@ -50,6 +50,7 @@ def test_events_lists_a_type_with_its_verb_and_each_field_s_kind_and_meaning() -
         "  by (text): Who recorded it (a player, the GM, a bot).\n"
         "  source (object {file, line}): Where an imported event came from: a note and its "
         "line (an Iron Vault journal).\n"
+        "  entered_by (text): The GM who entered it in the name of `by` (--as gm --by ana).\n"
     )
 
 
@@ -308,8 +309,8 @@ def test_amend_names_the_event_s_fields_and_the_nearest_for_an_unknown_one(ford:
     assert code == 2
     assert err == (
         "Error: the corrected seq 5 (roll.made) has unknown field 'stt' (did you mean 'stat'?) "
-        "(valid: scene, round, by, source, actor, move, stat, action_die, challenge, adds, stake, "
-        "outcome, using, die)\n"
+        "(valid: scene, round, by, source, entered_by, actor, move, stat, action_die, challenge, "
+        "adds, stake, outcome, using, die)\n"
     )
 
 

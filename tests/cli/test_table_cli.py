@@ -191,3 +191,26 @@ def test_serve_on_a_host_that_does_not_resolve_is_one_error_line(duel: Path) -> 
 def test_watch_refuses_when_not_on_a_terminal(duel: Path) -> None:
     code, _, err = run(duel, "watch", "duel")
     assert code == 2 and "watch draws on a terminal" in err
+
+
+def test_a_gm_recording_for_a_player_passes_the_audit_and_says_who_entered_it(
+    duel: Path,
+) -> None:
+    code, out, err = run(duel, "note", "duel", "Ana holds the rope", "--as", "gm", "--by", "ana")
+    assert (code, err) == (0, "")
+    assert "policy-allows-act" not in out
+    code, out, _ = run(duel, "audit", "duel")
+    assert code == 0
+    assert "5\tana (entered by gm)\tnote" in out
+    acts = json.loads(run(duel, "audit", "duel", "--json")[1])["acts"]
+    assert acts[-1] == {"seq": 5, "by": "ana", "entered_by": "gm", "type": "note"}
+
+
+def test_a_gm_recording_for_a_mistyped_user_is_one_line_exit_2(duel: Path) -> None:
+    code, out, err = run(duel, "note", "duel", "hi", "--as", "gm", "--by", "anna")
+    assert (code, out) == (2, "")
+    assert err == (
+        "Error: 'anna' is nobody of encounter 'duel': no GM and no player of a combatant "
+        "(did you mean 'ana'?) (users: gm, ana, ben)\n"
+    )
+    assert head(duel) == 4

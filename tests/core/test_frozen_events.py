@@ -155,8 +155,8 @@ def test_a_read_only_event_copies_pickles_and_dumps_as_the_event_it_is() -> None
     assert type(dumped["values"]) is dict and type(dumped["values"]["harm"]) is list
     dumped["values"]["harm"].append(3)  # a dump is the caller's own
     assert event.model_dump_json() == (
-        '{"scene":null,"round":null,"by":null,"source":null,"type":"tracks.noted","target":"Ash",'
-        '"values":{"harm":[1,2],"record":{"a":[]}}}'
+        '{"scene":null,"round":null,"by":null,"source":null,"entered_by":null,"type":"tracks.noted",'
+        '"target":"Ash","values":{"harm":[1,2],"record":{"a":[]}}}'
     )
 
 

@@ -3,6 +3,7 @@ attributed; a refused act appends nothing."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -225,3 +226,42 @@ def test_a_named_user_imports_into_an_encounter_with_roles_only_as_its_gm(duel: 
     with Ledger(duel, user="gm") as gm:
         done = gm.import_lines([*lines, note], into="duel", unchained=True)
     assert done.already_stored == 4 and done.appended >= 1
+
+
+def test_a_gm_recording_in_a_players_name_is_no_policy_finding(duel: Path) -> None:
+    # The GM locks Brin's stakes for ben at the table: a GM may record anything, in anyone's
+    # name, so the act is the GM's to answer for, not a player's overstepping.
+    with Ledger(duel, user="gm") as gm:
+        done = gm.record(
+            "duel", {"type": "stakes.locked", "stake": "axe", "actor": "Brin", "by": "ben"}
+        )
+        findings = gm.audit("duel")
+        acts = gm.acts("duel")
+    event = done.records[0].event
+    assert (event.by, event.entered_by) == ("ben", "gm")
+    assert not [f for f in done.findings if f.rule == "policy-allows-act"]
+    assert not [f for f in findings if f.rule == "policy-allows-act"]
+    assert acts is not None
+    assert acts[-1] == {"seq": 5, "by": "ben", "entered_by": "gm", "type": "stakes.locked"}
+
+
+def test_an_act_entered_in_anothers_name_by_no_gm_is_still_a_finding(duel: Path) -> None:
+    # A line written around the ledger claims a player entered it for another: the audit
+    # judges the one who entered it.
+    forged = {"type": "note", "text": "ben did it", "by": "ben", "entered_by": "ana"}
+    with Ledger(duel) as book:
+        book.import_lines([json.dumps(forged)], into="duel")
+        findings = [f for f in book.audit("duel") if f.rule == "policy-allows-act"]
+    assert [f.seq for f in findings] == [(5,)]
+    assert "'ana' may not record note in the name of 'ben'" in findings[0].message
+
+
+def test_a_gm_recording_in_the_name_of_nobody_at_the_table_is_bad_input(duel: Path) -> None:
+    with (
+        Ledger(duel, user="gm") as gm,
+        pytest.raises(BadInput, match="'anna' is nobody of encounter 'duel'") as told,
+    ):
+        gm.record("duel", {"type": "note", "text": "I hold the rope", "by": "anna"})
+    assert "(did you mean 'ana'?)" in str(told.value)
+    assert "(users: gm, ana, ben)" in str(told.value)
+    assert head(duel) == 4
