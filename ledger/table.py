@@ -21,6 +21,9 @@ from projections import core
 class Table(ABC):
     """The live table's acts, on a ledger that records events and reads tracks."""
 
+    #: Who writes through this ledger (`--as`, `Ledger(..., user=...)`); None: nobody named.
+    user: str | None
+
     @abstractmethod
     def record(
         self,
@@ -116,7 +119,8 @@ class Table(ABC):
                 f"encounter {encounter!r} has no roles (it was opened by nobody named): anyone "
                 "records anything; open one with --as USER to have GMs and players"
             )
-        if user in policy.gms:
+        if user in policy.gms and policy.is_gm(self.user):
+            # Only a GM is told so: anyone else is refused by the policy (`set_policy`).
             raise BadInput(f"{user!r} is a GM of {encounter!r} already")
         table = {**policy.table(), "gms": [*policy.gms, user]}
         return self.set_policy(encounter, table, reason=reason, expect=expect, strict=strict)

@@ -148,6 +148,20 @@ def test_gm_add_and_policy_show_who_may_record_what(duel: Path) -> None:
     assert "Ash is played by ana" in run(duel, "policy", "duel")[1]
 
 
+def test_gm_add_by_a_player_is_refused_by_the_policy_even_for_a_gm_already(duel: Path) -> None:
+    """A player is told they may not make GMs, not whether someone is one already."""
+    for who in ("gm", "ben"):
+        code, out, err = run(duel, "gm", "add", "duel", who, "--as", "ana")
+        assert (code, out) == (2, "")
+        assert err == (
+            "Error: 'ana' may not record policy.changed: only a GM rules on proposals and sets "
+            "the policy (policy: gms gm)\n"
+        )
+    assert run(duel, "gm", "add", "duel", "gm", "--as", "gm")[2] == (
+        "Error: 'gm' is a GM of 'duel' already\n"
+    )
+
+
 def test_rich_is_imported_only_by_the_terminal_and_the_watch_view() -> None:
     importing = set()
     for path in sorted((paths.ROOT / "ledger").rglob("*.py")):
