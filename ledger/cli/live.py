@@ -23,7 +23,13 @@ commands = typer.Typer()
 
 Poll = Annotated[
     float,
-    typer.Option("--poll", help="How often to look for new events, in seconds.", min=0.05, max=5),
+    typer.Option(
+        "--poll",
+        help="How often to look for new events, in seconds.",
+        min=0.05,
+        max=5,
+        metavar="SECONDS",
+    ),
 ]
 
 

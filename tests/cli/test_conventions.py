@@ -69,6 +69,8 @@ def test_every_command_has_help_with_examples_and_no_type_placeholders(command: 
     # Its own examples: `gm add` once showed those of the top-level `add`.
     assert "Examples:" in out and f"encounter {command} " in out.split("Examples:")[1]
     assert not re.search(r"<(bool|str|int|list\[\w+\]|path)>", out), out
+    # A number with a range is not called text (`--poll TEXT [0.05<=x<=5]` once).
+    assert not re.search(r"TEXT +\[[-\d.]+<=x", out), out
 
 
 def test_the_main_help_names_the_global_options_and_completion() -> None:
