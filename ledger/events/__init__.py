@@ -23,7 +23,16 @@ from pydantic_core import core_schema
 
 from ledger.errors import BadInput, BrokenChain, UnknownVersion, did_you_mean
 from ledger.events import versions
-from ledger.events.base import EventBase, Name, Side, Source, SystemKey, code_of, describe
+from ledger.events.base import (
+    TEXT_MAX,
+    EventBase,
+    Name,
+    Side,
+    Source,
+    SystemKey,
+    code_of,
+    describe,
+)
 from ledger.events.common import (
     CombatantJoined,
     CombatantLeft,
@@ -339,6 +348,7 @@ class Recorded:
 __all__ = [
     "ANNOTATION_KEYS",
     "ENVELOPE_KEYS",
+    "TEXT_MAX",
     "CombatantJoined",
     "CombatantLeft",
     "DiceCommitted",

@@ -55,8 +55,10 @@ def name_adapter() -> TypeAdapter[str]:
     return TypeAdapter(Name)
 
 
-#: Free text (reasons, notes): up to 2,000 characters.
-Text = Annotated[str, Field(max_length=2000)]
+#: The most characters of free text (reasons, notes).
+TEXT_MAX: Final = 2000
+#: Free text (reasons, notes): up to `TEXT_MAX` characters.
+Text = Annotated[str, Field(max_length=TEXT_MAX)]
 Amount = Annotated[int, Field(ge=0, le=MAX_AMOUNT)]
 Positive = Annotated[int, Field(ge=1, le=MAX_AMOUNT)]
 SignedAmount = Annotated[int, Field(ge=-MAX_AMOUNT, le=MAX_AMOUNT)]

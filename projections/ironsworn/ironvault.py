@@ -16,6 +16,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, get_args
 
+from ledger import events
 from ledger.errors import BadInput
 from projections.ironsworn import events as vocab
 from projections.journal import Block, Node, Plan, Planned, Sheet
@@ -155,6 +156,11 @@ def _join(who: str, first: Planned, seen: Mapping[str, int], sheet: Sheet | None
     return Planned({**fields, "source": source}, first.node)
 
 
+def _noted(text: str) -> str:
+    """A journal's text as a note holds it: cut to the most a note takes, marked `...`."""
+    return text if len(text) <= events.TEXT_MAX else text[: events.TEXT_MAX - 3] + "..."
+
+
 def _held(key: str, value: int) -> int:
     """`value` as the sheet can hold it for `key` (a stat, a meter or momentum)."""
     low, high = (
@@ -291,9 +297,7 @@ class Planner:
     def keep(self, node: Node) -> Planned:
         """A node the ledger does not model: a note carrying its text (nothing dropped)."""
         self.kept[node.name] += 1
-        text = node.whole()
-        text = text if len(text) <= 2000 else text[:1997] + "..."
-        return self.emit(node, None, {"type": "note", "text": text})
+        return self.emit(node, None, {"type": "note", "text": _noted(node.whole())})
 
     def emit(
         self,
@@ -361,8 +365,7 @@ class Planner:
             mine = {child.ordinal for child in node.children}
             for planned in self.plan[start:]:
                 if planned.fields["type"] == "note" and planned.node.ordinal in mine:
-                    text = f"{node.text} {{ {planned.fields['text']} }}"
-                    planned.fields["text"] = text if len(text) <= 2000 else text[:1997] + "..."
+                    planned.fields["text"] = _noted(f"{node.text} {{ {planned.fields['text']} }}")
 
     def _step(
         self, block: Block, node: Node, who: str, move: _Move, siblings: Sequence[Node] = ()
