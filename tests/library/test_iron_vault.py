@@ -432,6 +432,19 @@ def test_a_roll_with_no_stat_name_outside_endure_harm_is_kept_as_a_counted_note(
     ]
 
 
+def test_a_kept_node_longer_than_a_note_holds_is_cut_to_it_marked(db: Path, tmp_path: Path) -> None:
+    """A note holds 2,000 characters: a longer node, alone or named by its move, is cut to
+    that with `...`, never refused."""
+    long = "x" * 2500
+    block = f'- "{long}"\nmove "Begin a Session" {{\n    - "{long}"\n}}'
+    with Ledger(db) as ledger:
+        ledger.import_iron_vault([note_of(tmp_path, block)], into="saga", character="Kira")
+        texts = [events.body_of(r.event)["text"] for r in ledger.records("saga")[1:]]
+    assert [len(t) for t in texts] == [events.TEXT_MAX, events.TEXT_MAX]
+    assert texts[0].startswith('- "xxx') and texts[0].endswith("x...")
+    assert texts[1].startswith('move "Begin a Session" { - "xxx') and texts[1].endswith("x...")
+
+
 def test_harm_that_takes_health_to_0_and_spills_into_momentum_is_one_harm(
     db: Path, tmp_path: Path
 ) -> None:
