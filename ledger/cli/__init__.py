@@ -109,7 +109,7 @@ class OneLineErrors(typer.core.TyperGroup):
         if cmd_name in _CHOOSING:
             self._choosing = True
         if cmd_name in COMMANDS:
-            self.add_named(COMMANDS[cmd_name], cmd_name)
+            self.add_module(COMMANDS[cmd_name], only=cmd_name)
         command = super().get_command(ctx, cmd_name)
         if command is None:
             owner = systems.verb_owner(cmd_name)
@@ -128,34 +128,29 @@ class OneLineErrors(typer.core.TyperGroup):
             self.add_verbs(system)
         return [*COMMANDS, *(name for name in self.commands if name not in COMMANDS)]
 
-    def add_module(self, module: str) -> None:
-        """Add the commands of one module of `ledger.cli` (once)."""
-        if module in self._modules:
+    def add_module(self, module: str, only: str | None = None) -> None:
+        """Add the commands of one module of `ledger.cli` (once), or `only` the one of that
+        name: a command line builds only the click command it runs (all of `write`'s thirteen
+        took 9 ms a command line)."""
+        if module in self._modules or only in self.commands:
             return
-        self._modules.add(module)
         made = importlib.import_module(f"ledger.cli.{module}").commands
+        if only is None:
+            self._modules.add(module)
+        else:
+            one = typer.Typer(
+                pretty_exceptions_short=made.pretty_exceptions_short,
+                rich_markup_mode=made.rich_markup_mode,
+            )
+            one.registered_commands = [
+                info
+                for info in made.registered_commands
+                if (info.name or typer.main.get_command_name(info.callback.__name__)) == only
+            ]
+            one.registered_groups = [info for info in made.registered_groups if info.name == only]
+            made = one
         for name, command in typer.main.get_group(made).commands.items():
             self.add_command(command, name)
-        self._tidied()
-
-    def add_named(self, module: str, name: str) -> None:
-        """Add one command of a module of `ledger.cli`: a command line builds only the click
-        command it runs (all of `write`'s thirteen took 9 ms a command line)."""
-        if module in self._modules or name in self.commands:
-            return
-        made = importlib.import_module(f"ledger.cli.{module}").commands
-        one = typer.Typer(
-            pretty_exceptions_short=made.pretty_exceptions_short,
-            rich_markup_mode=made.rich_markup_mode,
-        )
-        one.registered_commands = [
-            info
-            for info in made.registered_commands
-            if (info.name or typer.main.get_command_name(info.callback.__name__)) == name
-        ]
-        one.registered_groups = [info for info in made.registered_groups if info.name == name]
-        for each, command in typer.main.get_group(one).commands.items():
-            self.add_command(command, each)
         self._tidied()
 
     def add_verbs(self, system: System) -> None:
