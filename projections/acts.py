@@ -140,8 +140,8 @@ def refusal(state: State, user: str | None, event: events.EventBase) -> str | No
 
 def users(state: State) -> list[str]:
     """Everyone the encounter's policy names: its GMs, then the players, in order."""
-    found = list(state.policy.gms) if state.policy is not None else []
-    return found + [who for who in state.players.values() if who not in found]
+    gms = state.policy.gms if state.policy is not None else ()
+    return list(dict.fromkeys([*gms, *state.players.values()]))
 
 
 def stranger(state: State, user: str | None) -> str | None:

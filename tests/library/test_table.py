@@ -265,3 +265,11 @@ def test_a_gm_recording_in_the_name_of_nobody_at_the_table_is_bad_input(duel: Pa
     assert "(did you mean 'ana'?)" in str(told.value)
     assert "(users: gm, ana, ben)" in str(told.value)
     assert head(duel) == 4
+
+
+def test_the_users_a_refusal_lists_name_a_player_of_two_combatants_once(duel: Path) -> None:
+    with Ledger(duel, user="gm") as gm:
+        gm.join("duel", "Cat", "player", {"armor": "light"}, player="ana")
+        with pytest.raises(BadInput) as told:
+            gm.record("duel", {"type": "note", "text": "I hold the rope", "by": "anna"})
+    assert str(told.value).endswith("(users: gm, ana, ben)")
