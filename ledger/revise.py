@@ -31,6 +31,7 @@ from projections.revisions import (
     reparsed,
     standing,
 )
+from projections.shown import end_of
 
 #: What `revise` admits: the events that change how earlier ones count.
 Revision = events.EventRetracted | events.EventCorrected | events.EncounterRewound
@@ -180,8 +181,7 @@ def rewind_end(session: Session, event: events.EncounterRewound) -> events.Encou
         )
     if not any(s.record.seq > end and type(s.record.event) not in KEPT_MODELS for s in told):
         raise BadInput(
-            f"nothing to rewind: nothing was played after the end of round {event.round} "
-            f"(seq {end})"
+            f"nothing to rewind: nothing was played after {end_of(event.round)} (seq {end})"
         )
     return event.model_copy(update={"after": end})
 

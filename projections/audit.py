@@ -26,6 +26,7 @@ from projections.core import AnyRuleset, RunningFold, State, roles_of
 from projections.findings import Finding, Obligation, error, info, warning
 from projections.played import as_played
 from projections.revisions import standing
+from projections.shown import end_of
 
 #: The common event types that test a combatant: none may involve one who is gone. Each
 #: system's ruleset adds its own (`Ruleset.attrition`).
@@ -246,7 +247,7 @@ def _rewound(
     yield info(
         "ruling-reversed",
         (seq,),
-        f"seq {seq} rewinds to the end of round {event.round} (seq {event.after}): what was "
+        f"seq {seq} rewinds to {end_of(event.round)} (seq {event.after}): what was "
         f"played after it is set aside: {event.reason}",
     )
 

@@ -190,22 +190,31 @@ def round_end(encounter: str, steps: Iterable[Step], round: int, scene: Scene = 
     """The step that ends game round `round` (of `scene`, when given): the last effective event
     of play in it, with every undo and correction in force applied (an undo, a correction or a
     rewind is not play: it ends no round). `tracks --round N` is its state, and a rewind to
-    round N sets aside what was played after it. Unknown name when no event is in that round."""
+    round N sets aside what was played after it. Round 0, when no event is in it, is the
+    set-up: the last event before the first round (of no scene named). Unknown name when no
+    event is in that round."""
     if not isinstance(round, int) or isinstance(round, bool) or round < 0:
         raise BadInput(f"a round is a whole number from 0, not {round!r}")
     found: Step | None = None
+    setup: Step | None = None
     rounds: set[int] = set()
     for step in steps:
         if type(step.record.event) in REVISION_MODELS:
             continue
         at, where = step.round, step.scene
+        if at is None and not rounds:
+            setup = step
         if at is not None and (scene is None or where == scene):
             rounds.add(at)
             if at == round:
                 found = step
+    if found is None and round == 0 and scene is None:
+        found = setup
     if found is None:
         where = f" of scene {scene}" if scene is not None else ""
         known = ", ".join(map(str, sorted(rounds))) or "none: record `encounter round`"
+        if setup is not None and scene is None and rounds and 0 not in rounds:
+            known += "; 0 is the set-up"
         raise UnknownName(
             f"no effective event of encounter {encounter!r} is in round {round}{where} "
             f"(rounds: {known})",

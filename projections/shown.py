@@ -62,6 +62,12 @@ def shown(v: Any, reading: Reading | None = None) -> str:
     return str(v)
 
 
+def end_of(round_: int) -> str:
+    """`the end of round 2`; round 0 is the set-up (a rewind back to it starts the fight
+    again)."""
+    return "the set-up" if round_ == 0 else f"the end of round {round_}"
+
+
 def when(round_: int | None, scene: Scene) -> str:
     """`round 2`, `round 2, scene the ford`, `scene 3`, or `` when there is no game time."""
     parts = []

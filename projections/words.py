@@ -16,7 +16,7 @@ from ledger.errors import BadInput
 from projections import proposals
 from projections.changes import POOLS, Change, changes
 from projections.core import AnyRuleset, State, advance, replace
-from projections.shown import Reading, Readings
+from projections.shown import Reading, Readings, end_of
 from projections.state import Proposal
 
 #: How `combatant.left` reads, by its manner.
@@ -274,7 +274,7 @@ def rewound(event: events.EncounterRewound) -> str:
     """A rewind: back to the end of its round, what was played after it set aside."""
     end = f" (seq {event.after})" if event.after is not None else ""
     return (
-        f"back to the end of round {event.round}{end}: what was played after it is set "
+        f"back to {end_of(event.round)}{end}: what was played after it is set "
         f"aside: {event.reason.strip()}"
     )
 

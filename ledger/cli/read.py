@@ -133,7 +133,7 @@ def tracks(
     without: Without = None,
     round_: Annotated[
         int | None,
-        typer.Option("--round", help="The tracks at the end of this game round."),
+        typer.Option("--round", help="The tracks at the end of this game round (0: the set-up)."),
     ] = None,
     scene: Annotated[
         str | None, typer.Option("--scene", help="With --round: the round of this scene.")

@@ -36,6 +36,7 @@ from ledger.cli.options import (
 from ledger.dice import Throw
 from ledger.errors import BadInput, LedgerError
 from ledger.events import common
+from projections.shown import end_of
 
 #: The writing commands (`ledger.cli` adds them to the app first).
 commands = typer.Typer()
@@ -457,7 +458,10 @@ def rewind(
     ctx: typer.Context,
     name: Encounter,
     round_: Annotated[
-        int, typer.Option("--round", help="The game round whose end the encounter goes back to.")
+        int,
+        typer.Option(
+            "--round", help="The game round whose end the encounter goes back to (0: the set-up)."
+        ),
     ],
     reason: Annotated[str, typer.Option("--reason", help="Why the fight is rewound.")] = "",
     scene: Annotated[
@@ -505,7 +509,7 @@ def _show_revision(result: api.Written, verb: str, command: str) -> None:
     if isinstance(record.event, events.EncounterRewound):
         count = len(result.set_aside)
         what = (
-            f"{verb} the end of round {record.event.round}, seq {record.event.after}: "
+            f"{verb} {end_of(record.event.round)}, seq {record.event.after}: "
             f"{count} event{'s' * (count != 1)} set aside"
         )
     if result.dry_run:

@@ -44,6 +44,19 @@ def test_rewind_prints_what_it_set_aside_and_the_downstream_diff(bridge: Path) -
     ).replace('"seq": 4', '"seq": 9')
 
 
+def test_rewind_to_round_0_goes_back_to_the_set_up(bridge: Path) -> None:
+    out = ok(bridge, "rewind", "ford", "--round", "0", "--reason", "start again")
+    assert out.splitlines()[:2] == [
+        "Recorded seq 9: encounter.rewound (back to the set-up, seq 2: 6 events set aside)",
+        "  back to the set-up (seq 2): what was played after it is set aside: start again",
+    ]
+    assert (
+        json.loads(ok(bridge, "tracks", "ford", "--json"))["combatants"]
+        == json.loads(ok(bridge, "tracks", "ford", "--round", "0", "--json"))["combatants"]
+    )
+    assert "Bandit\tactive\t3\tT1:0/3 T2:0/3 T3:0/3\t0\t-" in ok(bridge, "tracks", "ford")
+
+
 def test_a_dry_run_prints_the_same_and_appends_nothing(bridge: Path) -> None:
     out = ok(bridge, "rewind", "ford", "--round", "2", "--reason", "what if", "--dry-run")
     assert out.splitlines()[0] == (
@@ -67,7 +80,8 @@ def test_the_json_document_names_the_seqs_set_aside_and_the_downstream(bridge: P
     [
         (
             ["--round", "9", "--reason", "x"],
-            "no effective event of encounter 'ford' is in round 9 (rounds: 1, 2, 3)",
+            "no effective event of encounter 'ford' is in round 9 (rounds: 1, 2, 3; 0 is the "
+            "set-up)",
         ),
         (
             ["--round", "3", "--reason", "x"],

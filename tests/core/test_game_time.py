@@ -134,7 +134,8 @@ def test_tracks_at_the_end_of_a_round(rounds: Path) -> None:
     code, _, err = run(rounds, "tracks", "ford", "--round", "3")
     assert (code, err) == (
         2,
-        "Error: no effective event of encounter 'ford' is in round 3 (rounds: 1, 2)\n",
+        "Error: no effective event of encounter 'ford' is in round 3 (rounds: 1, 2; 0 is the "
+        "set-up)\n",
     )
     assert run(rounds, "tracks", "ford", "--round", "1", "--at", "4")[::2] == (
         2,

@@ -113,7 +113,7 @@ def test_a_round_that_never_started_is_refused_and_nothing_is_appended(ledger: L
     with pytest.raises(UnknownName) as refused:
         ledger.rewind("ford", 7, reason="x")
     assert str(refused.value) == (
-        "no effective event of encounter 'ford' is in round 7 (rounds: 1, 2, 3)"
+        "no effective event of encounter 'ford' is in round 7 (rounds: 1, 2, 3; 0 is the set-up)"
     )
     assert (refused.value.code, refused.value.exit_code) == ("unknown-round", 2)
     with pytest.raises(BadInput, match=r"nothing to rewind: .* after the end of round 3 \(seq 9\)"):
@@ -224,3 +224,20 @@ def test_the_as_played_replay_tells_the_rewind_as_one_step(ledger: Ledger) -> No
     assert step.text.startswith("back to the end of round 1 (seq 5)")
     log = [json.loads(line) for line in ledger.export("ford")]
     assert log[-1]["type"] == "encounter.rewound" and log[-1]["after"] == 5
+
+
+def test_round_0_is_the_set_up_a_rewind_can_go_back_to(ledger: Ledger) -> None:
+    three_rounds(ledger)
+    set_up = ledger.round_tracks("ford", 0)
+    assert set_up.seq == 3 and set_up.round is None
+    done = ledger.rewind("ford", 0, reason="start the fight again")
+    assert done.set_aside == (4, 5, 6, 7, 8, 9)
+    event = done.records[0].event
+    assert isinstance(event, events.EncounterRewound) and (event.round, event.after) == (0, 3)
+    assert ledger.tracks("ford").view()["combatants"] == set_up.view()["combatants"]
+    assert filled(ledger) == {}
+    # Later events build on the set-up, in round 0 until a round starts.
+    ledger.record("ford", harm(2))
+    assert filled(ledger) == {"2": 1}
+    ledger.undo("ford", 10, reason="no, it all happened")
+    assert filled(ledger) == {"1": 1, "2": 2}
