@@ -60,7 +60,10 @@ def screen(book: api.Ledger, encounter: str, last: int, console: Console) -> Ren
     every = [Text(line) for line in recent(book, encounter, state, last)]
     told = newest_fitting(console, every, height(console, parts) + 1)
     # The heading says how many the height cut the list to, when it had to.
-    parts.append(Text(f"Last {last if told == every else len(told)} events", style="bold"))
+    heading = f"Last {last if told == every else len(told)} events"
+    if every and not told:
+        heading = "Last events: no room under the tracks (a taller terminal shows them)"
+    parts.append(Text(heading, style="bold"))
     return Group(*parts, *told)
 
 

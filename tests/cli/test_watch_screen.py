@@ -56,3 +56,13 @@ def test_a_tall_terminal_shows_all_the_events_asked_for(db: Path) -> None:
     told = [int(line.split()[1]) for line in lines if line.startswith("  seq ")]
     assert told == list(range(5, 13))
     assert "Last 8 events" in lines
+
+
+def test_a_terminal_with_no_room_for_an_event_says_so_rather_than_last_0(db: Path) -> None:
+    with opened(db) as book:
+        full = shown(book, 120, 60)
+        # The height that leaves one line under the tracks and proposals: the heading's.
+        height = full.index("Last 8 events") + 1
+        lines = shown(book, 120, height)
+    assert not [line for line in lines if line.startswith("  seq ")]
+    assert lines[-1] == "Last events: no room under the tracks (a taller terminal shows them)"
