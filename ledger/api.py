@@ -685,9 +685,11 @@ class Ledger(Reader, Table):
         counts = self.store.rebuild_views(self._changes(h.encounter, h.seq) for h in heads)
         return {h.encounter: counts.get(h.encounter, 0) for h in heads}
 
-    def drop_views(self) -> None:
-        """Delete the read model and the views (the events lose nothing)."""
-        self.store.drop_views()
+    def drop_views(self) -> bool:
+        """Delete this tenant's read model, and the `track_changes` table and the views unless
+        another tenant's read model is in them (then False: they stay for it). On PostgreSQL
+        the owner drops every tenant's. The events lose nothing."""
+        return self.store.drop_views()
 
     def _changes(self, encounter: str, top: int) -> Iterator[dict[str, Any]]:
         """One row a changed track (`before` and `after` as the fold has them)."""

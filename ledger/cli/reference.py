@@ -205,7 +205,12 @@ def _example(path: Path) -> dict[str, Any]:
 def views(
     ctx: typer.Context,
     drop: Annotated[
-        bool, typer.Option("--drop", help="Delete the read model and the views instead.")
+        bool,
+        typer.Option(
+            "--drop",
+            help="Delete this tenant's read model instead (and the views, once no other "
+            "tenant's is left).",
+        ),
     ] = False,
 ) -> None:
     """Create the SQL views (events_view, encounters) and rebuild the track_changes table,
@@ -213,8 +218,15 @@ def views(
     # Writable, but never created: views of a file that does not exist would be empty.
     with guard(lambda: api.Ledger(ctx.obj, create=False, tenant=tenant_of(ctx))) as ledger:
         if drop:
-            guard(ledger.drop_views)
-            typer.echo(render.visible(f"Dropped track_changes and the views from {ctx.obj}."))
+            if guard(ledger.drop_views):
+                typer.echo(render.visible(f"Dropped track_changes and the views from {ctx.obj}."))
+            else:
+                typer.echo(
+                    render.visible(
+                        f"Dropped tenant {ledger.tenant}'s rows of track_changes from {ctx.obj} "
+                        "(other tenants' rows and the views stay)."
+                    )
+                )
             return
         counts = guard(ledger.rebuild_views)
     each = ", ".join(f"{name} {n}" for name, n in counts.items()) or "no encounters"

@@ -354,13 +354,14 @@ class PostgresDatabase:
             conn.execute(views.POSTGRES_INDEX)
         return counts
 
-    def drop_views(self) -> None:
+    def drop_views(self) -> bool:
         """Delete the read model (every tenant's: the owner's act) and the views (the events
         lose nothing)."""
         with self._owner_transaction() as conn:
             for name in views.POSTGRES_VIEWS:
                 conn.execute(f"DROP VIEW IF EXISTS {name}")
             conn.execute(f"DROP TABLE IF EXISTS {views.TRACK_CHANGES}")
+        return True
 
     @contextmanager
     def _owner_transaction(self) -> Iterator[psycopg.Connection[Any]]:

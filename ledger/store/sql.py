@@ -81,8 +81,9 @@ class Database(Protocol):
     def rebuild_views(self, encounters: Iterable[Iterable[Mapping[str, Any]]]) -> dict[str, int]:
         """(Re)create the SQL views and the `track_changes` read model from these rows."""
 
-    def drop_views(self) -> None:
-        """Delete the read model and the views."""
+    def drop_views(self) -> bool:
+        """Delete the tenant's read model; the table and the views too (True) unless another
+        tenant's rows are left in it."""
 
     def problems(self) -> list[str]:
         """What is wrong with the database as a whole (the append-only guard)."""
@@ -325,9 +326,10 @@ class SqlStore:
         """(Re)create the views and the `track_changes` read model from these rows."""
         return self.db.rebuild_views(encounters)
 
-    def drop_views(self) -> None:
-        """Delete the read model and the views (the events lose nothing)."""
-        self.db.drop_views()
+    def drop_views(self) -> bool:
+        """Delete the tenant's read model, and the table and the views unless another tenant's
+        rows are left in it (then False: they stay). The events lose nothing."""
+        return self.db.drop_views()
 
     # Verification.
 

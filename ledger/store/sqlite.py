@@ -236,12 +236,20 @@ class SqliteDatabase:
                     counts[r["encounter"]] = counts.get(r["encounter"], 0) + 1
         return counts
 
-    def drop_views(self) -> None:
-        """Delete the read model (every tenant's) and the views (the events lose nothing)."""
+    def drop_views(self) -> bool:
+        """Delete the tenant's rows of the read model; the table and the views too (True)
+        unless another tenant's rows are left (a file shared by a bot's tables: each drops its
+        own). The events lose nothing."""
         with self._owned():
+            kept = {row[1] for row in self.conn.execute("PRAGMA table_info(track_changes)")}
+            if "tenant" in kept:  # a read model before tenants is dropped whole
+                self.conn.execute(views.CLEAR_CHANGES, (self.tenant,))
+                if self.conn.execute("SELECT 1 FROM track_changes LIMIT 1").fetchone():
+                    return False
             for name in views.SQLITE_VIEWS:
                 self.conn.execute(f"DROP VIEW IF EXISTS {name}")
             self.conn.execute(f"DROP TABLE IF EXISTS {views.TRACK_CHANGES}")
+        return True
 
     @contextmanager
     def _owned(self) -> Iterator[None]:

@@ -132,6 +132,33 @@ def test_track_changes_is_a_cache_that_can_be_deleted_and_rebuilt(ford: Backend)
     assert query(ford, "SELECT * FROM track_changes ORDER BY seq, combatant, track") == before
 
 
+def test_on_sqlite_a_tenant_drops_its_own_read_model_and_keeps_the_others(tmp_path: Path) -> None:
+    shared = SqliteBackend(tmp_path / "bot.db")
+    given_ford(shared)
+    with shared.ledger(tenant="guild-b") as book:
+        book.open("ford", "ssss")
+        book.join("ford", "Bandit", "adversary", {"level": 1})
+    for tenant in ("default", "guild-b"):
+        invoke = runner.invoke(cli.app, ["--db", shared.location, "--tenant", tenant, "views"])
+        assert invoke.exit_code == 0, invoke.output
+    tenants = "SELECT DISTINCT tenant FROM track_changes ORDER BY tenant"
+    assert query(shared, tenants) == [("default",), ("guild-b",)]
+    dropped = runner.invoke(
+        cli.app, ["--db", shared.location, "--tenant", "guild-b", "views", "--drop"]
+    )
+    assert (dropped.exit_code, dropped.output) == (
+        0,
+        f"Dropped tenant guild-b's rows of track_changes from {shared.location} (other tenants' "
+        "rows and the views stay).\n",
+    )
+    assert query(shared, tenants) == [("default",)]
+    assert query(shared, "SELECT count(*) FROM events_view WHERE encounter = 'ford'")[0][0] > 0
+    assert views(shared, "--drop").output == (
+        f"Dropped track_changes and the views from {shared.location}.\n"
+    )
+    assert query(shared, TABLE_NAMED["sqlite"]) == []
+
+
 def test_postgresql_numbers_in_track_changes_chart_as_numbers(pg_ford: PgBackend) -> None:
     rows = query(
         pg_ford,
