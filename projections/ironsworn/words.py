@@ -18,6 +18,7 @@ from projections.ironsworn.model import (
     oracle_tag,
     shake_blocked,
 )
+from projections.ironsworn.shown import condition
 from projections.words import indefinite, joined, plain, with_changes
 
 _LABELS = MappingProxyType({"max_momentum": "max momentum", "momentum_reset": "momentum reset"})
@@ -62,7 +63,7 @@ def explain(
             head = f"{event.target} clears {plain(event.debility)}"
             return with_changes(head, before, after, event.target, **_LABELS)
         case vocab.OracleRolled():
-            tag = plain(oracle_tag(event.roll))
+            tag = condition(oracle_tag(event.roll))
             return f"{event.target} rolls {event.roll} on the Endure Harm oracle: {tag}"
         case vocab.MeterChanged() if before is not None:
             return metered(before, event, after)
