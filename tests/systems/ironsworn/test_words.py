@@ -1,5 +1,5 @@
-"""Ironsworn in words: conditions as the rules text names them, wherever a reader meets them
-(replay, tracks, the report); `--json` keeps the keys."""
+"""Ironsworn in words: conditions as the rules text names them, and a loss momentum's floor
+cannot take, wherever a reader meets them (replay, tracks, the report); `--json` keeps the keys."""
 
 from __future__ import annotations
 
@@ -55,9 +55,35 @@ def test_a_setback_and_an_oracle_result_read_as_the_rules_name_them() -> None:
     told = said(harm(4), roll(1, (9, 9)), oracle(5))
     assert told[0] == (
         "Kira endures 4 harm: health 1 -> 0, momentum -4 -> -6, conditions none -> Face a "
-        "Setback (3 past zero)"
+        "Setback (3 past zero; -1 momentum not taken: momentum is at its floor, -6)"
     )
+    assert told[1].endswith(": miss, a match (-1 momentum not taken: momentum is at its floor, -6)")
     assert told[2] == "Kira rolls 5 on the Endure Harm oracle: Face Death"
+
+
+def test_a_miss_at_momentum_minus_6_says_the_minus_1_it_could_not_take() -> None:
+    # 3 harm on 1 health: momentum -4 -> -6 exactly, no setback yet; the miss's -1 is one.
+    told = said(harm(3), roll(1, (9, 9)))
+    assert told[-1] == (
+        "Kira rolls endure harm +iron: d6 1 + iron 3 = score 4 vs 9, 9: miss, a match; "
+        "conditions none -> Face a Setback (-1 momentum not taken: momentum is at its floor, -6)"
+    )
+
+
+def test_a_momentum_loss_past_the_floor_says_what_it_could_not_take() -> None:
+    lost = {"type": "meter.changed", "target": "Kira", "meter": "momentum", "amount": -3}
+    assert said(lost, lost) == [
+        "Kira's momentum -3: momentum -4 -> -6, conditions none -> Face a Setback "
+        "(-1 momentum not taken: momentum is at its floor, -6)",
+        "Kira's momentum -3: no change (-3 momentum not taken: momentum is at its floor, -6)",
+    ]
+
+
+def test_a_miss_above_the_floor_reads_as_before() -> None:
+    assert said(roll(1, (9, 9)))[-1] == (
+        "Kira rolls endure harm +iron: d6 1 + iron 3 = score 4 vs 9, 9: miss, a match; "
+        "momentum -4 -> -5"
+    )
 
 
 def test_an_audit_message_names_the_strong_hit_choice_in_words() -> None:
