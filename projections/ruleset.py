@@ -132,8 +132,9 @@ class Ruleset(ABC, Generic[S, E]):
         return {}
 
     def dealer(self, before: S, seq: int, event: Common | E, after: S) -> str | None:
-        """The combatant who dealt the damage `event` did, where the events say (its stake's
-        roller, the foe it names); None when they do not."""
+        """Who dealt the damage `event` did, where the events say: a combatant (its stake's
+        roller, the foe it names), or a source that is none, by name (a weapon: the
+        statistics credit it apart); None when they do not."""
         return None
 
     def odds(self, before: S, event: Common | E, roll: Roll) -> Odds | None:

@@ -57,6 +57,16 @@ class Fighter:
 
 
 @dataclass(frozen=True, slots=True)
+class Source:
+    """What dealt damage and is no combatant (a weapon an event names, a trap): what it
+    dealt by track, and by round."""
+
+    name: str
+    dealt: Mapping[str, int]
+    dealt_by_round: Mapping[tuple[int | None, str], int]
+
+
+@dataclass(frozen=True, slots=True)
 class Group:
     """Rolls alike in their odds (a pool size, an action die's bonus): how many, the outcomes
     the dice gave and their expected counts, and a number the dice make (rolled, expected)."""
@@ -124,6 +134,8 @@ class Stats:
     rules: Mapping[str, int]
     #: Events with dice: rolled by the ledger (verifiable), or typed.
     dice: Mapping[str, int] = field(default_factory=lambda: _frozen({"ledger": 0, "typed": 0}))
+    #: What dealt damage and is no combatant, in the order it first did.
+    sources: tuple[Source, ...] = ()
 
     @property
     def rounds(self) -> tuple[int | None, ...]:
@@ -145,6 +157,10 @@ class Stats:
             "rulings": {"recorded": dict(self.rulings), "in_force": dict(self.in_force)},
             "findings": {"by_severity": dict(self.findings), "by_rule": dict(self.rules)},
             "dice": dict(self.dice),
+            "sources": {
+                s.name: {"dealt": dict(s.dealt), "dealt_by_round": _by_round(s.dealt_by_round)}
+                for s in self.sources
+            },
         }
 
 
@@ -270,6 +286,7 @@ class Tally:
             findings=_frozen(tally(f.severity for f in found)),
             rules=_frozen(tally(f.rule for f in found)),
             dice=_frozen(self.dice),
+            sources=tuple(_sources(final, blows)),
         )
 
 
@@ -334,6 +351,19 @@ def _fighters(final: State, blows: Sequence[Blow]) -> Iterable[Fighter]:
             taken_by_round=_frozen(taken_by),
             dealt_by_round=_frozen(dealt_by),
         )
+
+
+def _sources(final: State, blows: Sequence[Blow]) -> Iterable[Source]:
+    """Whatever dealt damage and is no combatant: the weapon an event names (`Ruleset.dealer`)."""
+    dealt: dict[str, dict[str, int]] = {}
+    by_round: dict[str, dict[tuple[int | None, str], int]] = {}
+    for blow in blows:
+        if blow.dealer is None or blow.dealer in final.combatants:
+            continue
+        _add(dealt.setdefault(blow.dealer, {}), blow.track, blow.amount)
+        _add(by_round.setdefault(blow.dealer, {}), (blow.round, blow.track), blow.amount)
+    for name, tracks in dealt.items():
+        yield Source(name, _frozen(tracks), _frozen(by_round[name]))
 
 
 def _rollers(

@@ -38,6 +38,10 @@ def tables(stats: Stats) -> list[Table]:
     """Damage by combatant, damage by round, rolls by actor and by group (no table while
     nobody has joined: `notes` says so)."""
     out = [_damage(stats.fighters)] if stats.fighters else []
+    if stats.sources:
+        rows = tuple((s.name, tracks(s.dealt)) for s in stats.sources)
+        title = "Dealt by a source that is no combatant (a weapon, a trap)"
+        out.append(Table(title, ("source", "dealt"), rows))
     by_round = _by_round(stats)
     if by_round.rows and any(r is not None for r in stats.rounds):
         out.append(by_round)
