@@ -176,6 +176,8 @@ def _fighter(f: Fighter, clean: Callable[[str], str]) -> str:
     parts = [f"took {tables.tracks(f.taken)}"] if f.taken else []
     if f.recovered:
         parts.append(f"recovered {tables.tracks(f.recovered)}")
+    if f.cleared:
+        parts.append(f"{tables.tracks(f.cleared)} cleared by the rules")
     if f.dealt:
         parts.append(f"dealt {tables.tracks(f.dealt)}")
     return f"{clean(f.name)}: {clean(', '.join(parts))}"

@@ -50,11 +50,29 @@ def tables(stats: Stats) -> list[Table]:
 
 
 def _damage(fighters: Sequence[Fighter]) -> Table:
+    # What the rules cleared (a Fatigue overflow) is its own column, where anything was.
+    cleared = any(f.cleared for f in fighters)
     rows = tuple(
-        (f.name, f.side, f.status, tracks(f.taken), tracks(f.recovered), tracks(f.dealt))
+        (
+            f.name,
+            f.side,
+            f.status,
+            tracks(f.taken),
+            tracks(f.recovered),
+            *([tracks(f.cleared)] if cleared else []),
+            tracks(f.dealt),
+        )
         for f in fighters
     )
-    header = ("combatant", "side", "status", "taken", "recovered", "dealt")
+    header = (
+        "combatant",
+        "side",
+        "status",
+        "taken",
+        "recovered",
+        *(["cleared by the rules"] if cleared else []),
+        "dealt",
+    )
     return Table("Damage", header, rows)
 
 
