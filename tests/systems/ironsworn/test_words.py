@@ -114,3 +114,11 @@ def test_tracks_json_keeps_the_condition_keys(db: Path) -> None:
     _example(db)
     document = json.loads(ok(db, "tracks", "ironsworn-ambush", "--json"))
     assert document["combatants"]["Kira"]["conditions"] == ["face_a_setback", "reeling"]
+
+
+def test_an_outcome_claim_names_both_outcomes_in_words() -> None:
+    claimed = {**roll(6, (2, 9)), "outcome": "strong_hit"}
+    [found] = [f for f in audit(stream("ironsworn", KIRA, claimed)) if f.rule == "outcome-claim"]
+    assert found.message == (
+        "roll at seq 3 was recorded as a strong hit, but the rules give a weak hit"
+    )
