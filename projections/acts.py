@@ -70,6 +70,18 @@ def plays(state: State, user: str) -> list[str]:
     return [name for name, who in state.players.items() if who == user]
 
 
+def striker(state: State, event: events.EventBase, target: str | None) -> str | None:
+    """The combatant an event says struck, where it says so: the combatant its `by` names,
+    or the one combatant its `by` user plays; never its `target` (a player who records the
+    blow their own combatant took did not strike it). None: the event does not say."""
+    by = event.by
+    if by is None:
+        return None
+    named = [by] if by in state.combatants else plays(state, by)
+    others = [name for name in named if name != target]
+    return others[0] if len(others) == 1 else None
+
+
 def owner(state: State, event: events.EventBase) -> str | None:
     """Whose act an event is: its actor, else the actor of the stake it names, else its
     target (a player's roll for their own combatant)."""

@@ -27,6 +27,7 @@ from projections.findings import Finding, Obligation, error, info, warning
 from projections.played import as_played
 from projections.revisions import standing
 from projections.shown import end_of
+from projections.words import indefinite, plain
 
 #: The common event types that test a combatant: none may involve one who is gone. Each
 #: system's ruleset adds its own (`Ruleset.attrition`).
@@ -119,8 +120,9 @@ def _claimed_outcome(
         error(
             "outcome-claim",
             (seq,),
-            f"roll at seq {seq} was recorded as {roll.claimed!r}, "
-            f"but the rules give {roll.outcome!r}",
+            # Outcomes in words (`a strong hit`), not keys: `--json` has the roll's key.
+            f"roll at seq {seq} was recorded as {indefinite(plain(str(roll.claimed)))}, "
+            f"but the rules give {indefinite(plain(str(roll.outcome)))}",
         )
     ]
 

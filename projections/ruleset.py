@@ -44,8 +44,9 @@ class Ruleset(ABC, Generic[S, E]):
     `stats` names the stat block of each side (`add --help` lists its keys); `refines` says
     which of its rules says more about a mistake than another rule that sees it too
     (`projections.audit.one_per_mistake`).
-    `hurt`, `dealer` and `odds` feed the statistics: what of a combatant counts as damage, who
-    dealt an event's damage, and the chances of a roll's outcomes.
+    `hurt`, `dealer`, `cleared` and `odds` feed the statistics: what of a combatant counts as
+    damage, who dealt an event's damage, what the rules cleared (neither damage nor recovery),
+    and the chances of a roll's outcomes.
     """
 
     #: The system's key, as `encounter.opened` names it.
@@ -132,9 +133,19 @@ class Ruleset(ABC, Generic[S, E]):
         return {}
 
     def dealer(self, before: S, seq: int, event: Common | E, after: S) -> str | None:
-        """The combatant who dealt the damage `event` did, where the events say (its stake's
-        roller, the foe it names); None when they do not."""
+        """Who dealt the damage `event` did, where the events say: a combatant (its stake's
+        roller, the foe it names), or a source that is none, by name (a weapon: the
+        statistics credit it apart); None when they do not."""
         return None
+
+    def cleared(
+        self, before: S, seq: int, event: Common | E, after: S
+    ) -> Mapping[str, Mapping[str, int]]:
+        """What the rules cleared at `event` that is neither damage nor recovery, by combatant
+        and track (a Fate's Edge Fatigue track that overflowed and reset): the statistics
+        count what was marked as taken and this as cleared, not recovered. By default
+        nothing."""
+        return {}
 
     def odds(self, before: S, event: Common | E, roll: Roll) -> Odds | None:
         """The chances the dice gave `roll` (made by `event`, on the state `before` it), exactly;

@@ -3,8 +3,10 @@ combatant, track and round; rolls per actor beside the chances their dice gave; 
 pools gained and lost; who fell in which round; the rulings and findings.
 
 Everything is counted from the fold: a step's damage is the rise of what its ruleset counts as
-hurt (`Ruleset.hurt`) from the state before it to the state after it, so for every combatant
-the damage taken less the damage recovered is exactly how far its tracks moved since it joined.
+hurt (`Ruleset.hurt`) from the state before it to the state after it, plus what the rules
+cleared on the way (`Ruleset.cleared`: a Fatigue overflow, neither damage nor recovery), so for
+every combatant the damage taken less the damage recovered and the cleared is exactly how far
+its tracks moved since it joined.
 """
 
 from __future__ import annotations
@@ -30,7 +32,8 @@ def _frozen(mapping: Mapping[Any, Any]) -> Mapping[Any, Any]:
 @dataclass(frozen=True, slots=True)
 class Blow:
     """What one step did to one track of one combatant: `amount` > 0 is damage taken (by
-    `dealer`, where the events say), < 0 damage recovered."""
+    `dealer`, where the events say), < 0 damage recovered, or, when `cleared`, what the rules
+    cleared (a Fatigue overflow: neither damage nor recovery)."""
 
     seq: int
     round: int | None
@@ -39,6 +42,7 @@ class Blow:
     amount: int
     dealer: str | None
     type: str
+    cleared: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +57,18 @@ class Fighter:
     dealt: Mapping[str, int]
     #: (round, track) -> amount, in the order the rounds came.
     taken_by_round: Mapping[tuple[int | None, str], int]
+    dealt_by_round: Mapping[tuple[int | None, str], int]
+    #: What the rules cleared that is neither damage nor recovery (a Fatigue overflow).
+    cleared: Mapping[str, int] = field(default_factory=lambda: _frozen({}))
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """What dealt damage and is no combatant (a weapon an event names, a trap): what it
+    dealt by track, and by round."""
+
+    name: str
+    dealt: Mapping[str, int]
     dealt_by_round: Mapping[tuple[int | None, str], int]
 
 
@@ -124,6 +140,8 @@ class Stats:
     rules: Mapping[str, int]
     #: Events with dice: rolled by the ledger (verifiable), or typed.
     dice: Mapping[str, int] = field(default_factory=lambda: _frozen({"ledger": 0, "typed": 0}))
+    #: What dealt damage and is no combatant, in the order it first did.
+    sources: tuple[Source, ...] = ()
 
     @property
     def rounds(self) -> tuple[int | None, ...]:
@@ -145,6 +163,10 @@ class Stats:
             "rulings": {"recorded": dict(self.rulings), "in_force": dict(self.in_force)},
             "findings": {"by_severity": dict(self.findings), "by_rule": dict(self.rules)},
             "dice": dict(self.dice),
+            "sources": {
+                s.name: {"dealt": dict(s.dealt), "dealt_by_round": _by_round(s.dealt_by_round)}
+                for s in self.sources
+            },
         }
 
 
@@ -162,6 +184,7 @@ def _fighter(f: Fighter) -> dict[str, Any]:
         "taken": dict(f.taken),
         "recovered": dict(f.recovered),
         "dealt": dict(f.dealt),
+        "cleared": dict(f.cleared),
         "taken_by_round": _by_round(f.taken_by_round),
         "dealt_by_round": _by_round(f.dealt_by_round),
     }
@@ -270,6 +293,7 @@ class Tally:
             findings=_frozen(tally(f.severity for f in found)),
             rules=_frozen(tally(f.rule for f in found)),
             dice=_frozen(self.dice),
+            sources=tuple(_sources(final, blows)),
         )
 
 
@@ -280,17 +304,34 @@ def _blows(ruleset: AnyRuleset, steps: Iterable[Step]) -> Iterable[Blow]:
             continue
         dealer: str | None = None
         asked = False
+        event, seq = step.record.event, step.record.seq
+        cleared = ruleset.cleared(before, seq, event, after)
         for name, now in after.combatants.items():
             was = before.combatants.get(name)
             if was is None or was is now:
                 continue
             old, new = ruleset.hurt(was), ruleset.hurt(now)
+            gone = cleared.get(name, {})
             for track in dict.fromkeys([*old, *new]):
-                amount = new.get(track, 0) - old.get(track, 0)
+                # What the rules cleared is neither damage nor recovery: the rest of the
+                # track's movement is (what was marked, when the track also reset).
+                reset = gone.get(track, 0)
+                amount = new.get(track, 0) - old.get(track, 0) + reset
+                if reset:
+                    yield Blow(
+                        seq=seq,
+                        round=step.round,
+                        target=name,
+                        track=track,
+                        amount=-reset,
+                        dealer=None,
+                        type=step.record.type,
+                        cleared=True,
+                    )
                 if not amount:
                     continue
                 if amount > 0 and not asked:
-                    dealer = ruleset.dealer(before, step.record.seq, step.record.event, after)
+                    dealer = ruleset.dealer(before, seq, event, after)
                     asked = True
                 yield Blow(
                     seq=step.record.seq,
@@ -314,8 +355,11 @@ def _fighters(final: State, blows: Sequence[Blow]) -> Iterable[Fighter]:
         dealt: dict[str, int] = {}
         taken_by: dict[tuple[int | None, str], int] = {}
         dealt_by: dict[tuple[int | None, str], int] = {}
+        cleared: dict[str, int] = {}
         for blow in blows:
-            if blow.target == name:
+            if blow.target == name and blow.cleared:
+                _add(cleared, blow.track, -blow.amount)
+            elif blow.target == name:
                 if blow.amount > 0:
                     _add(taken, blow.track, blow.amount)
                     _add(taken_by, (blow.round, blow.track), blow.amount)
@@ -333,7 +377,21 @@ def _fighters(final: State, blows: Sequence[Blow]) -> Iterable[Fighter]:
             dealt=_frozen(dealt),
             taken_by_round=_frozen(taken_by),
             dealt_by_round=_frozen(dealt_by),
+            cleared=_frozen(cleared),
         )
+
+
+def _sources(final: State, blows: Sequence[Blow]) -> Iterable[Source]:
+    """Whatever dealt damage and is no combatant: the weapon an event names (`Ruleset.dealer`)."""
+    dealt: dict[str, dict[str, int]] = {}
+    by_round: dict[str, dict[tuple[int | None, str], int]] = {}
+    for blow in blows:
+        if blow.dealer is None or blow.dealer in final.combatants:
+            continue
+        _add(dealt.setdefault(blow.dealer, {}), blow.track, blow.amount)
+        _add(by_round.setdefault(blow.dealer, {}), (blow.round, blow.track), blow.amount)
+    for name, tracks in dealt.items():
+        yield Source(name, _frozen(tracks), _frozen(by_round[name]))
 
 
 def _rollers(

@@ -79,6 +79,10 @@ def _lines(report: Report, form: Form, clean: Callable[[str], str]) -> list[str]
         out += [f"- {m}" for m in moments]
     out += ["", f"{_bold('Out of the fight', form)}: {_fell(report, clean)}"]
     numbers = [_fighter(f, clean) for f in stats.fighters if f.taken or f.dealt]
+    numbers += [
+        f"{clean(s.name)} (source): {clean(f'dealt {tables.tracks(s.dealt)}')}"
+        for s in stats.sources
+    ]
     numbers += [_roller(r, clean) for r in stats.rollers]
     numbers += [clean(n) for n in tables.notes(stats) if n.startswith("GM's pool")]
     if numbers:
@@ -172,6 +176,8 @@ def _fighter(f: Fighter, clean: Callable[[str], str]) -> str:
     parts = [f"took {tables.tracks(f.taken)}"] if f.taken else []
     if f.recovered:
         parts.append(f"recovered {tables.tracks(f.recovered)}")
+    if f.cleared:
+        parts.append(f"{tables.tracks(f.cleared)} cleared by the rules")
     if f.dealt:
         parts.append(f"dealt {tables.tracks(f.dealt)}")
     return f"{clean(f.name)}: {clean(', '.join(parts))}"

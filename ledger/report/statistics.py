@@ -38,6 +38,10 @@ def tables(stats: Stats) -> list[Table]:
     """Damage by combatant, damage by round, rolls by actor and by group (no table while
     nobody has joined: `notes` says so)."""
     out = [_damage(stats.fighters)] if stats.fighters else []
+    if stats.sources:
+        rows = tuple((s.name, tracks(s.dealt)) for s in stats.sources)
+        title = "Dealt by a source that is no combatant (a weapon, a trap)"
+        out.append(Table(title, ("source", "dealt"), rows))
     by_round = _by_round(stats)
     if by_round.rows and any(r is not None for r in stats.rounds):
         out.append(by_round)
@@ -46,11 +50,29 @@ def tables(stats: Stats) -> list[Table]:
 
 
 def _damage(fighters: Sequence[Fighter]) -> Table:
+    # What the rules cleared (a Fatigue overflow) is its own column, where anything was.
+    cleared = any(f.cleared for f in fighters)
     rows = tuple(
-        (f.name, f.side, f.status, tracks(f.taken), tracks(f.recovered), tracks(f.dealt))
+        (
+            f.name,
+            f.side,
+            f.status,
+            tracks(f.taken),
+            tracks(f.recovered),
+            *([tracks(f.cleared)] if cleared else []),
+            tracks(f.dealt),
+        )
         for f in fighters
     )
-    header = ("combatant", "side", "status", "taken", "recovered", "dealt")
+    header = (
+        "combatant",
+        "side",
+        "status",
+        "taken",
+        "recovered",
+        *(["cleared by the rules"] if cleared else []),
+        "dealt",
+    )
     return Table("Damage", header, rows)
 
 

@@ -440,6 +440,16 @@ class FatesEdge(core.Ruleset[FatesEdgeState, vocab.Events]):
         """The other side of the stake a hit or a suffered harm resolves (`.stats`)."""
         return fates_edge_stats.dealer(before, event)
 
+    def cleared(
+        self,
+        before: FatesEdgeState,
+        seq: int,
+        event: Common | vocab.Events,
+        after: FatesEdgeState,
+    ) -> Mapping[str, Mapping[str, int]]:
+        """The Fatigue a hit cleared by the rules, overflow included (`.stats`)."""
+        return fates_edge_stats.cleared(after, seq)
+
     def odds(
         self, before: FatesEdgeState, event: Common | vocab.Events, roll: core.Roll
     ) -> Odds | None:

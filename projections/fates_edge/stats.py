@@ -1,6 +1,7 @@
 """What the statistics read of Fate's Edge: the damage a combatant took (Resilience lost over
-every phase, Fatigue marked; a player's Harm level and Fatigue), who dealt it (the other side of
-the stake it resolves), and the exact chances of a pool of d10s against its DV."""
+every phase, Fatigue marked; a player's Harm level and Fatigue), the Fatigue the rules cleared
+(an overflow, a wound, a new phase: no recovery), who dealt it (the other side of the stake it
+resolves), and the exact chances of a pool of d10s against its DV."""
 
 from __future__ import annotations
 
@@ -31,6 +32,21 @@ def hurt(combatant: core.Combatant) -> Mapping[str, int]:
     broken = sum(listed[: combatant.phase - 1])
     lost = broken + listed[min(combatant.phase, len(listed)) - 1] - combatant.resilience
     return {"resilience": lost, "fatigue": combatant.fatigue}
+
+
+def cleared(after: FatesEdgeState, seq: int) -> Mapping[str, Mapping[str, int]]:
+    """The Fatigue the hit or Fatigue event at `seq` cleared by the rules: what was on the
+    track plus what it marked, less what is left (an overflow clears the track and discards
+    the excess; remaining Harm clears old Fatigue; a new phase starts with none). None of it
+    is a recovery."""
+    hit = after.last_hit
+    if hit is None or hit.seq != seq:
+        return {}
+    was, now = hit.before[1], hit.after[1]
+    if was is None or now is None:
+        return {}
+    gone = was + hit.converted - now
+    return {hit.target: {"fatigue": gone}} if gone > 0 else {}
 
 
 def dealer(before: FatesEdgeState, event: Any) -> str | None:

@@ -119,7 +119,8 @@ def shake_it_off_allowed(
     if not isinstance(event, vocab.ChoiceMade):
         return
     rules = state.house
-    name, option = event.target, event.option
+    # The option in words (`shake it off`); the key stays in the event.
+    name, option = event.target, plain(event.option)
     c = model.character(state, name)
     # A choice the rules do not give is applied as played; by the rules nothing changes.
     instead = f"by the rules health stays {c.health} and momentum {c.momentum}; " + as_played(
@@ -157,7 +158,7 @@ def shake_it_off_allowed(
             f"{option} at seq {seq} is a second choice on the roll at seq {on} "
             f"(first at seq {first}); a strong hit gives one: {instead}",
         )
-    if option == "embrace_the_pain":
+    if event.option == "embrace_the_pain":
         if c.momentum >= c.max_momentum:
             yield info(
                 "shake-it-off-allowed",

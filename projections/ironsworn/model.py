@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import field
 from types import MappingProxyType
-from typing import Annotated, Final, Literal, cast
+from typing import Annotated, ClassVar, Final, Literal, cast
 
 from pydantic import BaseModel, Field, field_validator
 
@@ -16,6 +16,8 @@ from ledger.errors import BadInput
 from ledger.events.frozen import FrozenDict
 from projections import core
 from projections.ironsworn import events as vocab
+from projections.ironsworn.shown import TRACKS
+from projections.shown import Readings
 from projections.values import EMPTY, Hidden
 from projections.words import plain
 
@@ -150,6 +152,7 @@ class IronswornRoll(core.Roll):
 class IronswornState(core.State):
     """The encounter, plus what the audit must remember across events."""
 
+    readings: ClassVar[Readings] = TRACKS
     combatants: Mapping[str, Character | Foe] = EMPTY
     rolls: Sequence[IronswornRoll] = ()
     house: Rules = field(default_factory=Rules)

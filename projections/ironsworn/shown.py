@@ -1,11 +1,48 @@
-"""What the report charts of an Ironsworn combatant (`projections.charts`)."""
+"""How Ironsworn tracks read (conditions as the rules text names them), and what the report
+charts of a combatant (`projections.charts`).
+
+The system's state names these readings (`State.readings`); they read plain values only.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from types import MappingProxyType
+from typing import Any, Final
 
 from projections.charts import Measure, measure
+from projections.shown import Reading, Readings
+
+#: A condition's words, as the rules text writes them (the Endure Harm oracle's rows, and the
+#: move a loss past momentum's floor calls for); the key stays in `tracks --json`.
+CONDITIONS: Final[Mapping[str, str]] = MappingProxyType(
+    {
+        "face_death": "Face Death",
+        "dying": "dying",
+        "unconscious": "unconscious",
+        "reeling": "reeling",
+        "battered": "battered",
+        "face_a_setback": "Face a Setback",
+    }
+)
+
+
+def condition(key: str) -> str:
+    """`face_a_setback` -> `Face a Setback`: a condition in the rules text's words."""
+    return CONDITIONS.get(key, key.replace("_", " "))
+
+
+def conditions_text(v: Any) -> str | None:
+    """`Face a Setback, reeling`; None for what is no list of conditions (a sheet's
+    `tracks.noted` may say anything) or for none (which reads as any empty value)."""
+    if not (isinstance(v, list | tuple) and v and all(isinstance(x, str) for x in v)):
+        return None
+    return ", ".join(map(condition, v))
+
+
+TRACKS: Final[Readings] = MappingProxyType(
+    {"conditions": Reading(cell=conditions_text, sentence=conditions_text)}
+)
 
 
 def measures(view: Mapping[str, Any]) -> tuple[Measure, ...]:

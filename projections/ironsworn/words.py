@@ -18,6 +18,7 @@ from projections.ironsworn.model import (
     oracle_tag,
     shake_blocked,
 )
+from projections.ironsworn.shown import condition
 from projections.words import indefinite, joined, plain, with_changes
 
 _LABELS = MappingProxyType({"max_momentum": "max momentum", "momentum_reset": "momentum reset"})
@@ -62,7 +63,7 @@ def explain(
             head = f"{event.target} clears {plain(event.debility)}"
             return with_changes(head, before, after, event.target, **_LABELS)
         case vocab.OracleRolled():
-            tag = plain(oracle_tag(event.roll))
+            tag = condition(oracle_tag(event.roll))
             return f"{event.target} rolls {event.roll} on the Endure Harm oracle: {tag}"
         case vocab.MeterChanged() if before is not None:
             return metered(before, event, after)
@@ -95,7 +96,27 @@ def endured(
     text = with_changes(
         f"{event.target} endures {amount} harm{source}", before, after, event.target
     )
-    return text + (f" ({spill} past zero)" if spill else "")
+    notes = [f"{spill} past zero"] if spill else []
+    return noted(text, *notes, *untaken(before, after, event.target, spill))
+
+
+def untaken(before: IronswornState, after: IronswornState, name: str, loss: int) -> list[str]:
+    """`-1 momentum not taken: momentum is at its floor, -6`: the part of a momentum loss the
+    rules asked for that the track could not take (the floor calls for Face a Setback, which
+    the conditions show), told as `(2 past zero)` tells harm that health could not take;
+    none when it took it all."""
+    was, now = before.combatants.get(name), after.combatants.get(name)
+    if not isinstance(was, Character) or not isinstance(now, Character) or loss <= 0:
+        return []
+    short = loss - (was.momentum - now.momentum)
+    if short <= 0:
+        return []
+    return [f"-{short} momentum not taken: momentum is at its floor, {after.house.momentum_min}"]
+
+
+def noted(text: str, *notes: str) -> str:
+    """`text (a; b)`, or `text` when there is no note."""
+    return f"{text} ({'; '.join(notes)})" if notes else text
 
 
 def rolled(
@@ -119,7 +140,10 @@ def rolled(
         f"{raw if capped else roll.score}{capped} vs {event.challenge[0]}, {event.challenge[1]}: "
         f"{plain(str(roll.outcome))}{match}"
     )
-    return with_changes(head, before, after, event.actor, "; ")
+    text = with_changes(head, before, after, event.actor, "; ")
+    # An Endure Harm miss: "also suffer -1 momentum" (the fold's `roll`).
+    miss = event.move == "endure_harm" and roll.outcome == "miss"
+    return noted(text, *untaken(before, after, event.actor, 1 if miss else 0))
 
 
 def burned(before: IronswornState, event: vocab.MomentumBurned, after: IronswornState) -> str:
@@ -141,7 +165,8 @@ def chosen(before: IronswornState, event: vocab.ChoiceMade, after: IronswornStat
         return with_changes(f"{event.target} embraces the pain", before, after, event.target)
     head = f"{event.target} shakes it off"
     if after.combatants[event.target] is not c and after.combatants[event.target] != c:
-        return with_changes(head, before, after, event.target)
+        text = with_changes(head, before, after, event.target)
+        return noted(text, *untaken(before, after, event.target, 1))
     assert isinstance(c, Character)
     # The reasons the fold (`fold.shake_it_off`) gives, house rules included.
     blocked = shake_blocked(c, before.house)
@@ -170,4 +195,8 @@ def metered(before: IronswornState, event: vocab.MeterChanged, after: IronswornS
     ):
         return f"{head}: {blocked}, so {event.meter} cannot rise"
     told = with_changes(head, before, after, event.target, **_LABELS)
-    return told if told != head else f"{head}: no change"
+    loss = -event.amount if event.meter == "momentum" else 0
+    return noted(
+        told if told != head else f"{head}: no change",
+        *untaken(before, after, event.target, loss),
+    )

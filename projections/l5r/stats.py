@@ -1,12 +1,13 @@
 """What the statistics read of L5R: the fatigue a character took and the critical strikes it
-suffered, and who dealt damage whose `source` names a combatant (the ledger records no dice)."""
+suffered, and who dealt damage (the combatant its `source` names, else whoever the event says
+struck, else the weapon its `source` names; the ledger records no dice)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
 
-from projections import core
+from projections import acts, core
 from projections.l5r import events as vocab
 from projections.l5r.model import Character, L5rState
 
@@ -19,7 +20,11 @@ def hurt(combatant: core.Combatant) -> Mapping[str, int]:
 
 
 def dealer(before: L5rState, event: Any) -> str | None:
-    """The combatant a damage's `source` names, when it names one."""
-    if isinstance(event, vocab.DamageDealt) and event.source in before.combatants:
+    """Who dealt a damage: the combatant its `source` names; else the combatant the event
+    says struck (`acts.striker`); else its `source` itself, a weapon or a trap credited by
+    name (`Kaeru's katana`); None when it names none."""
+    if not isinstance(event, vocab.DamageDealt):
+        return None
+    if event.source in before.combatants:
         return event.source
-    return None
+    return acts.striker(before, event, event.target) or event.source

@@ -221,7 +221,7 @@ def test_a_claimed_outcome_that_the_dice_do_not_give_is_flagged() -> None:
     claimed = {"type": "roll.made", "stake": "cut", "dice": [6, 7, 1], "outcome": "success"}
     records = stream("fates-edge", blade, rook, locked, claimed)
     assert findings(records, "outcome-claim") == [
-        ("error", (5,), "roll at seq 5 was recorded as 'success', but the rules give 'partial'")
+        ("error", (5,), "roll at seq 5 was recorded as a success, but the rules give a partial")
     ]
     honest = {**claimed, "outcome": "partial"}
     assert findings(stream("fates-edge", blade, rook, locked, honest), "outcome-claim") == []

@@ -50,14 +50,15 @@ def test_a_reading_without_sentence_words_reads_in_a_sentence_as_any_value() -> 
 @pytest.mark.parametrize("said", [3, "T1 full", [], {}, {"1": 2}, [{"seq": 1}]])
 def test_a_value_a_reading_does_not_read_reads_by_its_shape(said: Any) -> None:
     # What a sheet said (`tracks.noted`) may be anything: the generic words, never a crash.
-    for key, track in (("ssss", "slots"), ("l5r", "criticals")):
+    for key, track in (("ssss", "slots"), ("l5r", "criticals"), ("ironsworn", "conditions")):
         reading = readings(key)[track]
         assert shown(said, reading) == shown(said)
         assert words.value(said, reading) == words.value(said)
 
 
 def test_systems_that_name_no_readings_read_every_track_generically() -> None:
-    assert readings("fates-edge") is GENERIC and readings("ironsworn") is GENERIC
+    # Ironsworn names one now: its conditions read as the rules text names them.
+    assert readings("fates-edge") is GENERIC
 
 
 def test_a_table_reads_a_track_by_its_system_and_a_pool_never_does() -> None:

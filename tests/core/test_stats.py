@@ -36,14 +36,18 @@ def test_fates_edge_damage_counts_resilience_over_every_phase(examples: dict[str
     stats = examples["fates-edge-ambush"]
     # The Hag: 4 -> 1 (seq 18, Brin), 1 -> phase 2 at 6 (seq 26, Ash: 1 more), 6 -> 1 (seq 31,
     # Brin), 1 -> 0 (seq 43, Brin). The Cutthroat: Fatigue +1 (seq 10), overflow into
-    # Resilience 3 -> 2 with Fatigue 1 -> 0 (seq 34), Fatigue +1 (seq 35): all Ash's.
+    # Resilience 3 -> 2 with Fatigue 1 -> 0 (seq 34), Fatigue +1 (seq 35): all Ash's, 3 marked.
+    # Brin's Fatigue: +1 (seq 23), +1 that overflows into Harm (seq 28): 2 marked, 2 cleared.
+    # An overflow's reset is no recovery (adversary-resolution.txt: "clear Fatigue").
     assert fighters(stats) == {
-        "Ash": ({"fatigue": 1}, {}, {"fatigue": 2, "resilience": 2}),
-        "Brin": ({"fatigue": 1, "harm": 1}, {"fatigue": 1}, {"resilience": 9}),
+        "Ash": ({"fatigue": 1}, {}, {"fatigue": 3, "resilience": 2}),
+        "Brin": ({"fatigue": 2, "harm": 1}, {}, {"resilience": 9}),
         "Marsh Hag": ({"resilience": 10}, {}, {"fatigue": 1}),
-        "Reed Cutthroat": ({"fatigue": 2, "resilience": 1}, {"fatigue": 1}, {"fatigue": 1}),
+        "Reed Cutthroat": ({"fatigue": 3, "resilience": 1}, {}, {"fatigue": 1}),
         "Ferryman's Riddle": ({}, {}, {}),
     }
+    cleared = {f.name: dict(f.cleared) for f in stats.fighters if f.cleared}
+    assert cleared == {"Brin": {"fatigue": 2}, "Reed Cutthroat": {"fatigue": 2}}
 
 
 def test_fates_edge_rolls_pools_defeats_and_rulings(examples: dict[str, Stats]) -> None:
