@@ -430,7 +430,7 @@ def _listed(items: Sequence[object], word: str) -> str:
 
 def indefinite(phrase: str) -> str:
     """`phrase` with its indefinite article as it is read aloud: `an extreme blow`, `a
-    dangerous foe`, `an endure harm roll`."""
+    dangerous foe`, `an Endure Harm roll`."""
     return f"{'an' if phrase[:1].lower() in 'aeiou' else 'a'} {phrase}"
 
 

@@ -17,6 +17,7 @@ from ledger import events
 from projections.findings import Finding, Obligation, error, info, warning
 from projections.ironsworn import events as vocab
 from projections.ironsworn import model as model
+from projections.ironsworn.shown import move_name
 from projections.played import as_played, delta
 from projections.words import indefinite, plain
 
@@ -71,7 +72,7 @@ def harm_before_roll(state: model.IronswornState, seq: int, event: Any) -> Itera
                 "harm-before-roll",
                 (pending, seq),
                 f"harm at seq {pending} on {event.actor!r} has no Endure Harm roll; seq {seq} "
-                f"is {indefinite(plain(event.move))} roll",
+                f"is {indefinite(move_name(event.move))} roll",
             )
 
 
@@ -140,7 +141,7 @@ def shake_it_off_allowed(
         yield error(
             "shake-it-off-allowed",
             (on, seq),
-            f"{option} at seq {seq} follows {indefinite(plain(made.move))} roll (seq {on}); "
+            f"{option} at seq {seq} follows {indefinite(move_name(made.move))} roll (seq {on}); "
             f"the choice belongs to an Endure Harm strong hit: {instead}",
         )
     elif made.outcome != "strong_hit":

@@ -16,7 +16,7 @@ from ledger.errors import BadInput
 from ledger.events.frozen import FrozenDict
 from projections import core
 from projections.ironsworn import events as vocab
-from projections.ironsworn.shown import TRACKS
+from projections.ironsworn.shown import TRACKS, move_name
 from projections.shown import Readings
 from projections.values import EMPTY, Hidden
 from projections.words import plain
@@ -137,10 +137,10 @@ class IronswornRoll(core.Roll):
     health: Hidden[int]
 
     def describe(self) -> str:
-        """The outcome and how it came, as the replay tells the roll: `weak hit (endure harm
+        """The outcome and how it came, as the replay tells the roll: `weak hit (Endure Harm
         +iron: score 4 vs 2, 7)`, a match and a burn said when they are so."""
         first, second = self.challenge
-        told = [f"{plain(self.move)} +{self.stat}: score {self.score} vs {first}, {second}"]
+        told = [f"{move_name(self.move)} +{self.stat}: score {self.score} vs {first}, {second}"]
         if self.match:
             told.append("a match")
         if self.burned:

@@ -32,6 +32,19 @@ def condition(key: str) -> str:
     return CONDITIONS.get(key, key.replace("_", " "))
 
 
+#: The short words a move's name keeps in lower case (`Secure an Advantage`).
+_SMALL: Final = frozenset(
+    {"a", "an", "and", "at", "by", "for", "in", "of", "on", "or", "the", "to"}
+)
+
+
+def move_name(key: str) -> str:
+    """`endure_harm` -> `Endure Harm`: a move as the rules text names it (a name given in
+    words, `Endure Harm`, stays as it is)."""
+    words = key.replace("_", " ").split(" ")
+    return " ".join(w if i and w in _SMALL else w[:1].upper() + w[1:] for i, w in enumerate(words))
+
+
 def conditions_text(v: Any) -> str | None:
     """`Face a Setback, reeling`; None for what is no list of conditions (a sheet's
     `tracks.noted` may say anything) or for none (which reads as any empty value)."""

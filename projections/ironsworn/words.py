@@ -18,7 +18,7 @@ from projections.ironsworn.model import (
     oracle_tag,
     shake_blocked,
 )
-from projections.ironsworn.shown import condition
+from projections.ironsworn.shown import condition, move_name
 from projections.words import indefinite, joined, plain, with_changes
 
 _LABELS = MappingProxyType({"max_momentum": "max momentum", "momentum_reset": "momentum reset"})
@@ -136,7 +136,7 @@ def rolled(
     capped = f" (capped at {roll.score})" if raw > roll.score else ""
     match = ", a match" if roll.match else ""
     head = (
-        f"{event.actor} rolls {plain(event.move)} +{event.stat}: {' + '.join(parts)} = score "
+        f"{event.actor} rolls {move_name(event.move)} +{event.stat}: {' + '.join(parts)} = score "
         f"{raw if capped else roll.score}{capped} vs {event.challenge[0]}, {event.challenge[1]}: "
         f"{plain(str(roll.outcome))}{match}"
     )

@@ -288,7 +288,7 @@ def test_a_journal_kept_inline_and_in_callouts_imports_through_the_command(
         "seq 3 (S.md:4): the sheet shows Kira at health 5 (the ledger agrees)",
         "seq 4 (S.md:4): Kira endures 2 harm: health 5 -> 3",
         "  Kira health: 5 -> 3",
-        "seq 5 (S.md:4): Kira rolls endure harm +iron: d6 5 + iron 3 = score 8 vs 2, 6: strong hit",
+        "seq 5 (S.md:4): Kira rolls Endure Harm +iron: d6 5 + iron 3 = score 8 vs 2, 6: strong hit",
         "seq 6 (S.md:4): note: iv-ooc:brb",
     ]
     assert ok(db, *args) == (

@@ -193,9 +193,9 @@ def test_every_ironsworn_event_reads_in_words() -> None:
         "supply 5, momentum 2 (max 10, reset 2)",
         "Chief joins as an adversary: a formidable foe",
         "Kai endures 3 harm from Chief (formidable): health 1 -> 0, momentum 2 -> 0 (2 past zero)",
-        "Kai rolls endure harm +iron: d6 1 + iron 1 = score 2 vs 5, 9: miss; momentum 0 -> -1",
+        "Kai rolls Endure Harm +iron: d6 1 + iron 1 = score 2 vs 5, 9: miss; momentum 0 -> -1",
         "Kai's momentum +5: momentum -1 -> 4",
-        "Kai rolls endure harm +iron: d6 4 + iron 1 = score 5 vs 5, 9: miss; momentum 4 -> 3",
+        "Kai rolls Endure Harm +iron: d6 4 + iron 1 = score 5 vs 5, 9: miss; momentum 4 -> 3",
         "Kai burns momentum 4 on the roll at seq 7: miss -> miss: momentum 3 -> 1",
         "Kai rolls 42 on the Endure Harm oracle: reeling",
         "Kai marks wounded: max momentum 10 -> 9, momentum reset 2 -> 1, debilities none -> "

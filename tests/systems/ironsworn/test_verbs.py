@@ -61,7 +61,7 @@ def test_an_action_roll_with_given_dice_shows_its_outcome(ambush: Path) -> None:
     )
     assert out == (
         "Recorded seq 5: roll.made\n"
-        "  Kira rolls endure harm +iron: d6 1 + iron 3 = score 4 vs 5, 5: miss, a match; "
+        "  Kira rolls Endure Harm +iron: d6 1 + iron 3 = score 4 vs 5, 5: miss, a match; "
         "momentum 6 -> 5\n"
         "  Kira momentum: 6 -> 5\n"
     )
@@ -193,12 +193,12 @@ def test_an_amended_roll_is_told_in_words_where_it_changed(ambush: Path) -> None
     out = ok(ambush, "amend", "ambush", "4", "action_die=1", "--reason", "misread")
     lines = out.splitlines()
     assert lines[1] == (
-        "  seq 4 corrected to action die 1: misread; its roll is now weak hit (endure harm "
+        "  seq 4 corrected to action die 1: misread; its roll is now weak hit (Endure Harm "
         "+iron: score 4 vs 2, 7)"
     )
     assert lines[lines.index("Rolls changed:") + 1] == (
-        "  seq 4 (Kira): strong hit (endure harm +iron: score 8 vs 2, 7) -> weak hit (endure "
-        "harm +iron: score 4 vs 2, 7)"
+        "  seq 4 (Kira): strong hit (Endure Harm +iron: score 8 vs 2, 7) -> weak hit (Endure "
+        "Harm +iron: score 4 vs 2, 7)"
     )
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from projections import replay as steps
+from projections.ironsworn.shown import move_name
 from tests import paths
 from tests.cli.invoke import ok
 from tests.streams import RULESETS, audit, stream
@@ -65,7 +66,7 @@ def test_a_miss_at_momentum_minus_6_says_the_minus_1_it_could_not_take() -> None
     # 3 harm on 1 health: momentum -4 -> -6 exactly, no setback yet; the miss's -1 is one.
     told = said(harm(3), roll(1, (9, 9)))
     assert told[-1] == (
-        "Kira rolls endure harm +iron: d6 1 + iron 3 = score 4 vs 9, 9: miss, a match; "
+        "Kira rolls Endure Harm +iron: d6 1 + iron 3 = score 4 vs 9, 9: miss, a match; "
         "conditions none -> Face a Setback (-1 momentum not taken: momentum is at its floor, -6)"
     )
 
@@ -81,7 +82,7 @@ def test_a_momentum_loss_past_the_floor_says_what_it_could_not_take() -> None:
 
 def test_a_miss_above_the_floor_reads_as_before() -> None:
     assert said(roll(1, (9, 9)))[-1] == (
-        "Kira rolls endure harm +iron: d6 1 + iron 3 = score 4 vs 9, 9: miss, a match; "
+        "Kira rolls Endure Harm +iron: d6 1 + iron 3 = score 4 vs 9, 9: miss, a match; "
         "momentum -4 -> -5"
     )
 
@@ -122,3 +123,10 @@ def test_an_outcome_claim_names_both_outcomes_in_words() -> None:
     assert found.message == (
         "roll at seq 3 was recorded as a strong hit, but the rules give a weak hit"
     )
+
+
+def test_a_move_reads_as_the_rules_text_names_it() -> None:
+    assert [
+        move_name(key)
+        for key in ("endure_harm", "secure_an_advantage", "face_danger", "Endure Harm", "strike")
+    ] == ["Endure Harm", "Secure an Advantage", "Face Danger", "Endure Harm", "Strike"]
