@@ -14,7 +14,16 @@ from __future__ import annotations
 from typing import Any
 
 from tests.streams import audit, rules_hit, stream, tracks
-from tests.systems.ironsworn.test_fold import Event, burn, debility, harm, kira, meter, roll
+from tests.systems.ironsworn.test_fold import (
+    Event,
+    burn,
+    choice,
+    debility,
+    harm,
+    kira,
+    meter,
+    roll,
+)
 
 
 def kira_after(*items: Event) -> dict[str, Any]:
@@ -55,6 +64,20 @@ def test_momentum_at_its_minimum_cancels_an_action_die_of_six_and_the_adds_still
     # 2 but not a 9; uncancelled the 6 would have made 9.
     rolled = last_roll(kira(iron=2, momentum=-6), roll(6, (2, 9), move="strike", adds=1))
     assert (rolled["score"], rolled["outcome"]) == (3, "weak_hit")
+
+
+# Endure Harm's strong hit at 0 health.
+
+
+def test_a_strong_hit_at_0_health_embraces_the_pain_for_one_momentum() -> None:
+    # aradix85/straightjacket, test_endure_harm_follows_each_rulebook ("classic", health 0,
+    # STRONG_HIT -> health 0, momentum 3): "If your health is greater than 0" rules out shake
+    # it off, so the strong hit takes +1 momentum. (Its health 3 cases, strong 4/1, weak 3/2
+    # and miss 3/1, are test_fold's.)
+    items = (kira(iron=3, health=1), harm(amount=1), roll(6, (1, 2)), choice("embrace_the_pain"))
+    got = kira_after(*items)
+    assert (got["health"], got["momentum"]) == (0, 3)
+    assert findings(*items) == []
 
 
 # Burning momentum: "cancel any challenge dice less than your momentum" (NOTES 2.2).
