@@ -3,7 +3,8 @@ the critical strikes still due (`obligations`).
 
 Ids (DESIGN.md section 6): `defend-while-incapacitated` (a due critical strike, from an
 Incapacitated target or a voluntary one, still unresolved at the next damage or the scene end),
-`void-critical-not-allowed`; added here: `void-overspent`, `critical-severity-raised` (a
+`void-critical-not-allowed` (an error, or a warning when the damage was reduced to 0 and the
+ledger spent and applied nothing); added here: `void-overspent`, `critical-severity-raised` (a
 warning), `critical-fitness` (a warning) and `critical-without-damage` (informational).
 """
 
@@ -81,6 +82,27 @@ def _refused(before: Character, seq: int, event: vocab.DamageDealt, after: L5rSt
     )
 
 
+def _glancing(target: Character, seq: int, event: vocab.DamageDealt) -> Finding:
+    """`void-critical-not-allowed` (a warning): a voluntary critical strike chosen against damage
+    reduced to 0, which needs no defence; the fold spends no Void point and adds no critical."""
+    how = [f"{event.amount} damage"]
+    if event.increases:
+        how.append(f"increases +{sum(event.increases)}")
+    if event.reductions:
+        how.append(f"reductions -{sum(event.reductions)}")
+    resistance: int = getattr(target.resistance, event.damage_type)
+    if resistance:
+        how.append(f"resistance {resistance}")
+    return warning(
+        "void-critical-not-allowed",
+        (seq,),
+        f"{event.target!r} chose a voluntary critical strike at seq {seq} on damage reduced to 0 "
+        f"({', '.join(how)}); damage reduced to 0 glances off and needs no defence, so there is "
+        "no critical strike to take instead: no Void point is spent (Void points stay "
+        f"{target.void_points}) and no critical strike happens",
+    )
+
+
 def _fitness(seq: int, event: vocab.CriticalResolved, resolving: Critical) -> Iterator[Finding]:
     """`critical-fitness`: the Fitness check (TN 1) lowers the deadliness by its successes, to a
     minimum of 0; a severity those successes do not account for contradicts its own record."""
@@ -109,6 +131,9 @@ def audit(before: L5rState, seq: int, event: Any, after: L5rState) -> Iterator[F
                 yield _unresolved(crit, event.target, seq, "the next damage")
             target = character(before, event.target)
             res = resolve(target, event)
+            if res.outcome == "reduced" and event.voluntary_critical:
+                # The fold applied nothing (the rules), but the recorded choice was void.
+                yield _glancing(target, seq, event)
             if res.refused is not None:
                 yield error(
                     "void-critical-not-allowed",
