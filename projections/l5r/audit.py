@@ -37,7 +37,7 @@ def _undefended(before: L5rState, name: str) -> Iterator[Critical]:
     if last is None or not isinstance(target, Character):
         return
     for crit in target.pending():
-        if crit.seq == last and crit.cause in ("incapacitated", "void"):
+        if crit.seq == last and crit.cause in ("incapacitated", "void", "undefended"):
             yield crit
 
 
@@ -47,6 +47,11 @@ def _unresolved(crit: Critical, name: str, seq: int, what: str) -> Finding:
         why = (
             f"{name!r} chose to take it as a voluntary critical strike at severity "
             f"{crit.severity} instead of defending"
+        )
+    elif crit.cause == "undefended":
+        why = (
+            f"it hit {name!r}, who could not defend, so it was a critical strike at severity "
+            f"{crit.severity}"
         )
     else:
         why = (

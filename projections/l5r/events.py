@@ -66,6 +66,10 @@ class DamageDealt(EventBase, frozen=True):
     increases: tuple[Amount, ...] = ()
     reductions: tuple[Amount, ...] = ()
     voluntary_critical: bool = False
+    #: False: the target cannot defend for a cause besides Incapacitated (unaware, bound, a
+    #: technique), so damage left after reductions is a critical strike (NOTES 4.3: a GM's
+    #: flag). Unset (stored as nothing) is the rules' default: they defend.
+    can_defend: bool | None = None
 
     @model_serializer(mode="wrap")
     def _own_source_in_place(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:

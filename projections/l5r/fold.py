@@ -85,7 +85,10 @@ def deal(state: L5rState, seq: int, event: vocab.DamageDealt) -> L5rState:
             state, with_fatigue(target, target.fatigue + res.final, state.house)
         )
     if event.deadliness is None:
-        why = incapacitation(target) if res.cause == "incapacitated" else "a voluntary critical"
+        why = {
+            "incapacitated": incapacitation(target),
+            "undefended": "it cannot defend",
+        }.get(str(res.cause), "a voluntary critical")
         raise BadInput(
             f"damage.dealt: {res.final} damage to {target.name!r} becomes a critical strike "
             f"({why}), and a critical strike needs the source's deadliness: give deadliness"

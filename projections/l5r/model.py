@@ -17,7 +17,7 @@ from projections.l5r.shown import TRACKS
 from projections.shown import Readings
 from projections.values import EMPTY
 
-Cause = Literal["incapacitated", "void", "direct"]
+Cause = Literal["incapacitated", "void", "undefended", "direct"]
 
 
 class Rules(BaseModel, frozen=True, extra="forbid"):
@@ -127,6 +127,9 @@ def resolve(target: Character, event: vocab.DamageDealt) -> Resolution:
         if target.void_points < 1:
             return Resolution(final, "critical", "void", False, "holding 0 Void points")
         return Resolution(final, "critical", "void", True, None)
+    if event.can_defend is False:
+        # The GM says they cannot defend (unaware, bound): a critical strike, as Incapacitated.
+        return Resolution(final, "critical", "undefended", False, None)
     return Resolution(final, "defended", None, False, None)
 
 

@@ -19,6 +19,7 @@ SYSTEM = System(
         "increases": "Damage increases, applied first.",
         "reductions": "Reductions besides resistance.",
         "voluntary_critical": "The target spends 1 Void point to take a critical strike instead.",
+        "can_defend": "false: the target cannot defend (unaware, bound): a critical strike.",
         "severity": "The critical strike's final severity.",
         "fitness_successes": "Successes on the Fitness check that lowered the severity.",
         "damage": "The seq of the damage whose pending critical strike this resolves.",

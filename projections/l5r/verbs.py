@@ -21,6 +21,8 @@ def _damage(values: Mapping[str, Any]) -> dict[str, Any]:
         "reductions": values.get("reduction") or [],
         "voluntary_critical": bool(values.get("void_critical")),
     }
+    if values.get("cannot_defend"):
+        fields["can_defend"] = False
     if values.get("deadliness") is not None:
         fields["deadliness"] = values["deadliness"]
     # --source is the old spelling of --weapon (lock's --source was another thing).
@@ -78,6 +80,13 @@ VERBS: Final = (
                 ("--void-critical",),
                 default=False,
                 field="voluntary_critical",
+            ),
+            Param(
+                "cannot_defend",
+                bool,
+                "The target cannot defend (unaware, bound): a critical strike.",
+                ("--cannot-defend",),
+                default=False,
             ),
             Param(
                 "weapon",

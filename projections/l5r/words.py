@@ -106,6 +106,8 @@ def dealt(before: L5rState, event: vocab.DamageDealt, after: L5rState) -> str:
     severity = f"a critical strike at severity {event.deadliness} (the deadliness)"
     if res.cause == "incapacitated":
         why = f"{event.target} is Incapacitated and cannot defend"
+    elif res.cause == "undefended":
+        why = f"{event.target} cannot defend"
     elif res.spends_void:
         why = (
             f"{event.target} spends a Void point ({target.void_points} -> {hit.void_points}) "

@@ -44,6 +44,16 @@ def test_the_next_damage_before_a_due_critical_is_resolved_is_flagged() -> None:
     assert "critical strike at severity 5" in finding.message
 
 
+def test_a_critical_on_one_who_cannot_defend_left_unresolved_is_flagged_like_a_due_one() -> None:
+    records = stream(
+        "l5r", joined(), damage(3, deadliness=5, can_defend=False), damage(2, deadliness=5)
+    )
+    assert rules_hit(records) == [("defend-while-incapacitated", (3, 4))]
+    assert "it hit 'Akodo', who could not defend, so it was a critical strike at severity 5" in (
+        audit(records)[0].message
+    )
+
+
 def test_resolving_the_critical_before_the_next_damage_keeps_the_rule() -> None:
     records = stream(
         "l5r", joined(), damage(9), damage(2, deadliness=5), crit(3), damage(2, deadliness=5)

@@ -223,6 +223,20 @@ def test_a_character_may_spend_a_void_point_to_take_a_critical_strike_instead() 
     assert view["criticals"] == [{"seq": 3, "severity": 6, "cause": "void", "resolved": None}]
 
 
+def test_a_character_the_gm_says_cannot_defend_suffers_a_critical_strike() -> None:
+    # NOTES 4.3 (4): Incapacitated is the text's one cause; others (unaware, bound) are the
+    # GM's flag `can_defend=false`.
+    records = stream("l5r", joined(), damage(5, deadliness=4, can_defend=False))
+    view = of(records)
+    assert (view["fatigue"], view["void_points"]) == (0, 2)
+    assert view["criticals"] == [{"seq": 3, "severity": 4, "cause": "undefended", "resolved": None}]
+    # Damage that glances off needs no defence: nothing happens.
+    glancing = stream("l5r", joined(resistance={"physical": 3}), damage(3, can_defend=False))
+    assert (of(glancing)["fatigue"], of(glancing)["criticals"]) == (0, [])
+    message = refusal(joined(), damage(5, can_defend=False))
+    assert "becomes a critical strike (it cannot defend)" in message
+
+
 def test_a_voluntary_critical_without_deadliness_is_bad_input() -> None:
     message = refusal(joined(), damage(5, voluntary_critical=True))
     assert "(a voluntary critical)" in message

@@ -70,6 +70,25 @@ def test_a_void_critical_spends_a_void_point(tmp_path: Path) -> None:
     assert "Akodo void points: 2 -> 1" in out
 
 
+def test_cannot_defend_records_the_gms_flag_and_the_critical_strike(tmp_path: Path) -> None:
+    db = duel(tmp_path / "e.db")
+    code, out, err = run(db, "damage", "duel", "Akodo", "5", "--deadliness", "4", "--cannot-defend")
+    assert (code, err) == (0, "")
+    assert out == (
+        "Recorded seq 3: damage.dealt\n"
+        "  Akodo takes 5 physical damage: resistance 2 leaves 3; Akodo cannot defend: a "
+        "critical strike at severity 4 (the deadliness), to be resolved\n"
+        "  Akodo criticals: - -> @3: 4 (due)\n"
+        "info [obligation-open] seq 3: the critical strike on 'Akodo' from the damage at seq 3 "
+        "(deadliness 4) is still due: record the severity it ends at (critical.resolved "
+        "target=Akodo severity=N damage=3)\n"
+    )
+    assert last_event(db)["can_defend"] is False
+    # Without the flag nothing of it is stored: the event is as it always was.
+    assert run(db, "damage", "duel", "Akodo", "1")[0] == 0
+    assert "can_defend" not in last_event(db)
+
+
 def test_a_critical_strike_without_deadliness_is_refused_with_exit_2(tmp_path: Path) -> None:
     db = duel(tmp_path / "e.db")
     code, out, err = run(db, "damage", "duel", "Akodo", "5", "--void-critical")
