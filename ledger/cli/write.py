@@ -46,7 +46,10 @@ def show_recorded(result: api.Written, note: str = "") -> None:
     """`Recorded seq N: type`, the event in its ruleset's words, the tracks it changed and the
     findings it raised."""
     for record, words in zip(result.records, result.words, strict=True):
-        typer.echo(f"Recorded seq {record.seq}: {record.type}{note}")
+        event = record.event
+        # A GM entering an act in a player's name sees whose it is now (`--as gm --by ana`).
+        whose = f" (by {event.by}, entered by {event.entered_by})" if event.entered_by else ""
+        typer.echo(render.visible(f"Recorded seq {record.seq}: {record.type}{whose}{note}"))
         typer.echo(render.visible(f"  {words}"))
     if result.downstream is not None:
         # A retraction or correction recorded by its type: the same diff as undo and amend.

@@ -212,6 +212,7 @@ def test_a_gm_recording_for_a_player_passes_the_audit_and_says_who_entered_it(
 ) -> None:
     code, out, err = run(duel, "note", "duel", "Ana holds the rope", "--as", "gm", "--by", "ana")
     assert (code, err) == (0, "")
+    assert out.splitlines()[0] == "Recorded seq 5: note (by ana, entered by gm)"
     assert "policy-allows-act" not in out
     code, out, _ = run(duel, "audit", "duel")
     assert code == 0
