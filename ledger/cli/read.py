@@ -200,7 +200,8 @@ def replay(
     ] = False,
     without: Without = None,
     round_: Annotated[
-        int | None, typer.Option("--round", help="Only the events of this game round.")
+        int | None,
+        typer.Option("--round", help="Only the events of this game round (0: the set-up)."),
     ] = None,
     scene: Annotated[
         str | None, typer.Option("--scene", help="Only the events of this scene.")
@@ -241,17 +242,22 @@ class _Looked:
     def __init__(self) -> None:
         self.rounds: set[int] = set()
         self.last = 0
+        #: Whether events came before the first round (the set-up, which round 0 also holds).
+        self.setup = False
 
     def choose(
         self, steps: Iterable[Step], round_: int | None, by_scene: bool, wanted: gametime.Scene
     ) -> Iterator[Step]:
-        """The steps of the round and scene asked for."""
+        """The steps of the round and scene asked for; round 0, with no scene named, holds the
+        set-up too (the events before the first round), as `tracks --round 0` ends it."""
         for s in steps:
             self.last = s.record.seq
             in_scene = not by_scene or s.scene == wanted
+            setup = s.round is None and not by_scene and not self.rounds
+            self.setup = self.setup or setup
             if in_scene and s.round is not None:
                 self.rounds.add(s.round)
-            if in_scene and (round_ is None or s.round == round_):
+            if in_scene and (round_ is None or s.round == round_ or (round_ == 0 and setup)):
                 yield s
 
     def nothing(
@@ -273,6 +279,8 @@ class _Looked:
         if round_ is not None:
             known = ", ".join(map(str, sorted(self.rounds)))
             label = "rounds there" if ranged else "rounds"
+            if known and self.setup and 0 not in self.rounds and not ranged:
+                known += "; 0 is the set-up"
             found = (
                 f" ({label}: {known or ('none' if ranged else 'none: record `encounter round`')})"
             )

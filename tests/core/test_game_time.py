@@ -106,8 +106,18 @@ def test_replay_shows_the_round_and_scene_of_each_event_and_one_round_alone(roun
     )
     assert run(rounds, "replay", "ford", "--round", "5")[::2] == (
         2,
-        "Error: no effective event of encounter 'ford' is in round 5 (rounds: 1, 2)\n",
+        "Error: no effective event of encounter 'ford' is in round 5 (rounds: 1, 2; 0 is the "
+        "set-up)\n",
     )
+
+
+def test_replay_of_round_0_is_the_set_up_that_tracks_round_0_ends(rounds: Path) -> None:
+    told = ok(rounds, "replay", "ford", "--round", "0")
+    assert [line.split(":")[0] for line in told.splitlines() if line.startswith("seq")] == [
+        "seq 1",
+        "seq 2",
+    ]
+    assert json.loads(ok(rounds, "tracks", "ford", "--round", "0", "--json"))["seq"] == 2
 
 
 def test_replay_of_a_round_outside_from_and_to_says_the_round_is_elsewhere(rounds: Path) -> None:
