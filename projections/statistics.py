@@ -274,13 +274,14 @@ class Tally:
         if final is None:
             raise ValueError("no step to count")
         blows = tuple(self.blows)
+        dealers = _dealt(blows)
         found = list(findings)
         recorded, in_force = _rulings(records)
         pools = dict.fromkeys([*final.pools, *self.gained, *self.lowered])
         return Stats(
             encounter=final.encounter,
             system=final.system,
-            fighters=tuple(_fighters(final, blows)),
+            fighters=tuple(_fighters(final, blows, dealers)),
             blows=blows,
             rollers=tuple(_rollers(self.ruleset, self.priced, final)),
             pools=tuple(
@@ -293,7 +294,7 @@ class Tally:
             findings=_frozen(tally(f.severity for f in found)),
             rules=_frozen(tally(f.rule for f in found)),
             dice=_frozen(self.dice),
-            sources=tuple(_sources(final, blows)),
+            sources=tuple(_sources(final, dealers)),
         )
 
 
@@ -348,14 +349,31 @@ def _add(into: dict[Any, int], key: Any, amount: int) -> None:
     into[key] = into.get(key, 0) + amount
 
 
-def _fighters(final: State, blows: Sequence[Blow]) -> Iterable[Fighter]:
+#: By track, and by (round, track).
+Dealt = tuple[dict[str, int], dict[tuple[int | None, str], int]]
+
+
+def _dealt(blows: Sequence[Blow]) -> dict[str, Dealt]:
+    """What each dealer dealt, a combatant or a source that is none (a weapon), in the order
+    each first did."""
+    out: dict[str, Dealt] = {}
+    for blow in blows:
+        if blow.dealer is not None:
+            tracks, by_round = out.setdefault(blow.dealer, ({}, {}))
+            _add(tracks, blow.track, blow.amount)
+            _add(by_round, (blow.round, blow.track), blow.amount)
+    return out
+
+
+def _fighters(
+    final: State, blows: Sequence[Blow], dealers: Mapping[str, Dealt]
+) -> Iterable[Fighter]:
     for name, combatant in final.combatants.items():
         taken: dict[str, int] = {}
         recovered: dict[str, int] = {}
-        dealt: dict[str, int] = {}
         taken_by: dict[tuple[int | None, str], int] = {}
-        dealt_by: dict[tuple[int | None, str], int] = {}
         cleared: dict[str, int] = {}
+        dealt, dealt_by = dealers.get(name, ({}, {}))
         for blow in blows:
             if blow.target == name and blow.cleared:
                 _add(cleared, blow.track, -blow.amount)
@@ -365,9 +383,6 @@ def _fighters(final: State, blows: Sequence[Blow]) -> Iterable[Fighter]:
                     _add(taken_by, (blow.round, blow.track), blow.amount)
                 else:
                     _add(recovered, blow.track, -blow.amount)
-            if blow.dealer == name:
-                _add(dealt, blow.track, blow.amount)
-                _add(dealt_by, (blow.round, blow.track), blow.amount)
         yield Fighter(
             name=name,
             side=combatant.side,
@@ -381,17 +396,11 @@ def _fighters(final: State, blows: Sequence[Blow]) -> Iterable[Fighter]:
         )
 
 
-def _sources(final: State, blows: Sequence[Blow]) -> Iterable[Source]:
+def _sources(final: State, dealers: Mapping[str, Dealt]) -> Iterable[Source]:
     """Whatever dealt damage and is no combatant: the weapon an event names (`Ruleset.dealer`)."""
-    dealt: dict[str, dict[str, int]] = {}
-    by_round: dict[str, dict[tuple[int | None, str], int]] = {}
-    for blow in blows:
-        if blow.dealer is None or blow.dealer in final.combatants:
-            continue
-        _add(dealt.setdefault(blow.dealer, {}), blow.track, blow.amount)
-        _add(by_round.setdefault(blow.dealer, {}), (blow.round, blow.track), blow.amount)
-    for name, tracks in dealt.items():
-        yield Source(name, _frozen(tracks), _frozen(by_round[name]))
+    for name, (tracks, by_round) in dealers.items():
+        if name not in final.combatants:
+            yield Source(name, _frozen(tracks), _frozen(by_round))
 
 
 def _rollers(
