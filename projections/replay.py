@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -186,6 +186,12 @@ def as_played(
         previous = state
 
 
+def in_setup(step: Step, rounds: Collection[int]) -> bool:
+    """Whether `step` is of the set-up: no round of its own, and no round seen before it
+    (`rounds`). Round 0, when no event is in it, is the set-up (`--round 0`)."""
+    return step.round is None and not rounds
+
+
 def round_end(encounter: str, steps: Iterable[Step], round: int, scene: Scene = None) -> Step:
     """The step that ends game round `round` (of `scene`, when given): the last effective event
     of play in it, with every undo and correction in force applied (an undo, a correction or a
@@ -202,7 +208,7 @@ def round_end(encounter: str, steps: Iterable[Step], round: int, scene: Scene = 
         if type(step.record.event) in REVISION_MODELS:
             continue
         at, where = step.round, step.scene
-        if at is None and not rounds:
+        if in_setup(step, rounds):
             setup = step
         if at is not None and (scene is None or where == scene):
             rounds.add(at)

@@ -19,7 +19,7 @@ from ledger.cli.options import Json, Source, Without, emit_json, opened, source
 from ledger.errors import BadInput, UnknownName
 from ledger.store import is_postgres
 from projections import gametime
-from projections.replay import Step, Viewed
+from projections.replay import Step, Viewed, in_setup
 from projections.revisions import standing
 
 
@@ -253,7 +253,7 @@ class _Looked:
         for s in steps:
             self.last = s.record.seq
             in_scene = not by_scene or s.scene == wanted
-            setup = s.round is None and not by_scene and not self.rounds
+            setup = not by_scene and in_setup(s, self.rounds)
             self.setup = self.setup or setup
             if in_scene and s.round is not None:
                 self.rounds.add(s.round)
