@@ -42,7 +42,7 @@ from typing import Any, Final
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from ledger import AsyncLedger, Ledger  # noqa: E402
+from ledger import AsyncLedger, Ledger, systems  # noqa: E402
 from tests.longstreams import fates_edge_stream, lines, skirmish  # noqa: E402
 
 FIXTURES = Path(__file__).resolve().parent / ".fixtures"
@@ -72,6 +72,13 @@ GOALS: dict[str, tuple[str, str, tuple[str, float]]] = {
     "cli_model_floor_vs_sqlite_utils": (
         "the floor with one pydantic model: typer, sqlite3, a `BaseModel` of one field "
         "validating one value (what any command that validates an event pays)",
+        "`sqlite-utils rows` of the same file, whole process",
+        ("<=", 1.0),
+    ),
+    "cli_typer_floor_vs_sqlite_utils": (
+        "the floor of a typer command: an app with the options of `encounter tracks` (five "
+        "global, seven its own) whose command only prints its argument (typer 0.29 coerces "
+        "every option through a pydantic validator, so it imports pydantic and builds them)",
         "`sqlite-utils rows` of the same file, whole process",
         ("<=", 1.0),
     ),
@@ -261,6 +268,10 @@ def _fixture_key() -> str:
     for package in ("ledger/store", "ledger/events", "projections"):
         for file in sorted((ROOT / package).rglob("*.py")):
             digest.update(file.read_bytes())
+    # A source tree's snapshots are keyed by its files' times as well (`systems.stamp`): a
+    # checkout that touches them leaves the kept fixtures' snapshots unread, and a command
+    # would then fold every event where a user's file folds the tail after its snapshot.
+    digest.update(systems.stamp(["projections", "ledger.events"]).encode())
     return digest.hexdigest()[:12]
 
 
@@ -314,6 +325,7 @@ def bench_cli(b: Bench, folder: Path, reps: Reps) -> None:
         "sqlite-utils": lambda: run(sqlite_utils),
         "floor": lambda: run([str(BIN / "python"), "-c", FLOOR]),
         "model floor": lambda: run([str(BIN / "python"), "-c", MODEL_FLOOR]),
+        "typer floor": lambda: run(typer_floor(source)),
     }
     for once in commands.values():
         once()  # bytecode written, caches warm
@@ -322,6 +334,7 @@ def bench_cli(b: Bench, folder: Path, reps: Reps) -> None:
         b.add(f"cli_{command}_vs_sqlite_utils", took[command], took["sqlite-utils"])
     b.add("cli_floor_vs_sqlite_utils", took["floor"], took["sqlite-utils"])
     b.add("cli_model_floor_vs_sqlite_utils", took["model floor"], took["sqlite-utils"])
+    b.add("cli_typer_floor_vs_sqlite_utils", took["typer floor"], took["sqlite-utils"])
 
 
 #: The floor of a command: typer, sqlite3 and pydantic building one validator.
@@ -338,6 +351,41 @@ MODEL_FLOOR: Final = (
     "    level: int\n"
     "Event.model_validate_json('{\"level\": 1}')\n"
 )
+
+
+#: The floor of a typer command: `encounter tracks`'s parameters (the group's and its own, of
+#: the same kinds), and a command that only prints its argument. typer (0.29) coerces every
+#: parameter through a pydantic `TypeAdapter`, which it imports and builds as the command runs.
+TYPER_FLOOR: Final = """
+from typing import Annotated
+import typer
+app = typer.Typer()
+@app.callback()
+def options(
+    db: Annotated[str | None, typer.Option()] = None,
+    plain: Annotated[bool, typer.Option()] = False,
+    version: Annotated[bool, typer.Option()] = False,
+    tenant: Annotated[str | None, typer.Option()] = None,
+    user: Annotated[str | None, typer.Option()] = None,
+) -> None: pass
+@app.command()
+def tracks(
+    name: str,
+    at: Annotated[int | None, typer.Option()] = None,
+    corrected: Annotated[bool, typer.Option()] = False,
+    without: Annotated[list[int] | None, typer.Option()] = None,
+    round_: Annotated[int | None, typer.Option("--round")] = None,
+    scene: Annotated[str | None, typer.Option()] = None,
+    json_: Annotated[bool, typer.Option("--json")] = False,
+) -> None:
+    print(name)
+app()
+"""
+
+
+def typer_floor(db: Path) -> list[str]:
+    """The argv of the typer floor, as `encounter --db DB tracks duel` is typed."""
+    return [str(BIN / "python"), "-c", TYPER_FLOOR, "--db", str(db), "tracks", "duel"]
 
 
 def instructions(argv: list[str]) -> float:
@@ -372,6 +420,7 @@ def bench_cli_instructions(b: Bench, folder: Path) -> None:
         "sqlite-utils": instructions([str(BIN / "sqlite-utils"), "rows", str(source), "events"]),
         "floor": instructions([python, "-c", FLOOR]),
         "model floor": instructions([python, "-c", MODEL_FLOOR]),
+        "typer floor": instructions(typer_floor(source)),
         "tracks": instructions(encounter(source, "tracks", "duel")),
         "replay": instructions(encounter(source, "replay", "duel")),
         "audit": instructions(encounter(source, "audit", "duel")),
@@ -390,6 +439,12 @@ def bench_cli_instructions(b: Bench, folder: Path) -> None:
     b.add(
         "cli_model_floor_vs_sqlite_utils",
         counted["model floor"],
+        counted["sqlite-utils"],
+        unit="Mi",
+    )
+    b.add(
+        "cli_typer_floor_vs_sqlite_utils",
+        counted["typer floor"],
         counted["sqlite-utils"],
         unit="Mi",
     )
