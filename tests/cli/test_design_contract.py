@@ -421,3 +421,182 @@ def test_strict_refuses_the_event_that_breaks_the_rule_and_appends_nothing(
     assert err.startswith("Error: refused (--strict): ") and err.count("\n") == 1, err
     assert f"[{rule}]" in err
     assert ok(db, "log", "t", "--json") == head
+
+
+# DESIGN 7: the keys `tracks --json` and `replay --json` promise, with the kinds of their values,
+# for each system (a golden holds the whole document; this holds the contract, whatever a golden
+# is regenerated to).
+
+INT, STR, BOOL, LIST, OBJ = int, str, bool, list, dict
+#: Per system: the cast and a roll, then the DESIGN keys of a player, of an adversary, of a roll
+#: and of the pools.
+Kinds = dict[str, type]
+SHAPES: dict[str, tuple[tuple[str, ...], Kinds, Kinds, Kinds, Kinds]] = {
+    "fates-edge": (
+        (
+            *FATES_EDGE,
+            lock("a"),
+            roll("a", "[1,6,7,8]"),
+            hit("a"),
+        ),
+        {"harm": INT, "fatigue": INT},
+        {
+            "resilience": INT,
+            "fatigue": INT,
+            "fatigue_capacity": INT,
+            "armor": STR,
+            "phase": INT,
+        },
+        {"successes": INT, "sb": INT, "effective_position": STR},
+        {"sb": INT},
+    ),
+    "ironsworn": (
+        (*IRONSWORN, TROLL_HITS, endure(4, "[3,5]")),
+        {
+            "health": INT,
+            "spirit": INT,
+            "supply": INT,
+            "momentum": INT,
+            "max_momentum": INT,
+            "momentum_reset": INT,
+            "debilities": LIST,
+            "conditions": LIST,
+        },
+        {},
+        {"score": INT, "match": BOOL},
+        {},
+    ),
+    "ssss": (
+        (
+            *SSSS,
+            "record t throw.made actor=Ash attribute=swords outcome=won harm_level=1",
+            "record t harm.inflicted target=Bandit level=1 throw=4",
+        ),
+        {},
+        {"slots": OBJ, "penalties": INT},
+        {},
+        {},
+    ),
+    "l5r": (
+        (
+            *L5R,
+            "add t Oni --side adversary --stat rings.air=2 --stat rings.earth=2 --stat rings.fire=2"
+            " --stat rings.water=2 --stat rings.void=1",
+            damage(5),
+            damage(2),
+        ),
+        {
+            "fatigue": INT,
+            "endurance": INT,
+            "incapacitated": BOOL,
+            "void_points": INT,
+            "criticals": LIST,
+        },
+        {
+            "fatigue": INT,
+            "endurance": INT,
+            "incapacitated": BOOL,
+            "void_points": INT,
+            "criticals": LIST,
+        },
+        {},
+        {},
+    ),
+}
+
+
+def kinds(document: dict[str, object], keys: Kinds) -> Kinds:
+    """The kind of each of `keys` in `document` (a bool is no int here, as in JSON)."""
+    return {key: type(document[key]) for key in keys if key in document}
+
+
+@pytest.mark.parametrize("system", list(SHAPES))
+def test_tracks_json_has_the_keys_and_kinds_design_names_for_each_system(
+    db: Path, system: str
+) -> None:
+    steps, player, adversary, rolled, pools = SHAPES[system]
+    ok(db, "new", "t", "--system", system)
+    for step in steps:
+        ok(db, *shlex.split(step))
+    doc = json.loads(ok(db, "tracks", "t", "--json"))
+    top: Kinds = {"encounter": STR, "system": STR, "seq": INT, "combatants": OBJ, "pools": OBJ}
+    assert kinds(doc, {**top, "rolls": LIST}) == {**top, "rolls": LIST}
+    assert (doc["encounter"], doc["system"], doc["seq"]) == ("t", system, len(steps) + 1)
+    for combatant in doc["combatants"].values():
+        assert combatant["side"] in ("player", "adversary")
+        assert combatant["status"] == "active"
+        keys = player if combatant["side"] == "player" else adversary
+        assert kinds(combatant, keys) == keys
+    assert kinds(doc["pools"], pools) == pools
+    for made in doc["rolls"]:
+        assert type(made["seq"]) is int and "stake" in made and type(made["outcome"]) is str
+        assert kinds(made, rolled) == rolled
+    for line in ok(db, "replay", "t", "--json").splitlines():
+        step = json.loads(line)
+        assert list(step)[:5] == ["seq", "type", "event", "combatants", "pools"]
+    if system == "ssss":
+        (bandit,) = [c for c in doc["combatants"].values() if c["side"] == "adversary"]
+        assert bandit["slots"] == {"1": {"filled": 1, "capacity": 3}}
+    if system == "l5r":
+        (kaeru,) = [c for c in doc["combatants"].values() if c["side"] == "player"]
+        assert [(c["seq"], c["severity"]) for c in kaeru["criticals"]] == [(5, 3)]
+
+
+def test_undo_dry_run_json_gains_the_downstream_design_names_and_appends_nothing(
+    db: Path,
+) -> None:
+    play(db, CASES["hit-without-success"], CASES["hit-without-success"].keeps)
+    before = ok(db, "log", "t", "--json")
+    doc = json.loads(ok(db, "undo", "t", "5", "--reason", "misread", "--dry-run", "--json"))
+    downstream = doc["downstream"]
+    # The hit at seq 6 stays applied as played: no track changes, one finding more.
+    assert (downstream["first_divergence"], downstream["changes"]) == (5, [])
+    assert downstream["findings_removed"] == []
+    assert [(f["rule"], f["seq"]) for f in downstream["findings_added"]] == [
+        ("hit-without-success", [4, 6])
+    ]
+    assert ok(db, "log", "t", "--json") == before
+    doc = json.loads(ok(db, "undo", "t", "6", "--reason", "it missed", "--dry-run", "--json"))
+    assert doc["downstream"]["changes"] == [
+        {"combatant": "Blade", "track": "resilience", "before": 7, "after": 8},
+        {"combatant": "Blade", "track": "fatigue", "before": 1, "after": 0},
+    ]
+
+
+# adversary-resolution.txt, "Worked hits", typed as DESIGN 4's events (the verbs' own test is
+# tests/cli/test_worked_example_cli.py): the Silken Blade, Resilience 8, Fatigue capacity 3,
+# Light Armor; each hit a success on its own locked stakes.
+
+WORKED_HITS = {
+    "a Harm 2 hit becomes 1 Harm and 1 Fatigue": ([(2, "")], (7, 1)),
+    "a later unconverted wound clears the old Fatigue before adding its own": (
+        [(2, ""), (2, "")],
+        (6, 1),
+    ),
+    "three Harm 1 hits fill the track, clear it and remove 1 Resilience": (
+        [(1, ""), (1, ""), (1, "")],
+        (7, 0),
+    ),
+    "a Harm 3 Backstab ignores Light Armor, removes 3 and clears Fatigue": (
+        [(1, ""), (1, ""), (3, "ignore_armor=1")],
+        (5, 0),
+    ),
+}
+
+
+@pytest.mark.parametrize("example", list(WORKED_HITS))
+def test_the_worked_hits_recorded_as_events_give_the_texts_tracks(db: Path, example: str) -> None:
+    hits, expected = WORKED_HITS[example]
+    ok(db, "new", "t", "--system", "fates-edge")
+    for step in FATES_EDGE:
+        ok(db, *shlex.split(step.replace("Blade", "'Silken Blade'")))
+    for n, (harm, extra) in enumerate(hits):
+        for step in (
+            lock(f"cut{n}").replace("harm=2", f"harm={harm}"),
+            roll(f"cut{n}", "[6,7,9]"),
+            f"{hit(f'cut{n}', harm)} {extra}",
+        ):
+            ok(db, *shlex.split(step.replace("Blade", "'Silken Blade'")))
+    blade = json.loads(ok(db, "tracks", "t", "--json"))["combatants"]["Silken Blade"]
+    assert (blade["resilience"], blade["fatigue"]) == expected
+    assert audit(db) == (0, [])
