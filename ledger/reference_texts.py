@@ -55,9 +55,11 @@ FIELDS: Final[dict[str, str]] = {
     "encounter.rewound.round": "The game round whose end the encounter goes back to.",
     "encounter.rewound.after": "The seq of that round's last event of play (filled in when "
     "recorded): every effective event of play after it is set aside.",
-    "digest": "The hex SHA-256 of the secret seed, which stays outside the file until revealed.",
+    "digest": "The hex SHA-256 of the seed's 32 bytes (its 64 hex digits decoded), which stay "
+    "outside the file until revealed.",
     "encounter_name": "The name the dice are derived under (the encounter's when committed).",
-    "seed": "The revealed seed (64 hex digits): its SHA-256 is the commitment's digest.",
+    "seed": "The revealed seed (64 hex digits): the SHA-256 of its 32 bytes (not of the hex "
+    "text) is the commitment's digest.",
     "ledger_rolled": "The fields whose dice the ledger rolled from the committed seed, each "
     "with its dice's sides (`dice: 10`); absent: the faces were typed in.",
     "track": "The track's key (as `tracks --json` names it).",

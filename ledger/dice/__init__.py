@@ -8,7 +8,7 @@ then lets the ledger roll: die number `index` (0, 1, ... over the fields the eve
 `ledger_rolled` names, sorted by name, each field's faces in order; a single number is one die)
 of the event at `seq` is
 
-    draw k = HMAC-SHA256(key = seed, message = UTF-8 JSON [name, seq, index, k]),
+    draw k = HMAC-SHA256(key = the seed's bytes, message = UTF-8 JSON [name, seq, index, k]),
              read as a 256-bit big-endian integer, for k = 0, 1, 2, ...
     face   = draw mod sides + 1, for the first draw below 2^256 - (2^256 mod sides)
 

@@ -199,11 +199,13 @@ def spent(state: FatesEdgeState, seq: int, spend: vocab.SBSpent) -> Iterator[Fin
                 why = f"it was already rolled at seq {roll.seq}; SB cannot change a resolved roll"
             else:
                 why = "earlier SB may shape a test only before its stakes are locked"
+            # Stakes not rolled yet have no roll to stay as it was: what stands is the lock.
+            stays = "the roll stays as rolled" if roll is not None else "the stakes stay as locked"
             yield error(
                 "sb-not-retroactive",
                 seqs_of(first, roll.seq if roll else None, seq),
                 f"seq {seq} spends {spend.amount} SB ({spend.purpose}) on stakes "
-                f"{spend.stake!r}, locked at seq {first}; {why}: the roll stays as rolled; "
+                f"{spend.stake!r}, locked at seq {first}; {why}: {stays}; "
                 f"recorded as played: {_pool(pool, spend.amount)}",
             )
     if spend.purpose == "move":

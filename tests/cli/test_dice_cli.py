@@ -3,6 +3,7 @@ exact output, exit codes, `--json`, and a file checked by `encounter verify FILE
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
@@ -175,3 +176,21 @@ def test_an_export_carries_commitment_and_reveal_and_a_changed_die_fails_verify(
         f"ford: DICE DO NOT MATCH at seq 7: die 0 of seq 7 (dice, d10) is {first % 10 + 1}; "
         f"the seed revealed at seq 8 gives {first}"
     )
+
+
+def test_the_digest_is_the_sha256_of_the_seeds_bytes_as_encounter_events_says(
+    ford: Path, tmp_path: Path
+) -> None:
+    # DESIGN 4: dice.committed is the SHA-256 of the seed; the seed is written as 64 hex digits,
+    # so which bytes are hashed must be said, or a player hashes the hex text and cries foul.
+    ok(ford, "dice", "commit", "ford")
+    ok(ford, "dice", "reveal", "ford")
+    lines = [json.loads(line) for line in ok(ford, "export", "ford").splitlines()]
+    committed, revealed = lines[5], lines[6]
+    seed = bytes.fromhex(revealed["seed"])
+    assert committed["digest"] == hashlib.sha256(seed).hexdigest()
+    assert committed["digest"] != hashlib.sha256(revealed["seed"].encode()).hexdigest()
+    told = ok(ford, "events", "fates-edge", "dice.committed")
+    assert "digest (text; required): The hex SHA-256 of the seed's 32 bytes (its 64 hex" in told
+    told = ok(ford, "events", "fates-edge", "dice.revealed")
+    assert "the SHA-256 of its 32 bytes (not of the hex text)" in told

@@ -246,6 +246,13 @@ def test_earlier_sb_shaping_a_test_after_its_stakes_locked_is_flagged() -> None:
     assert found(*items) == [("sb-not-retroactive", (6, 7))]
 
 
+def test_shaping_locked_stakes_not_yet_rolled_says_the_stakes_stay_as_locked() -> None:
+    items = [attack("a", 2), roll("a", 1), lock("b", dv=3), spend(1, "shape", stake="b")]
+    message = only("sb-not-retroactive", *items).message
+    assert "the stakes stay as locked; recorded as played: SB pool 1 -> 0" in message
+    assert "roll" not in message.split("locked at seq 6; ")[1]
+
+
 def test_paying_for_an_attack_after_its_roll_is_flagged() -> None:
     items = [
         attack("a", 2),
