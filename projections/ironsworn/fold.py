@@ -290,7 +290,7 @@ class Ironsworn(core.Ruleset[IronswornState, vocab.Events]):
     rules = Rules
     state = IronswornState
     own_events = vocab.Events
-    attrition = frozenset({"harm.suffered"})
+    attrition = frozenset({"harm.suffered", "oracle.rolled"})
     stats = MappingProxyType({"player": vocab.CharacterStats, "adversary": vocab.FoeStats})
     rolls = frozenset({"roll.made", "oracle.rolled"})
 

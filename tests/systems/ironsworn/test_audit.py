@@ -410,6 +410,14 @@ def test_harm_after_the_target_left_is_flagged() -> None:
     assert hits(kira(), left, harm()) == [("event-after-defeat", (4,))]
 
 
+def test_an_oracle_roll_for_one_who_left_is_flagged() -> None:
+    """DESIGN 6: `event-after-defeat` covers any roll that involves a combatant who is no
+    longer active; the Endure Harm oracle is rolled for its target."""
+    left = {"type": "combatant.left", "name": "Kira", "manner": "escaped"}
+    assert hits(*zero_miss(), left, oracle(40)) == [("event-after-defeat", (6,))]
+    assert hits(*zero_miss(), oracle(40), left) == []
+
+
 def test_harm_from_a_foe_who_fled_is_flagged() -> None:
     fled = {"type": "combatant.left", "name": "Chief", "manner": "fled"}
     chief = {"type": "combatant.joined", "name": "Chief", "side": "adversary", "stats": {}}
