@@ -117,3 +117,67 @@ def test_house_rules_past_the_edge_of_their_range_are_bad_input(
 ) -> None:
     with pytest.raises(BadInput, match=re.escape(f"ironsworn rules field {message}")):
         streams.fold(stream("ironsworn", rules=rules))
+
+
+# "Then, roll +health or +iron, whichever is higher": the audit says what the rules give, the
+# score capped at 10 (NOTES.md 5.2 "score = min(10, die + value + adds)").
+
+
+def endure_harm_stat(*items: Event) -> list[tuple[tuple[int, ...], str]]:
+    """(seqs, message) of each endure-harm-stat finding."""
+    found = streams.audit(stream("ironsworn", *items))
+    return [(f.seq, f.message) for f in found if f.rule == "endure-harm-stat"]
+
+
+def endure(die: int, challenge: tuple[int, int], stat: str, **fields: Any) -> Event:
+    """Kira's Endure Harm roll."""
+    return {
+        "type": "roll.made",
+        "actor": "Kira",
+        "stat": stat,
+        "action_die": die,
+        "challenge": list(challenge),
+        "move": "endure_harm",
+        **fields,
+    }
+
+
+HARM = {"type": "harm.suffered", "target": "Kira"}
+
+
+def test_the_lower_of_health_and_iron_is_flagged_with_both_scores() -> None:
+    # Dangerous harm by default: health 5 -> 3; iron 4 is higher.
+    assert endure_harm_stat(kira(iron=4), HARM, endure(4, (2, 7), "health")) == [
+        (
+            (4,),
+            "Endure Harm roll at seq 4 uses +health (3); +health after the harm is 3 and +iron "
+            "is 4: roll the higher; by the rules +iron 4: score 8 vs 2, 7, strong hit; recorded "
+            "as played: +health 3, score 7, weak hit",
+        )
+    ]
+
+
+def test_another_stat_is_flagged_with_both_scores() -> None:
+    assert endure_harm_stat(kira(), HARM, endure(4, (2, 5), "heart")) == [
+        (
+            (4,),
+            "Endure Harm roll at seq 4 uses +heart; it rolls +health (3) or +iron (2), whichever "
+            "is higher: by the rules +health 3: score 7 vs 2, 5, strong hit; recorded as played: "
+            "+heart 1, score 5, weak hit",
+        )
+    ]
+
+
+# NOTES.md 5.2: "max_momentum = 10 - n_debilities", "momentum_reset = {0: 2, 1: 1, >= 2: 0}";
+# a GM override of either shows as given, whatever debilities are marked.
+
+
+def test_a_max_momentum_override_with_a_debility_marked_shows_as_given() -> None:
+    assert sheet(kira(debilities=["wounded"]), override("max_momentum", 8))["max_momentum"] == 8
+
+
+@pytest.mark.parametrize("marked", [["wounded", "shaken"], ["wounded", "shaken", "maimed"]])
+def test_a_momentum_reset_override_with_two_or_more_debilities_shows_as_given(
+    marked: list[str],
+) -> None:
+    assert sheet(kira(debilities=marked), override("momentum_reset", 1))["momentum_reset"] == 1
