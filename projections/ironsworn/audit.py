@@ -87,10 +87,8 @@ def endure_harm_stat(state: model.IronswornState, seq: int, event: Any) -> Itera
         return
     used = c.value(event.stat)
     stat = "iron" if iron >= health else "health"
-    die = 0 if c.momentum < 0 and -c.momentum == event.action_die else event.action_die
-    cap = state.house.score_cap
-    played = min(cap, die + used + event.adds)
-    score = min(cap, die + best + event.adds)
+    played = model.action_score(state.house, c.momentum, event.action_die, used, event.adds)
+    score = model.action_score(state.house, c.momentum, event.action_die, best, event.adds)
     dice = f"{event.challenge[0]}, {event.challenge[1]}"
     instead = (
         f"by the rules +{stat} {best}: score {score} vs {dice}, "

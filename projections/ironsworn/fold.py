@@ -36,6 +36,7 @@ from projections.ironsworn.model import (
     IronswornRoll,
     IronswornState,
     Rules,
+    action_score,
     beaten,
     character,
     harm_amount,
@@ -117,11 +118,8 @@ def roll(state: IronswornState, seq: int, event: vocab.IronswornRollMade) -> Iro
     """Score the roll; an Endure Harm miss costs 1 momentum and may owe a debility or oracle."""
     rules = state.house
     c = character(state, event.actor, "actor")
-    die = event.action_die
-    if c.momentum < 0 and -c.momentum == die:
-        die = 0  # negative momentum equal to the action die cancels it
     stat_value = c.value(event.stat)
-    score = min(rules.score_cap, die + stat_value + event.adds)
+    score = action_score(rules, c.momentum, event.action_die, stat_value, event.adds)
     outcome = beaten(score, event.challenge)
     made = IronswornRoll(
         seq=seq,

@@ -219,6 +219,13 @@ def shift_meter(c: Character, meter: str, delta: int) -> Character:
     return core.replace(c, **{meter: max(0, min(METER_MAX, now + delta))})
 
 
+def action_score(rules: Rules, momentum: int, action_die: int, stat: int, adds: int) -> int:
+    """The action score: the action die (cancelled, 0, by negative momentum equal to it) plus
+    the stat and adds, capped at `score_cap`."""
+    die = 0 if momentum < 0 and -momentum == action_die else action_die
+    return min(rules.score_cap, die + stat + adds)
+
+
 def beaten(score: int, challenge: tuple[int, int], momentum: int | None = None) -> Outcome:
     """Strong hit beating both dice, weak hit one, miss none; a burn cancels dice below it."""
     hits = sum(1 for d in challenge if d < score or (momentum is not None and d < momentum))

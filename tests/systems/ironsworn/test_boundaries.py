@@ -168,6 +168,21 @@ def test_another_stat_is_flagged_with_both_scores() -> None:
     ]
 
 
+def test_the_scores_of_the_finding_count_the_adds_and_a_cancelled_action_die() -> None:
+    """Both scores are action scores: the adds count, and negative momentum equal to the
+    action die cancels it, in the rules' score as in the played one."""
+    assert endure_harm_stat(
+        kira(iron=4, momentum=-2), HARM, endure(2, (3, 6), "health", adds=1)
+    ) == [
+        (
+            (4,),
+            "Endure Harm roll at seq 4 uses +health (3); +health after the harm is 3 and +iron "
+            "is 4: roll the higher; by the rules +iron 4: score 5 vs 3, 6, weak hit; recorded "
+            "as played: +health 3, score 4, weak hit",
+        )
+    ]
+
+
 # NOTES.md 5.2: "max_momentum = 10 - n_debilities", "momentum_reset = {0: 2, 1: 1, >= 2: 0}";
 # a GM override of either shows as given, whatever debilities are marked.
 

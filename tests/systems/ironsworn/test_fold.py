@@ -181,8 +181,11 @@ def test_equal_challenge_dice_are_a_match() -> None:
     assert last_roll(kira(), harm(), roll(6, (3, 3)))["match"] is True
 
 
-def test_negative_momentum_equal_to_the_action_die_cancels_it() -> None:
-    rolled = last_roll(kira(iron=2, momentum=-3), harm(), roll(3, (2, 9)))
+@pytest.mark.parametrize("momentum", [-1, -3, -6])
+def test_negative_momentum_equal_to_the_action_die_cancels_it(momentum: int) -> None:
+    """-1 against a 1 is the edge (a mutation run found it unpinned): cancelled, the score is
+    the stat alone, 2, which does not beat a 2."""
+    rolled = last_roll(kira(iron=2, momentum=momentum), harm(), roll(-momentum, (2, 9)))
     assert (rolled["score"], rolled["outcome"]) == (2, "miss")
 
 
