@@ -17,12 +17,14 @@ lists (Medium H3 = H1+F1), which those cases pin; only its clamp of Harm above 5
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.cli.invoke import run
 from tests.streams import tracks
 from tests.systems.fates_edge.test_fold import (
     Event,
@@ -38,6 +40,7 @@ from tests.systems.fates_edge.test_fold import (
     tired,
     track,
 )
+from tests.systems.fates_edge.test_verbs import attack, duel
 
 
 def harm_fatigue(*items: Event, name: str = "Ash") -> tuple[Any, Any]:
@@ -97,6 +100,20 @@ def test_successes_sb_and_outcome_follow_the_faces_for_any_roll(dice: list[int],
     hits = sum(1 for d in dice if 6 <= d <= 9) + 2 * dice.count(10)
     outcome = "success" if hits >= dv else "partial" if hits else "miss"
     assert (got["successes"], got["sb"], got["outcome"]) == (hits, dice.count(1), outcome)
+
+
+def test_a_pool_of_no_dice_is_bad_input_naming_the_pool(tmp_path: Path) -> None:
+    # Chronophage-net/fates-edge-apps@utilities/python/fates-edge-python-client/tests/
+    # test_rolls.py (test_perform_roll_rejects_empty_pool: attr 0 + skill 0 raises "Pool must be
+    # at least 1"). `roll --pool 0` is refused the same way (with or without --roll, the
+    # ledger's committed dice), saying what is wrong with it, and records nothing.
+    db = duel(tmp_path)
+    attack(db)
+    for pool, rolled in (("0", ()), ("-2", ()), ("0", ("--roll",))):
+        code, out, err = run(db, "roll", "duel", "cut", "--pool", pool, *rolled)
+        assert (code, out) == (2, "")
+        assert err == f"Error: --pool must be at least 1 (got {pool})\n"
+    assert run(db, "log", "duel", "--json")[1].count('"roll.made"') == 0
 
 
 # Armor: the first 3 Harm by the column, the excess stays Harm (adversary-resolution.txt).
