@@ -13,6 +13,10 @@ other tests (models, deck, store, CLI, REST) cover nothing our rules text does. 
 its fates_edge_tool and of its web client's combat tracker agrees with the cells
 test_fold.ARMOR_TABLE and ABOVE_THREE already hold, or takes the contested readings NOTES 1.3
 lists (Medium H3 = H1+F1), which those cases pin; only its clamp of Harm above 5 is new here.
+chronophage/kon-reh's reference (design/mechanics_breakdown.tex: the SRD armor table and 10 = 2
+successes, already held; chapters/08_combat_conflict.tex: an older Position ladder) gave one case.
+FatesEdge/Ashore and FatesEdge/InfoStrip are not about the game; Chronophage-net/fates-edge-dev
+is its website, with no rules code or tests.
 """
 
 from __future__ import annotations
@@ -168,3 +172,17 @@ def test_a_players_fatigue_overflow_loses_the_excess() -> None:
     # (player_overflow_may_loop = false, the SRD's worked example): one overflow, the excess
     # is lost -> Harm 1, Fatigue 0.
     assert harm_fatigue(player(body=3), adversary(), tired(5, "Ash")) == (1, 0)
+
+
+def test_the_position_ladder_has_no_risky_rung(tmp_path: Path) -> None:
+    # Chronophage-net/fates-edge-apps@utilities/python/fates-edge-python-client/fates_edge_client/
+    # rolls.py (perform_roll takes "risky" as a Position without re-rolls) and chronophage/
+    # kon-reh@ttrpg/reference/chapters/08_combat_conflict.tex (an older ladder: Controlled,
+    # Risky, Desperate). NOTES 1.2 and 5.1 (position_ladder): Desperate, Controlled, Dominant;
+    # `lock --position risky` is refused naming the rungs, and nothing is recorded.
+    db = duel(tmp_path)
+    args = ["lock", "duel", "cut", "--actor", "Ash", "--against", "Silken Blade"]
+    code, out, err = run(db, *args, "--position", "risky")
+    assert (code, out) == (2, "")
+    assert "'risky' is not one of 'desperate', 'controlled', 'dominant'" in err
+    assert run(db, "log", "duel", "--json")[1].count('"stakes.locked"') == 0
