@@ -180,6 +180,21 @@ def _callback(verb: Verb, rolling: tuple[str, ...]) -> Callable[..., None]:
     return run
 
 
+def _count(verb: Verb, dice: Dice, values: dict[str, Any]) -> int:
+    """How many dice to roll: `dice.count`, or the value of the param it names (a count given
+    below 1 is refused naming its option, not taken for a count left out)."""
+    if isinstance(dice.count, int):
+        return dice.count
+    count = values.get(dice.count)
+    if not isinstance(count, int):
+        raise ValueError(dice.missing or f"{verb.name} needs the dice of {dice.field}")
+    if count < 1:
+        param = next((p for p in verb.params if p.name == dice.count), None)
+        flag = param.flags[0] if param is not None and param.flags else dice.count
+        raise ValueError(f"{flag} must be at least 1 (got {count})")
+    return count
+
+
 def _throw(verb: Verb, dice: Dice, values: dict[str, Any], flag: str) -> Throw:
     """The dice the ledger is to roll into `dice`'s field (none of its faces may be given)."""
     param = verb.param_of(dice.field)
@@ -187,10 +202,7 @@ def _throw(verb: Verb, dice: Dice, values: dict[str, Any], flag: str) -> Throw:
     if values.get(key) is not None:
         given = param.flags[0] if param is not None and param.flags else dice.field
         raise ValueError(f"{flag} lets the ledger roll the dice: leave out {given}")
-    count = dice.count if isinstance(dice.count, int) else values.get(dice.count)
-    if not isinstance(count, int) or count < 1:
-        raise ValueError(dice.missing or f"{verb.name} needs the dice of {dice.field}")
-    return Throw(dice.field, dice.sides, count, dice.single)
+    return Throw(dice.field, dice.sides, _count(verb, dice, values), dice.single)
 
 
 def _roll(verb: Verb, dice: Dice, values: dict[str, Any]) -> None:
@@ -199,8 +211,5 @@ def _roll(verb: Verb, dice: Dice, values: dict[str, Any]) -> None:
     key = param.name if param is not None else dice.field
     if values.get(key) is not None:
         return
-    count = dice.count if isinstance(dice.count, int) else values.get(dice.count)
-    if not isinstance(count, int) or count < 1:
-        raise ValueError(dice.missing or f"{verb.name} needs the dice of {dice.field}")
-    faces = [random.randint(1, dice.sides) for _ in range(count)]
+    faces = [random.randint(1, dice.sides) for _ in range(_count(verb, dice, values))]
     values[key] = faces[0] if dice.single else faces
