@@ -70,6 +70,9 @@ class Ruleset(ABC, Generic[S, E]):
     #: The event types that are a combatant's rolls: what the default policy lets a player
     #: record for a combatant they play (`projections.policy`).
     rolls: frozenset[str] = frozenset({"roll.made"})
+    #: House rules added after `encounter.opened` version 1 pinned tables, each with the value
+    #: those tables were played by (the version 1 -> 2 upcaster pins it in a table without it).
+    rules_added: Mapping[str, Any] = MappingProxyType({})
 
     def start(self, opened: State) -> S:
         """The system's initial state: the common one, with the pinned house rules parsed."""

@@ -96,19 +96,3 @@ def check_table() -> list[str]:
         for step in range(1, now)
         if (kind, step) not in UPCASTERS
     ]
-
-
-def _opened_before_unconscious(body: dict[str, Any]) -> dict[str, Any]:
-    """encounter.opened 1 -> 2: an l5r table pinned before the ledger tracked Unconscious
-    played no +10 severity against it (the table recorded any in the deadliness, unaudited);
-    Unconscious itself, new, ends with Incapacitated as today. A version 1 opening without a
-    table (a hand-written line) takes today's defaults, as it always did."""
-    rules = body.get("rules")
-    if body.get("system") != "l5r" or not isinstance(rules, Mapping) or not rules:
-        return body
-    then = {"unconscious_severity": 0, "unconscious_ends": "incapacitated"}
-    return {**body, "rules": {**then, **rules}}
-
-
-CURRENT["encounter.opened"] = 2
-UPCASTERS[("encounter.opened", 1)] = _opened_before_unconscious

@@ -166,6 +166,8 @@ class L5r(core.Ruleset[L5rState, vocab.Events]):
     own_events = vocab.Events
     attrition = frozenset({"damage.dealt", "critical.resolved"})
     stats = MappingProxyType({"player": vocab.CharacterStats, "adversary": vocab.CharacterStats})
+    #: Before Unconscious was tracked, no +10 was asked against it; it ended as it does today.
+    rules_added = MappingProxyType({"unconscious_severity": 0, "unconscious_ends": "incapacitated"})
 
     def join(self, state: L5rState, seq: int, event: events.CombatantJoined) -> core.Combatant:
         """Validate stats; endurance and Void points default from the rings."""
