@@ -483,21 +483,3 @@ __all__ = [
     "verbs",
     "vocabulary",
 ]
-
-
-def _pin_rules_added(body: dict[str, Any]) -> dict[str, Any]:
-    """encounter.opened 1 -> 2: a house-rule table a version 1 opening pinned lacks the rules its
-    system added since; each is pinned at the value those tables were played by
-    (`Ruleset.rules_added`). An opening without a table (a hand-written line) takes today's
-    defaults, as it always did."""
-    system, rules = body.get("system"), body.get("rules")
-    if not (isinstance(system, str) and system in known() and isinstance(rules, Mapping)):
-        return body
-    added = {k: v for k, v in ruleset(system).rules_added.items() if rules and k not in rules}
-    return {**body, "rules": {**rules, **added}} if added else body
-
-
-# The systems' house-rule tables grew after openings pinned them (version 2): registered here,
-# where the systems are known, before any event of theirs is parsed.
-events.versions.CURRENT["encounter.opened"] = 2
-events.versions.UPCASTERS[("encounter.opened", 1)] = _pin_rules_added

@@ -9,7 +9,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ledger.events import versions
+from ledger import systems
+from projections import core
 from tests.cli.invoke import ok, run
 from tests.streams import audit, rules_hit, stream
 from tests.systems.l5r.test_fold import crit, damage, joined, of
@@ -145,8 +146,8 @@ def test_a_direct_critical_on_an_unconscious_target_its_fitness_does_not_explain
 def test_an_opening_written_before_unconscious_pins_no_10() -> None:
     # Version 0.2 tracked no Unconscious and asked for no +10: its tables keep playing so.
     old = {"incapacitation_comparison": ">", "void_points_start": "half_rounded_up"}
-    body = versions.upcast("encounter.opened", {"system": "l5r", "rules": old})
-    assert body["rules"] == {**old, "unconscious_severity": 0, "unconscious_ends": "incapacitated"}
+    read = core.played_by(systems.ruleset("l5r"), old)
+    assert read == {**old, "unconscious_severity": 0, "unconscious_ends": "incapacitated"}
     records = knocked_out(damage(2, deadliness=5), rules=old)
     assert rules_hit(records) == []
     assert of(records)["unconscious"] is True
