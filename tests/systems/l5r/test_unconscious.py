@@ -231,3 +231,25 @@ def test_a_bad_house_rule_is_refused_naming_it(tmp_path: Path) -> None:
     assert (code, out) == (2, "")
     assert "unconscious_severity" in err
     assert "Traceback" not in err
+
+
+def test_a_new_table_missing_the_rules_takes_todays_defaults_and_a_stored_one_its_own(
+    tmp_path: Path,
+) -> None:
+    """DESIGN 4: keys missing when an opening is imported are filled from the system's
+    defaults; only a copy of a stored opening (its hash given) reads as it was played."""
+    db = tmp_path / "e.db"
+    partial = tmp_path / "partial.jsonl"
+    line = {
+        "type": "encounter.opened",
+        "system": "l5r",
+        "rules": {"incapacitation_comparison": ">"},
+    }
+    partial.write_text(json.dumps(line) + "\n", encoding="utf-8")
+    ok(db, "import", str(partial), "--into", "fresh")
+    house = tmp_path / "house.json"
+    house.write_text('{"incapacitation_comparison": ">="}', encoding="utf-8")
+    ok(db, "new", "given", "--system", "l5r", "--rules", str(house))
+    for name in ("fresh", "given"):
+        stored = json.loads(ok(db, "export", name).splitlines()[0])["rules"]
+        assert (stored["unconscious_severity"], stored["unconscious_ends"]) == (10, "incapacitated")
