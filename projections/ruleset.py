@@ -70,6 +70,10 @@ class Ruleset(ABC, Generic[S, E]):
     #: The event types that are a combatant's rolls: what the default policy lets a player
     #: record for a combatant they play (`projections.policy`).
     rolls: frozenset[str] = frozenset({"roll.made"})
+    #: House rules added after tables were pinned without them, each with the value those
+    #: tables were played by: a stored table that lacks one gets it when it is read
+    #: (`core.played_by`), so that an older file folds as it did.
+    rules_added: Mapping[str, Any] = MappingProxyType({})
 
     def start(self, opened: State) -> S:
         """The system's initial state: the common one, with the pinned house rules parsed."""

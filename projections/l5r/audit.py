@@ -5,13 +5,14 @@ Ids (DESIGN.md section 6): `defend-while-incapacitated` (a due critical strike, 
 Incapacitated target or a voluntary one, still unresolved at the next damage or the scene end),
 `void-critical-not-allowed` (an error, or a warning when the damage was reduced to 0 and the
 ledger spent and applied nothing); added here: `void-overspent`, `critical-severity-raised` (a
-warning), `critical-fitness` (a warning) and `critical-without-damage` (informational).
+warning), `critical-fitness` (a warning), `critical-unconscious` (a warning: the house default
++10 on an Unconscious character, NOTES 5.4) and `critical-without-damage` (informational).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, NamedTuple
 
 from ledger import events
 from projections.findings import Finding, Obligation, error, info, warning
@@ -126,10 +127,76 @@ def _fitness(seq: int, event: vocab.CriticalResolved, resolving: Critical) -> It
         )
 
 
+class _Out(NamedTuple):
+    """An Unconscious character the house rule adds severity against: the seq it was knocked
+    out at (None: unknown), who it is in words, and the house rule in words."""
+
+    since: int | None
+    who: str
+    rule: str
+
+
+def _knocked_out(state: L5rState, name: str) -> _Out | None:
+    """`name` while it is Unconscious and the house rule adds anything."""
+    target = state.combatants.get(name)
+    plus = state.house.unconscious_severity
+    if not (isinstance(target, Character) and target.unconscious and plus > 0):
+        return None
+    since = state.unconscious_since.get(name)
+    return _Out(
+        since,
+        f"{name!r}, Unconscious" + (f" since seq {since}" if since is not None else ""),
+        f"a critical strike on an Unconscious character is {plus} more severe (house rule "
+        "unconscious_severity)",
+    )
+
+
+def _unconscious_damage(before: L5rState, seq: int, event: vocab.DamageDealt) -> Iterator[Finding]:
+    """`critical-unconscious`: a critical strike from damage on an Unconscious character at a
+    deadliness below the house +10, which no source's deadliness (0 or more) plus it can be."""
+    out = _knocked_out(before, event.target)
+    deadliness = event.deadliness
+    plus = before.house.unconscious_severity
+    if out is None or deadliness is None or deadliness >= plus:
+        return
+    if resolve(character(before, event.target), event).outcome != "critical":
+        return
+    yield warning(
+        "critical-unconscious",
+        (seq,) if out.since is None else (out.since, seq),
+        f"damage at seq {seq} is a critical strike on {out.who}, at severity {deadliness} (the "
+        f"recorded deadliness); {out.rule}, so the rules give severity {deadliness + plus} "
+        f"before the Fitness check: recorded as played: severity {deadliness} (record "
+        f"deadliness={deadliness + plus})",
+    )
+
+
+def _unconscious_direct(
+    before: L5rState, seq: int, event: vocab.CriticalResolved
+) -> Iterator[Finding]:
+    """`critical-unconscious`: a direct critical strike on an Unconscious character lower than
+    the house +10 less the recorded Fitness successes allow (without them, a good check may
+    explain any severity)."""
+    out = _knocked_out(before, event.target)
+    successes = event.fitness_successes
+    plus = before.house.unconscious_severity
+    if out is None or successes is None or event.severity >= plus - successes:
+        return
+    checked = plural(successes, "Fitness success", "Fitness successes")
+    yield warning(
+        "critical-unconscious",
+        (seq,) if out.since is None else (out.since, seq),
+        f"seq {seq} resolves a direct critical strike on {out.who}, at severity "
+        f"{event.severity} after {checked}; {out.rule}, so it begins at {plus} or more and "
+        f"{checked} leave at least {plus - successes}: recorded as played: severity "
+        f"{event.severity}",
+    )
+
+
 def audit(before: L5rState, seq: int, event: Any, after: L5rState) -> Iterator[Finding]:
     """`defend-while-incapacitated`, `void-critical-not-allowed`, `void-overspent`,
-    `critical-severity-raised` and `critical-fitness` (warnings) and `critical-without-damage`
-    (informational)."""
+    `critical-severity-raised`, `critical-fitness` and `critical-unconscious` (warnings) and
+    `critical-without-damage` (informational)."""
     match event:
         case vocab.DamageDealt():
             for crit in _undefended(before, event.target):
@@ -139,6 +206,7 @@ def audit(before: L5rState, seq: int, event: Any, after: L5rState) -> Iterator[F
             if res.outcome == "reduced" and event.voluntary_critical:
                 # The fold applied nothing (the rules), but the recorded choice was void.
                 yield _glancing(target, seq, event)
+            yield from _unconscious_damage(before, seq, event)
             if res.refused is not None:
                 yield error(
                     "void-critical-not-allowed",
@@ -160,6 +228,7 @@ def audit(before: L5rState, seq: int, event: Any, after: L5rState) -> Iterator[F
                     f"seq {seq} resolves a critical strike on {event.target!r} at severity "
                     f"{event.severity} with none pending from damage: recorded as a direct one",
                 )
+                yield from _unconscious_direct(before, seq, event)
             elif event.severity > resolving.severity:
                 # Resolving the wrong pending critical is the usual cause; naming it is the cure.
                 hint = (

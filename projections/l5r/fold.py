@@ -35,6 +35,7 @@ from projections.l5r.model import (
     Rules,
     character,
     incapacitation,
+    knocked_out,
     resolve,
     resolved_by,
     with_fatigue,
@@ -100,7 +101,7 @@ def deal(state: L5rState, seq: int, event: vocab.DamageDealt) -> L5rState:
         criticals=(*target.criticals, crit),
         void_points=target.void_points - 1 if res.spends_void else target.void_points,
     )
-    return core.replace_combatant(state, hurt)
+    return knocked_out(state, hurt, seq)
 
 
 def resolve_critical(state: L5rState, seq: int, event: vocab.CriticalResolved) -> L5rState:
@@ -114,7 +115,8 @@ def resolve_critical(state: L5rState, seq: int, event: vocab.CriticalResolved) -
     else:
         # A technique or the Strike action can inflict a critical strike without damage.
         direct = Critical(seq=seq, severity=event.severity, cause="direct", resolved=seq)
-        crits = (*target.criticals, direct)
+        # Suffered now: one on an Incapacitated character knocks it out, as from damage.
+        return knocked_out(state, core.replace(target, criticals=(*target.criticals, direct)), seq)
     return core.replace_combatant(state, core.replace(target, criticals=crits))
 
 
@@ -133,8 +135,12 @@ def _void(state: L5rState, name: str, change: int) -> L5rState:
 
 
 def adjust(state: L5rState, seq: int, event: events.TrackAdjusted) -> L5rState:
-    """A GM override; a new fatigue or endurance re-evaluates Incapacitated."""
+    """A GM override; a new fatigue or endurance re-evaluates Incapacitated (and Unconscious)."""
+    was = character(state, event.target).unconscious
     state = core.adjust_track(state, seq, event)
+    if event.track == "unconscious" and event.value is True and not was:
+        since = core.with_entry(state.unconscious_since, event.target, seq)
+        return core.replace(state, unconscious_since=since)
     if event.track not in ("fatigue", "endurance"):
         return state
     target = character(state, event.target)
@@ -160,6 +166,8 @@ class L5r(core.Ruleset[L5rState, vocab.Events]):
     own_events = vocab.Events
     attrition = frozenset({"damage.dealt", "critical.resolved"})
     stats = MappingProxyType({"player": vocab.CharacterStats, "adversary": vocab.CharacterStats})
+    #: Before Unconscious was tracked, no +10 was asked against it; it ended as it does today.
+    rules_added = MappingProxyType({"unconscious_severity": 0, "unconscious_ends": "incapacitated"})
 
     def join(self, state: L5rState, seq: int, event: events.CombatantJoined) -> core.Combatant:
         """Validate stats; endurance and Void points default from the rings."""
@@ -189,7 +197,7 @@ class L5r(core.Ruleset[L5rState, vocab.Events]):
                 assert_never(event)
 
     def adjust(self, state: L5rState, seq: int, event: events.TrackAdjusted) -> L5rState:
-        """A GM override; a new fatigue or endurance re-evaluates Incapacitated."""
+        """A GM override; a new fatigue or endurance re-evaluates Incapacitated and Unconscious."""
         return adjust(state, seq, event)
 
     def scene_end(self, state: L5rState, seq: int) -> L5rState:
@@ -217,7 +225,10 @@ class L5r(core.Ruleset[L5rState, vocab.Events]):
         return measures(view)
 
     def condition(self, view: Mapping[str, Any]) -> str | None:
-        """Incapacitated: fatigue over endurance (the report marks where it began)."""
+        """Unconscious, else Incapacitated: fatigue over endurance (the report marks where
+        each began)."""
+        if view.get("unconscious") is True:
+            return "unconscious"
         return "incapacitated" if view.get("incapacitated") is True else None
 
     def hurt(self, combatant: core.Combatant) -> Mapping[str, int]:

@@ -27,6 +27,13 @@ class Rules(BaseModel, frozen=True, extra="forbid"):
     incapacitation_comparison: Literal[">", ">="] = ">"
     #: Void points when no `void_points` stat is given: half the Void ring, rounded up or down.
     void_points_start: Literal["half_rounded_up", "half_rounded_down"] = "half_rounded_up"
+    #: Severity a critical strike on an Unconscious character adds (NOTES 5.4
+    #: `severity_modifiers.unconscious`); the table records it in the deadliness; 0: none.
+    unconscious_severity: Annotated[int, Field(ge=0)] = 10
+    #: What ends Unconscious, where the sources are silent: `incapacitated`, the same change of
+    #: fatigue or endurance that ends Incapacitated (recovery, rest, the scene's end); `gm`, only
+    #: a GM override (`track.adjusted` of `unconscious`).
+    unconscious_ends: Literal["incapacitated", "gm"] = "incapacitated"
 
 
 @core.value
@@ -51,6 +58,8 @@ class Character(core.Combatant):
     fatigue: Annotated[int, Field(ge=0)] = 0
     endurance: Annotated[int, Field(ge=1)]
     incapacitated: bool = False
+    #: Knocked out by a critical strike suffered while Incapacitated (NOTES 4.2).
+    unconscious: bool = False
     void_points: Annotated[int, Field(ge=0)]
     criticals: tuple[Critical, ...] = ()
     resistance: vocab.Resistance = vocab.Resistance()
@@ -73,8 +82,8 @@ class Character(core.Combatant):
 
 @core.value
 class L5rState(core.State):
-    """The encounter, its house rules read once, and the latest damage to each character
-    in this scene (for `defend-while-incapacitated`)."""
+    """The encounter, its house rules read once, the latest damage to each character in this
+    scene (for `defend-while-incapacitated`), and when each Unconscious one was knocked out."""
 
     readings: ClassVar[Readings] = TRACKS
 
@@ -82,6 +91,8 @@ class L5rState(core.State):
     rolls: Sequence[core.Roll] = ()
     house: Rules = Rules()
     last_damage: Mapping[str, int] = EMPTY
+    #: The seq each Unconscious character was knocked out at (for `critical-unconscious`).
+    unconscious_since: Mapping[str, int] = EMPTY
 
 
 class Resolution(NamedTuple):
@@ -134,12 +145,26 @@ def resolve(target: Character, event: vocab.DamageDealt) -> Resolution:
 
 
 def with_fatigue(target: Character, fatigue: int, rules: Rules) -> Character:
-    """The character at a new fatigue, with Incapacitated re-evaluated."""
+    """The character at a new fatigue, with Incapacitated re-evaluated (and Unconscious
+    ending with it, under the default house rule)."""
     if rules.incapacitation_comparison == ">=":
         down = fatigue >= target.endurance
     else:
         down = fatigue > target.endurance
-    return core.replace(target, fatigue=fatigue, incapacitated=down)
+    out = target.unconscious and (down or rules.unconscious_ends == "gm")
+    return core.replace(target, fatigue=fatigue, incapacitated=down, unconscious=out)
+
+
+def knocked_out(state: L5rState, target: Character, seq: int) -> L5rState:
+    """`target` (as it will be stored) suffers a critical strike at `seq`: Unconscious if it
+    was Incapacitated (NOTES 4.2), from `seq` unless it already was."""
+    if not target.incapacitated:
+        return core.replace_combatant(state, target)
+    state = core.replace_combatant(state, core.replace(target, unconscious=True))
+    if target.unconscious and target.name in state.unconscious_since:
+        return state
+    since = core.with_entry(state.unconscious_since, target.name, seq)
+    return core.replace(state, unconscious_since=since)
 
 
 def character(state: core.State, name: str) -> Character:

@@ -32,6 +32,11 @@ SYSTEM = System(
         "text); `>=`: fatigue that reaches it.",
         "void_points_start": "Void points with no `void_points` stat: half the Void ring, "
         "rounded up or down.",
+        "unconscious_severity": "Severity a critical strike on an Unconscious character adds "
+        "(recorded in its deadliness; the audit warns when it is missing); 0: none.",
+        "unconscious_ends": "`incapacitated`: Unconscious ends when Incapacitated does (fatigue "
+        "back to endurance or below: recovery, rest, the scene's end); `gm`: only a GM "
+        "override (`track.adjusted` of `unconscious`).",
     },
     examples={
         "audit": ("encounter audit examples/l5r-duel.jsonl --json",),

@@ -32,13 +32,27 @@ def explain(before: L5rState | None, seq: int, event: Any, after: L5rState) -> s
         case vocab.FatigueRemoved():
             cause = f" ({event.cause})" if event.cause else ""
             head = f"{event.target} recovers {event.amount} fatigue{cause}"
-            return with_changes(head, before, after, event.target, incapacitated="Incapacitated")
+            return with_changes(
+                head,
+                before,
+                after,
+                event.target,
+                incapacitated="Incapacitated",
+                unconscious="Unconscious",
+            )
         case vocab.RestTaken() if before is not None:
             c = before.combatants[event.target]
             assert isinstance(c, Character)
             heals = 2 * c.rings.water
             head = f"{event.target} rests: twice Water {c.rings.water} heals {heals} fatigue"
-            return with_changes(head, before, after, event.target, incapacitated="Incapacitated")
+            return with_changes(
+                head,
+                before,
+                after,
+                event.target,
+                incapacitated="Incapacitated",
+                unconscious="Unconscious",
+            )
         case vocab.VoidSpent() if before is not None:
             held = before.combatants[event.target]
             assert isinstance(held, Character)
@@ -60,6 +74,7 @@ def explain(before: L5rState | None, seq: int, event: Any, after: L5rState) -> s
                 before,
                 after,
                 incapacitated="Incapacitated",
+                unconscious="Unconscious",
             )
         case _:
             return None
@@ -103,9 +118,16 @@ def dealt(before: L5rState, event: vocab.DamageDealt, after: L5rState) -> str:
         if hit.incapacitated and not target.incapacitated:
             text += ": Incapacitated"
         return text
-    severity = f"a critical strike at severity {event.deadliness} (the deadliness)"
+    plus = before.house.unconscious_severity
+    more = (
+        f"; Unconscious adds {plus}: the rules give {event.deadliness + plus}"
+        if target.unconscious and event.deadliness is not None and event.deadliness < plus
+        else ""
+    )
+    severity = f"a critical strike at severity {event.deadliness} (the deadliness{more})"
     if res.cause == "incapacitated":
-        why = f"{event.target} is Incapacitated and cannot defend"
+        state = "Unconscious" if target.unconscious else "Incapacitated"
+        why = f"{event.target} is {state} and cannot defend"
     elif res.cause == "undefended":
         why = f"{event.target} cannot defend"
     elif res.spends_void:
@@ -115,7 +137,10 @@ def dealt(before: L5rState, event: vocab.DamageDealt, after: L5rState) -> str:
         )
     else:
         why = f"{event.target} chooses a critical strike, with no Void point to spend"
-    return f"{text}; {why}: {severity}, to be resolved"
+    out = (
+        f"; {event.target} falls Unconscious" if hit.unconscious and not target.unconscious else ""
+    )
+    return f"{text}; {why}: {severity}, to be resolved{out}"
 
 
 def settled(before: L5rState, seq: int, event: vocab.CriticalResolved) -> str:
@@ -129,8 +154,11 @@ def settled(before: L5rState, seq: int, event: vocab.CriticalResolved) -> str:
     )
     crit: Critical | None = resolved_by(target, event)
     if crit is None:
+        down = target.incapacitated and not target.unconscious
+        out = f"; {event.target} falls Unconscious" if down else ""
         return (
-            f"{event.target} suffers a direct critical strike at severity {event.severity}{fitness}"
+            f"{event.target} suffers a direct critical strike at severity {event.severity}"
+            f"{fitness}{out}"
         )
     return (
         f"the critical strike on {event.target} from the damage at seq {crit.seq} (deadliness "

@@ -139,10 +139,12 @@ def test_every_l5r_event_reads_in_words() -> None:
         "(fatigue 3 -> 5 of endurance 4): Incapacitated",
         "Kaede takes 1 physical damage: resistance 1 reduces it to 0: the blow glances off",
         "Kaede takes 5 physical damage: resistance 1 leaves 4; Kaede is Incapacitated and "
-        "cannot defend: a critical strike at severity 5 (the deadliness), to be resolved",
+        "cannot defend: a critical strike at severity 5 (the deadliness), to be resolved; Kaede "
+        "falls Unconscious",
         "the critical strike on Kaede from the damage at seq 6 (deadliness 5) resolves at "
         "severity 3 after 2 Fitness successes",
-        "Kaede recovers 2 fatigue (medicine): fatigue 5 -> 3, no longer Incapacitated",
+        "Kaede recovers 2 fatigue (medicine): fatigue 5 -> 3, no longer Incapacitated, no longer "
+        "Unconscious",
         "Kaede rests: twice Water 2 heals 4 fatigue: fatigue 3 -> 0",
         "Kaede spends 1 Void point: Void points 1 -> 0",
         "Kaede gains 3 Void points: Void points 0 -> 2 (capped at the Void ring, 2)",

@@ -101,6 +101,11 @@ def test_rules_prints_each_house_rule_with_its_default_and_meaning() -> None:
         "(the text); `>=`: fatigue that reaches it.\n"
         'void_points_start\t"half_rounded_up"\tVoid points with no `void_points` stat: half '
         "the Void ring, rounded up or down.\n"
+        "unconscious_severity\t10\tSeverity a critical strike on an Unconscious character adds "
+        "(recorded in its deadliness; the audit warns when it is missing); 0: none.\n"
+        'unconscious_ends\t"incapacitated"\t`incapacitated`: Unconscious ends when '
+        "Incapacitated does (fatigue back to endurance or below: recovery, rest, the scene's "
+        "end); `gm`: only a GM override (`track.adjusted` of `unconscious`).\n"
         "Override any of them with: encounter new NAME --system l5r --rules house.json\n",
     )
 

@@ -34,8 +34,12 @@ def load(name: str) -> list[events.Recorded]:
 
 def test_the_next_damage_before_a_due_critical_is_resolved_is_flagged() -> None:
     records = stream("l5r", joined(), damage(9), damage(2, deadliness=5), damage(2, deadliness=5))
-    assert rules_hit(records) == [("defend-while-incapacitated", (4, 5))]
-    finding, reminder = audit(records)
+    # Seq 4 knocked Akodo out: seq 5's deadliness misses the house +10 (`critical-unconscious`).
+    assert rules_hit(records) == [
+        ("defend-while-incapacitated", (4, 5)),
+        ("critical-unconscious", (4, 5)),
+    ]
+    finding, _, reminder = audit(records)
     # The critical strike of seq 5 is the one still due now (#24); seq 4's is the error's.
     assert (reminder.rule, reminder.seq) == ("obligation-open", (5,))
     assert finding.severity == "error"
@@ -56,7 +60,7 @@ def test_a_critical_on_one_who_cannot_defend_left_unresolved_is_flagged_like_a_d
 
 def test_resolving_the_critical_before_the_next_damage_keeps_the_rule() -> None:
     records = stream(
-        "l5r", joined(), damage(9), damage(2, deadliness=5), crit(3), damage(2, deadliness=5)
+        "l5r", joined(), damage(9), damage(2, deadliness=5), crit(3), damage(2, deadliness=15)
     )
     assert rules_hit(records) == []
 
@@ -77,7 +81,9 @@ def test_each_unresolved_critical_is_flagged_once() -> None:
     )
     assert rules_hit(records) == [
         ("defend-while-incapacitated", (4, 5)),
+        ("critical-unconscious", (4, 5)),
         ("defend-while-incapacitated", (5, 6)),
+        ("critical-unconscious", (4, 6)),
     ]
 
 
@@ -204,6 +210,7 @@ def test_resolving_a_critical_above_its_deadliness_is_a_warning() -> None:
     records = stream("l5r", *TWO_PENDING, crit(6), crit(6))
     assert rules_hit(records) == [
         ("defend-while-incapacitated", (4, 5)),
+        ("critical-unconscious", (4, 5)),
         ("critical-severity-raised", (5, 7)),
     ]
     raised = [f for f in audit(records) if f.rule == "critical-severity-raised"]
@@ -221,6 +228,7 @@ def test_resolving_the_named_critical_above_its_deadliness_warns_without_the_dam
     records = stream("l5r", *TWO_PENDING, crit(6, damage=5))
     assert rules_hit(records) == [
         ("defend-while-incapacitated", (4, 5)),
+        ("critical-unconscious", (4, 5)),
         ("critical-severity-raised", (5, 6)),
     ]
     raised = [f for f in audit(records) if f.rule == "critical-severity-raised"]
@@ -236,7 +244,10 @@ def test_resolving_the_named_critical_above_its_deadliness_warns_without_the_dam
 
 def test_resolving_the_named_critical_at_or_below_its_deadliness_keeps_the_rule() -> None:
     records = stream("l5r", *TWO_PENDING, crit(4, damage=5), crit(3, damage=4))
-    assert rules_hit(records) == [("defend-while-incapacitated", (4, 5))]
+    assert rules_hit(records) == [
+        ("defend-while-incapacitated", (4, 5)),
+        ("critical-unconscious", (4, 5)),
+    ]
 
 
 # critical-fitness: the Fitness check (TN 1) lowers the severity by its successes, to a
@@ -328,8 +339,13 @@ def test_the_duel_example_reaches_endurance_without_incapacitating_then_exceeds_
     assert of(records[:11], "Akodo Toshiro")["incapacitated"] is True
 
 
-def test_the_duel_example_breaks_one_rule() -> None:
-    assert rules_hit(load("l5r-duel.jsonl")) == [("defend-while-incapacitated", (14, 16))]
+def test_the_duel_example_leaves_a_critical_due_and_misses_the_unconscious_10() -> None:
+    # Its opening pins no house rules, so today's defaults apply: the critical strike at seq 12
+    # knocked Toshiro out, and Kaeru's katana at seq 14 is recorded at deadliness 5, not 15.
+    assert rules_hit(load("l5r-duel.jsonl")) == [
+        ("critical-unconscious", (12, 14)),
+        ("defend-while-incapacitated", (14, 16)),
+    ]
 
 
 # Invariants over random streams.

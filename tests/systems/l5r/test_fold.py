@@ -98,6 +98,7 @@ def test_the_tracks_are_the_contract_keys_plus_resistance_and_rings() -> None:
         "fatigue": 0,
         "endurance": 8,
         "incapacitated": False,
+        "unconscious": False,
         "void_points": 2,
         "criticals": [],
         "resistance": {"physical": 2, "supernatural": 0},
@@ -441,4 +442,6 @@ def test_the_pinned_rules_table_has_the_documented_defaults() -> None:
     assert dict(fold(stream("l5r")).rules) == {
         "incapacitation_comparison": ">",
         "void_points_start": "half_rounded_up",
+        "unconscious_severity": 10,
+        "unconscious_ends": "incapacitated",
     }

@@ -69,8 +69,11 @@ def test_a_deadliness_0_source_makes_a_severity_0_critical_on_either_path() -> N
 def test_severity_modifiers_ride_on_the_recorded_deadliness() -> None:
     # DonHuberto/Nasze_L5R_FoundryVTT@system/scripts/services/critical-service.js (prepare):
     # +10 against an Unconscious target, +2 for each Enraged side, before the Fitness check.
-    # The ledger tracks none of those conditions: the table records the source's severity with
-    # them as `deadliness` (5 + 10 = 15), and 2 Fitness successes then leave 13.
+    # The table records the source's severity with them as `deadliness` (5 + 10 = 15), and 2
+    # Fitness successes then leave 13. The ledger tracks Enraged not at all and Unconscious
+    # from a critical strike on an Incapacitated character (resolve: `incapacitated` adds
+    # `unconscious`): endurance 8, fatigue 9, a critical at seq 4, so seq 6 is on an
+    # Unconscious target, and 15 is what the peer's prepare gives.
     records = stream(
         "l5r",
         joined(),
@@ -78,6 +81,28 @@ def test_severity_modifiers_ride_on_the_recorded_deadliness() -> None:
         crit(13, fitness_successes=2),
     )
     assert rules_hit(records) == []
+    down = stream("l5r", joined(), damage(9), damage(2, deadliness=5), crit(3))
+    assert of(down)["unconscious"] is True
+    kept = stream(
+        "l5r",
+        joined(),
+        damage(9),
+        damage(2, deadliness=5),
+        crit(3),
+        damage(2, deadliness=15),
+        crit(13, fitness_successes=2),
+    )
+    assert rules_hit(kept) == []
+    missed = stream(
+        "l5r",
+        joined(),
+        damage(9),
+        damage(2, deadliness=5),
+        crit(3),
+        damage(2, deadliness=5),
+        crit(3, fitness_successes=2),
+    )
+    assert rules_hit(missed) == [("critical-unconscious", (4, 6))]
 
 
 # Resistance: "Resistance from armor and other effects ... is one way to reduce damage".
