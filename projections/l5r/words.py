@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 from ledger import events
 from projections.l5r import events as vocab
 from projections.l5r.model import Character, Critical, L5rState, resolve, resolved_by
 from projections.words import joined, plural, with_changes
+
+#: The conditions whose change a line names, each as the text has it.
+CONDITIONS: Final = {"incapacitated": "Incapacitated", "unconscious": "Unconscious"}
 
 
 def explain(before: L5rState | None, seq: int, event: Any, after: L5rState) -> str | None:
@@ -32,27 +35,13 @@ def explain(before: L5rState | None, seq: int, event: Any, after: L5rState) -> s
         case vocab.FatigueRemoved():
             cause = f" ({event.cause})" if event.cause else ""
             head = f"{event.target} recovers {event.amount} fatigue{cause}"
-            return with_changes(
-                head,
-                before,
-                after,
-                event.target,
-                incapacitated="Incapacitated",
-                unconscious="Unconscious",
-            )
+            return with_changes(head, before, after, event.target, **CONDITIONS)
         case vocab.RestTaken() if before is not None:
             c = before.combatants[event.target]
             assert isinstance(c, Character)
             heals = 2 * c.rings.water
             head = f"{event.target} rests: twice Water {c.rings.water} heals {heals} fatigue"
-            return with_changes(
-                head,
-                before,
-                after,
-                event.target,
-                incapacitated="Incapacitated",
-                unconscious="Unconscious",
-            )
+            return with_changes(head, before, after, event.target, **CONDITIONS)
         case vocab.VoidSpent() if before is not None:
             held = before.combatants[event.target]
             assert isinstance(held, Character)
@@ -73,8 +62,7 @@ def explain(before: L5rState | None, seq: int, event: Any, after: L5rState) -> s
                 "the scene ends: fatigue above half endurance falls to it",
                 before,
                 after,
-                incapacitated="Incapacitated",
-                unconscious="Unconscious",
+                **CONDITIONS,
             )
         case _:
             return None

@@ -13,18 +13,9 @@ import pytest
 from ledger.errors import BadInput
 from tests import streams
 from tests.streams import stream, tracks
+from tests.systems.ironsworn.test_fold import kira
 
 Event = dict[str, Any]
-
-
-def kira(**stats: Any) -> Event:
-    """Kira joins: iron 2 unless told, the rest of the sheet from the defaults."""
-    return {
-        "type": "combatant.joined",
-        "name": "Kira",
-        "side": "player",
-        "stats": {"iron": 2, **stats},
-    }
 
 
 def override(track: str, value: object) -> Event:
