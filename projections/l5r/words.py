@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from types import MappingProxyType
 from typing import Any, Final
 
 from ledger import events
@@ -10,7 +11,9 @@ from projections.l5r.model import Character, Critical, L5rState, resolve, resolv
 from projections.words import joined, plural, with_changes
 
 #: The conditions whose change a line names, each as the text has it.
-CONDITIONS: Final = {"incapacitated": "Incapacitated", "unconscious": "Unconscious"}
+CONDITIONS: Final = MappingProxyType(
+    {"incapacitated": "Incapacitated", "unconscious": "Unconscious"}
+)
 
 
 def explain(before: L5rState | None, seq: int, event: Any, after: L5rState) -> str | None:
