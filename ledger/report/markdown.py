@@ -11,6 +11,7 @@ from typing import Any
 from ledger import systems
 from ledger.report import Report, Round, statistics
 from projections import shown
+from projections.findings import Finding
 from projections.statistics import Stats
 from projections.words import plural
 
@@ -48,13 +49,23 @@ def session_chunks(report: Report) -> Iterator[str]:
     yield "\n\n" + _head(report) + "\n"
 
 
+def _counted(found: Sequence[Finding]) -> str:
+    """`3 findings (1 error, 1 warning, 1 info)`: every finding told by its kind, in the
+    statistics' words."""
+    if not found:
+        return "0 findings"
+    kinds = [sum(f.severity == kind for f in found) for kind in ("error", "warning", "info")]
+    told = [plural(kinds[0], "error"), plural(kinds[1], "warning")]
+    told += [f"{kinds[2]} info"] if kinds[2] else []
+    return f"{plural(len(found), 'finding')} ({', '.join(told)})"
+
+
 def _header(report: Report) -> str:
     undone = sum(r.in_force for r in report.rulings)
-    errors = sum(f.severity == "error" for f in report.audit)
     summary = (
         f"{escape(report.system)} encounter {escape(report.encounter)}: "
         f"{plural(report.events, 'event')}, {plural(undone, 'ruling')} reversed or corrected, "
-        f"{plural(len(report.audit), 'finding')} ({plural(errors, 'error')})."
+        f"{_counted(report.audit)}."
     )
     lines = [f"# {escape(report.name)}", "", summary, ""]
     if not report.house_rules:

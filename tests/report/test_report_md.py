@@ -86,7 +86,7 @@ def test_the_log_of_a_ledger_encounter_reads_as_the_session(ford: Path) -> None:
     assert ok(ford, "export", "ford", "--format", "md") == (
         "# Bandits \\*at\\* the ford\n"
         "\n"
-        "ssss encounter ford: 9 events, 1 ruling reversed or corrected, 0 findings (0 errors).\n"
+        "ssss encounter ford: 9 events, 1 ruling reversed or corrected, 0 findings.\n"
         "\n"
         "House rules that differ from the ssss defaults:\n"
         "\n"
