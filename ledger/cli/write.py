@@ -89,11 +89,14 @@ def record_command(
     stamp: Mapping[str, Any] | None = None,
     propose: bool = False,
     roll: Sequence[Throw] = (),
+    bare: Mapping[str, str] | None = None,
 ) -> api.Written:
     """Record one event dict (with the game time in `stamp`, and the dice `roll` names rolled
     by the ledger) and print what it did: the building block of friendly verbs (`propose`: a
     proposal of it, which changes nothing until a GM accepts it). With `json_`, the JSON
-    document is printed instead and the command ends here."""
+    document is printed instead and the command ends here. `bare`: the fields typed as
+    KEY=VALUE whose value read as a number, a boolean or null, each with what was typed (a
+    refusal of one as text says how to quote it)."""
     for key, value in (stamp or {}).items():
         if key in fields and fields[key] != value:
             fail(BadInput(f"--{key} {value!r} and the field {key}={fields[key]!r} disagree"))
@@ -117,7 +120,7 @@ def record_command(
                     roll=roll,
                 )
         except LedgerError as exc:
-            fail(exc)
+            fail(_quoting(exc, bare or {}))
     if json_:
         emit_recorded(result)
     show_recorded(result)
@@ -201,6 +204,25 @@ def add(
     )
 
 
+def _quoting(exc: LedgerError, bare: Mapping[str, str]) -> LedgerError:
+    """`exc`, saying how to quote a typed value that read as JSON where text was wanted
+    (`target=42` is the number 42: a combatant named 42 is `target='"42"'`)."""
+    for key, typed in bare.items():
+        if f"field {key!r}: input should be a valid string" in str(exc):
+            return exc.reworded(f"{exc}; for the text {typed}, quote it: {key}='\"{typed}\"'")
+    return exc
+
+
+def _bare(pairs: Sequence[str], data: Mapping[str, Any]) -> dict[str, str]:
+    """The KEY=VALUE pairs whose value read as a number, a boolean or null: key -> as typed."""
+    typed = dict(pair.partition("=")[::2] for pair in pairs)
+    return {
+        key: text
+        for key, text in typed.items()
+        if key in data and (data[key] is None or isinstance(data[key], int | float | bool))
+    }
+
+
 @commands.command()
 def record(
     ctx: typer.Context,
@@ -226,7 +248,15 @@ def record(
         # The event's own round is its `round` field: `encounter round NAME N` says it plainly.
         fail(BadInput("round.started takes its round as the field round=N, not --round"))
     record_command(
-        ctx, name, {"type": type, **data}, strict, expect, json_=json_, stamp=stamp, propose=propose
+        ctx,
+        name,
+        {"type": type, **data},
+        strict,
+        expect,
+        json_=json_,
+        stamp=stamp,
+        propose=propose,
+        bare=_bare(fields or [], data),
     )
 
 

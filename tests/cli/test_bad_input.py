@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 
 from ledger import Ledger
 from ledger.cli import app
+from tests.cli.invoke import ok, run
 from tests.longstreams import encounter
 
 runner = CliRunner()
@@ -472,3 +473,21 @@ def test_an_empty_tenant_typed_is_refused_and_an_empty_variable_is_unset(
     monkeypatch.setenv("ENCOUNTER_TENANT", "")
     listed = CliRunner().invoke(app, ["--db", str(duel), "list"])
     assert listed.exit_code == 0 and listed.stdout.splitlines()[1].startswith("duel\t")
+
+
+def test_a_name_that_reads_as_a_number_is_refused_saying_how_to_quote_it(tmp_path: Path) -> None:
+    """`record` reads each value as JSON: `target=42` is the number 42, refused for a name,
+    and the error says how to give the text 42."""
+    db = tmp_path / "e.db"
+    ok(db, "new", "t", "--system", "ssss")
+    ok(db, "add", "t", "42", "--side", "adversary", "--stat", "level=1", "--stat", 'slots={"1":2}')
+    code, out, err = run(db, "record", "t", "harm.inflicted", "target=42", "level=1")
+    assert (code, out) == (2, "")
+    assert err == (
+        "Error: harm.inflicted event field 'target': input should be a valid string (got 42); "
+        "for the text 42, quote it: target='\"42\"'\n"
+    )
+    assert ok(db, "record", "t", "harm.inflicted", 'target="42"', "level=1").startswith(
+        "Recorded seq 3: harm.inflicted"
+    )
+    assert run(db, "record", "t", "note", "text=hello")[0] == 0  # a word reads as text
