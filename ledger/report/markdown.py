@@ -50,14 +50,11 @@ def session_chunks(report: Report) -> Iterator[str]:
 
 
 def _counted(found: Sequence[Finding]) -> str:
-    """`3 findings (1 error, 1 warning, 1 info)`: every finding told by its kind, in the
-    statistics' words."""
+    """`3 findings (1 error, 1 warning, 1 info)`, in the statistics' words."""
     if not found:
         return "0 findings"
-    kinds = [sum(f.severity == kind for f in found) for kind in ("error", "warning", "info")]
-    told = [plural(kinds[0], "error"), plural(kinds[1], "warning")]
-    told += [f"{kinds[2]} info"] if kinds[2] else []
-    return f"{plural(len(found), 'finding')} ({', '.join(told)})"
+    counts = {kind: sum(f.severity == kind for f in found) for kind in ("error", "warning", "info")}
+    return f"{plural(len(found), 'finding')} ({statistics.by_severity(counts)})"
 
 
 def _header(report: Report) -> str:

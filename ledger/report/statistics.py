@@ -161,12 +161,7 @@ def notes(stats: Stats) -> list[str]:
     else:
         out.append("Out of the fight: nobody.")
     out.append(f"Rulings: {_rulings(stats.rulings, stats.in_force)}.")
-    found = ", ".join(
-        words.plural(n, severity, "info" if severity == "info" else None)
-        for severity, n in _findings(stats).items()
-        if n
-    )
-    out.append(f"Findings: {found or 'none'}.")
+    out.append(f"Findings: {by_severity(_findings(stats)) or 'none'}.")
     dice = stats.dice
     if dice["ledger"] or dice["typed"]:
         out.append(
@@ -174,6 +169,15 @@ def notes(stats: Stats) -> list[str]:
             "the ledger (verifiable)."
         )
     return out
+
+
+def by_severity(counts: Mapping[str, int]) -> str:
+    """`1 error, 2 warnings, 1 info`: the severities counted (none left out at 0), in order."""
+    return ", ".join(
+        words.plural(n, severity, "info" if severity == "info" else None)
+        for severity, n in counts.items()
+        if n
+    )
 
 
 def _findings(stats: Stats) -> dict[str, int]:
