@@ -426,9 +426,9 @@ def _same_as_stored(
         stored.event, events.EncounterOpened
     ):
         ruleset = systems.ruleset(event.system)
-        stored_rules = core.pinned_rules(ruleset, core.played_by(ruleset, stored.event.rules))
+        stored_rules = core.pinned_rules(ruleset, stored.event.rules, as_played=True)
         stored = replace(stored, event=stored.event.pinning(stored_rules))
-        event = event.pinning(core.pinned_rules(ruleset, core.played_by(ruleset, event.rules)))
+        event = event.pinning(core.pinned_rules(ruleset, event.rules, as_played=True))
     same = (
         stored.type == events.type_of(event)
         and events.body_of(stored.event) == events.body_of(event)

@@ -322,11 +322,10 @@ class Session:
             ruleset = systems.ruleset(event.system)
             if self.user is not None and event.by is None:
                 event = event.model_copy(update={"by": self.user})
-            # A copy of a stored opening (its hash given) keeps the table it was played by:
-            # a rule added since reads as those tables played it (`core.played_by`), as a
-            # read of the stored bytes will; a new one is filled from today's defaults.
-            table = core.played_by(ruleset, event.rules) if given.chained else event.rules
-            event = event.pinning(core.pinned_rules(ruleset, table))
+            # A copy of a stored opening (its hash given) keeps the table it was played by, as
+            # a read of the stored bytes will; a new one is filled from today's defaults.
+            rules = core.pinned_rules(ruleset, event.rules, as_played=given.chained)
+            event = event.pinning(rules)
             if event.policy is not None:
                 table = acts.pinned(ruleset, event.policy, opener=event.by)
                 event = event.model_copy(update={"policy": frozen_object(table)})

@@ -22,6 +22,7 @@ from projections.revisions import excluded as excluded  # where readers have fou
 from projections.ruleset import AnyRuleset as AnyRuleset
 from projections.ruleset import Ruleset as Ruleset
 from projections.ruleset import pinned_rules as pinned_rules
+from projections.ruleset import played_by as played_by
 from projections.state import Combatant as Combatant
 from projections.state import Lock as Lock
 from projections.state import Roll as Roll
@@ -66,15 +67,6 @@ def state_from_json(text: str, ruleset: AnyRuleset) -> State | None:
     return found
 
 
-def played_by(ruleset: AnyRuleset, pinned: Mapping[str, Any]) -> Mapping[str, Any]:
-    """A pinned house-rule table with the rules its system added since it was pinned, each at
-    the value such tables were played by (`Ruleset.rules_added`): an older file folds as it
-    did. Every table the ledger stores is whole (`pinned_rules` at the write), so only a table
-    pinned before a rule existed lacks it; an empty one (no table given) takes the defaults."""
-    added = {k: v for k, v in ruleset.rules_added.items() if pinned and k not in pinned}
-    return {**pinned, **added} if added else pinned
-
-
 def open_state(ruleset: AnyRuleset, encounter: str, opened: events.EncounterOpened) -> State:
     """The state right after `encounter.opened`."""
     base = State(
@@ -82,7 +74,7 @@ def open_state(ruleset: AnyRuleset, encounter: str, opened: events.EncounterOpen
         system=opened.system,
         seq=1,
         title=opened.title,
-        rules=frozen_json(pinned_rules(ruleset, played_by(ruleset, opened.rules))),
+        rules=frozen_json(pinned_rules(ruleset, opened.rules, as_played=True)),
     )
     after: State = ruleset.start(proposals.policy_set(base, opened.policy))
     return after

@@ -72,7 +72,7 @@ class Ruleset(ABC, Generic[S, E]):
     rolls: frozenset[str] = frozenset({"roll.made"})
     #: House rules added after tables were pinned without them, each with the value those
     #: tables were played by: a stored table that lacks one gets it when it is read
-    #: (`core.played_by`), so that an older file folds as it did.
+    #: (`pinned_rules(..., as_played=True)`), so that an older file folds as it did.
     rules_added: Mapping[str, Any] = MappingProxyType({})
 
     def start(self, opened: State) -> S:
@@ -161,8 +161,14 @@ class Ruleset(ABC, Generic[S, E]):
 AnyRuleset = Ruleset[Any, Any]
 
 
-def pinned_rules(ruleset: AnyRuleset, overrides: Mapping[str, Any]) -> dict[str, Any]:
-    """The full house-rule table: the system's defaults with `overrides` applied and checked."""
+def pinned_rules(
+    ruleset: AnyRuleset, overrides: Mapping[str, Any], *, as_played: bool = False
+) -> dict[str, Any]:
+    """The full house-rule table: the system's defaults with `overrides` applied and checked.
+    `as_played`: `overrides` is a table stored before, whose missing rules (added since) take
+    the values such tables were played by (`played_by`), not today's defaults."""
+    if as_played:
+        overrides = played_by(ruleset, overrides)
     try:
         # Strict, as JSON: a house rule is data from a file, so "yes" is not a boolean.
         table = ruleset.rules.model_validate_json(to_json(dict(overrides)), strict=True)
@@ -172,3 +178,12 @@ def pinned_rules(ruleset: AnyRuleset, overrides: Mapping[str, Any]) -> dict[str,
             code=code_of(exc, "unknown-rule"),
         ) from exc
     return table.model_dump(mode="json")
+
+
+def played_by(ruleset: AnyRuleset, pinned: Mapping[str, Any]) -> Mapping[str, Any]:
+    """A pinned house-rule table with the rules its system added since it was pinned, each at
+    the value such tables were played by (`Ruleset.rules_added`): an older file folds as it
+    did. Every table the ledger stores is whole (`pinned_rules` at the write), so only a table
+    pinned before a rule existed lacks it; an empty one (no table given) takes the defaults."""
+    added = {k: v for k, v in ruleset.rules_added.items() if pinned and k not in pinned}
+    return {**pinned, **added} if added else pinned
