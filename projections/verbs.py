@@ -80,6 +80,8 @@ class Dice:
     single: bool = False
     #: The one-line error when neither the faces nor a count are given.
     missing: str | None = None
+    #: The most dice a count may name (the event field's own limit), refused naming its option.
+    most: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

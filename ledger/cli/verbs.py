@@ -182,16 +182,19 @@ def _callback(verb: Verb, rolling: tuple[str, ...]) -> Callable[..., None]:
 
 def _count(verb: Verb, dice: Dice, values: dict[str, Any]) -> int:
     """How many dice to roll: `dice.count`, or the value of the param it names (a count given
-    below 1 is refused naming its option, not taken for a count left out)."""
+    below 1 or above `dice.most` is refused naming its option, not taken for a count left out
+    nor left to the event's field to refuse in its own words)."""
     if isinstance(dice.count, int):
         return dice.count
     count = values.get(dice.count)
     if not isinstance(count, int):
         raise ValueError(dice.missing or f"{verb.name} needs the dice of {dice.field}")
+    param = next((p for p in verb.params if p.name == dice.count), None)
+    flag = param.flags[0] if param is not None and param.flags else dice.count
     if count < 1:
-        param = next((p for p in verb.params if p.name == dice.count), None)
-        flag = param.flags[0] if param is not None and param.flags else dice.count
         raise ValueError(f"{flag} must be at least 1 (got {count})")
+    if dice.most is not None and count > dice.most:
+        raise ValueError(f"{flag} must be at most {dice.most} (got {count})")
     return count
 
 

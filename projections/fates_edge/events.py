@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Final, Literal
 
 from pydantic import (
     AfterValidator,
@@ -35,6 +35,8 @@ StakeKind = Literal["action", "defense"]
 #: What an SB spend buys.
 Purpose = Literal["attack", "move", "complication", "shape"]
 Die = Annotated[int, Field(ge=1, le=10)]
+#: The most d10s one roll may hold.
+MOST_DICE: Final = 40
 
 
 class Move(Model, frozen=True):
@@ -131,7 +133,7 @@ class FERollMade(LedgerRolled, frozen=True):
     type: Literal["roll.made"] = "roll.made"
     stake: Name
     actor: Name | None = None
-    dice: Annotated[tuple[Die, ...], Field(min_length=1, max_length=40)]
+    dice: Annotated[tuple[Die, ...], Field(min_length=1, max_length=MOST_DICE)]
     outcome: Literal["success", "partial", "miss"] | None = None
 
 

@@ -9,7 +9,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
-from projections.fates_edge.events import Effect, Position, Purpose, StakeKind, StakeSource
+from projections.fates_edge.events import (
+    MOST_DICE,
+    Effect,
+    Position,
+    Purpose,
+    StakeKind,
+    StakeSource,
+)
 from projections.verbs import Dice, Param, Verb, set_given
 
 
@@ -195,6 +202,7 @@ VERBS: Final = (
                 "dice",
                 10,
                 count="pool",
+                most=MOST_DICE,
                 missing="roll needs --dice FACES (e.g. 6,7,1) or --pool N to roll N d10s",
             ),
         ),

@@ -120,6 +120,20 @@ def test_a_pool_of_no_dice_is_bad_input_naming_the_pool(tmp_path: Path) -> None:
     assert run(db, "log", "duel", "--json")[1].count('"roll.made"') == 0
 
 
+def test_a_pool_above_the_most_dice_a_roll_holds_is_bad_input_naming_the_pool(
+    tmp_path: Path,
+) -> None:
+    # The other end of the same range: a roll holds at most 40 d10s (`roll.made`'s dice), and
+    # `--pool 41` says so in the words of the option typed, not of the event field it fills.
+    db = duel(tmp_path)
+    attack(db)
+    for rolled in ((), ("--roll",)):
+        code, out, err = run(db, "roll", "duel", "cut", "--pool", "41", *rolled)
+        assert (code, out, err) == (2, "", "Error: --pool must be at most 40 (got 41)\n")
+    assert run(db, "log", "duel", "--json")[1].count('"roll.made"') == 0
+    assert run(db, "roll", "duel", "cut", "--pool", "40")[0] == 0
+
+
 # Armor: the first 3 Harm by the column, the excess stays Harm (adversary-resolution.txt).
 
 
