@@ -32,13 +32,14 @@ from projections.words import plural
 
 def _undefended(before: L5rState, name: str) -> Iterator[Critical]:
     """Critical strikes from the latest damage to `name` still unresolved: one due because they
-    were Incapacitated, or one they chose with a Void point (both are due alike)."""
+    were Incapacitated or Unconscious, could not defend, or chose one with a Void point (all
+    are due alike)."""
     last = before.last_damage.get(name)
     target = before.combatants.get(name)
     if last is None or not isinstance(target, Character):
         return
     for crit in target.pending():
-        if crit.seq == last and crit.cause in ("incapacitated", "void", "undefended"):
+        if crit.seq == last and crit.cause != "direct":
             yield crit
 
 
@@ -55,9 +56,10 @@ def _unresolved(crit: Critical, name: str, seq: int, what: str) -> Finding:
             f"{crit.severity}"
         )
     else:
+        state = "Unconscious" if crit.cause == "unconscious" else "Incapacitated"
         why = (
-            f"it hit {name!r} while Incapacitated, so it was a critical strike at severity "
-            f"{crit.severity} (an Incapacitated character cannot defend)"
+            f"it hit {name!r} while {state}, so it was a critical strike at severity "
+            f"{crit.severity} (an {state} character cannot defend)"
         )
     return error(
         "defend-while-incapacitated",
@@ -76,9 +78,10 @@ def _refused(before: Character, seq: int, event: vocab.DamageDealt, after: L5rSt
     assert isinstance(now, Character)
     if before.void_points != now.void_points:
         played += f", Void points {before.void_points} -> {now.void_points}"
-    if before.incapacitated:
+    if res.cause in ("incapacitated", "unconscious"):
+        state = "Unconscious" if res.cause == "unconscious" else "Incapacitated"
         return (
-            f"by the rules it is a critical strike anyway (an Incapacitated character cannot "
+            f"by the rules it is a critical strike anyway (an {state} character cannot "
             f"defend) and no Void point is spent: Void points stay {before.void_points}; {played}"
         )
     defended = with_fatigue(before, before.fatigue + res.final, after.house)

@@ -88,6 +88,7 @@ def deal(state: L5rState, seq: int, event: vocab.DamageDealt) -> L5rState:
     if event.deadliness is None:
         why = {
             "incapacitated": incapacitation(target),
+            "unconscious": "Unconscious",
             "undefended": "it cannot defend",
         }.get(str(res.cause), "a voluntary critical")
         raise BadInput(

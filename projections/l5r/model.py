@@ -17,7 +17,7 @@ from projections.l5r.shown import TRACKS
 from projections.shown import Readings
 from projections.values import EMPTY
 
-Cause = Literal["incapacitated", "void", "undefended", "direct"]
+Cause = Literal["incapacitated", "unconscious", "void", "undefended", "direct"]
 
 
 class Rules(BaseModel, frozen=True, extra="forbid"):
@@ -122,18 +122,28 @@ def incapacitation(target: Character) -> str:
     return f"Incapacitated: fatigue {fatigue} {how} endurance {endurance}"
 
 
+def helplessness(target: Character) -> str | None:
+    """Why `target` cannot defend nor choose a critical strike, in words (`Incapacitated:
+    fatigue 9 over endurance 8`, or `Unconscious`), or None when it can. Unconscious counts on
+    its own: under `unconscious_ends = gm`, or a GM's override, it outlasts Incapacitated."""
+    if target.incapacitated:
+        return incapacitation(target)
+    return "Unconscious" if target.unconscious else None
+
+
 def resolve(target: Character, event: vocab.DamageDealt) -> Resolution:
     """The outcome of damage on `target` as it stands before the hit."""
     final = final_damage(target, event)
     if final == 0:
         return Resolution(final, "reduced", None, False, None)
-    if target.incapacitated:
+    helpless = helplessness(target)
+    if helpless is not None:
         # A Void point the table spent on a voluntary critical is spent as played (the audit
         # says the rules would have kept it): the critical strike is due either way.
+        cause: Cause = "incapacitated" if target.incapacitated else "unconscious"
         if not event.voluntary_critical:
-            return Resolution(final, "critical", "incapacitated", False, None)
-        refused = f"while {incapacitation(target)}"
-        return Resolution(final, "critical", "incapacitated", target.void_points > 0, refused)
+            return Resolution(final, "critical", cause, False, None)
+        return Resolution(final, "critical", cause, target.void_points > 0, f"while {helpless}")
     if event.voluntary_critical:
         if target.void_points < 1:
             return Resolution(final, "critical", "void", False, "holding 0 Void points")

@@ -116,7 +116,7 @@ def dealt(before: L5rState, event: vocab.DamageDealt, after: L5rState) -> str:
         else ""
     )
     severity = f"a critical strike at severity {event.deadliness} (the deadliness{more})"
-    if res.cause == "incapacitated":
+    if res.cause in ("incapacitated", "unconscious"):
         state = "Unconscious" if target.unconscious else "Incapacitated"
         why = f"{event.target} is {state} and cannot defend"
     elif res.cause == "undefended":

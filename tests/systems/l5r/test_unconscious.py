@@ -81,6 +81,38 @@ def test_a_gm_override_can_knock_a_character_out_or_wake_it() -> None:
     assert of(knocked_out(adjusted("unconscious", False)))["unconscious"] is False
 
 
+def test_an_unconscious_character_no_longer_incapacitated_still_cannot_defend() -> None:
+    # Under `unconscious_ends = gm` a scene's end leaves Akodo Unconscious at fatigue 4 (not
+    # Incapacitated); a GM's override can knock out a standing one. Either way they cannot
+    # defend: damage is a critical strike at the deadliness, and no fatigue is suffered.
+    gm = {"unconscious_ends": "gm"}
+    rested = of(knocked_out({"type": "scene.ended"}, damage(2, deadliness=15), rules=gm))
+    assert (rested["fatigue"], rested["incapacitated"], rested["unconscious"]) == (4, False, True)
+    assert rested["criticals"][-1] == {
+        "seq": 7,
+        "severity": 15,
+        "cause": "unconscious",
+        "resolved": None,
+    }
+    out = of(stream("l5r", joined(), adjusted("unconscious", True), damage(3, deadliness=5)))
+    assert (out["fatigue"], out["criticals"][-1]["cause"]) == (0, "unconscious")
+
+
+def test_an_unconscious_character_cannot_choose_a_critical_nor_skip_its_resolution() -> None:
+    out = joined(), adjusted("unconscious", True)
+    chosen = audit(stream("l5r", *out, damage(3, deadliness=15, voluntary_critical=True)))
+    (refused,) = [f for f in chosen if f.rule == "void-critical-not-allowed"]
+    assert refused.seq == (4,)
+    assert "chose a voluntary critical strike at seq 4 while Unconscious" in refused.message
+    assert "an Unconscious character cannot defend) and no Void point is spent" in (refused.message)
+    skipped = audit(stream("l5r", *out, damage(3, deadliness=15), damage(1, deadliness=15)))
+    (left,) = [f for f in skipped if f.rule == "defend-while-incapacitated"]
+    assert (left.severity, left.seq) == ("error", (4, 5))
+    assert "it hit 'Akodo' while Unconscious, so it was a critical strike at severity 15" in (
+        left.message
+    )
+
+
 # The audit: `critical-unconscious`.
 
 
@@ -202,6 +234,19 @@ def test_a_whole_stream_through_the_command_line(tmp_path: Path) -> None:
     told = ok(db, "replay", "duel")
     assert "to be resolved; Akodo falls Unconscious" in told
     assert "no longer Incapacitated, no longer Unconscious" in told
+
+
+def test_an_unconscious_character_cannot_defend_through_the_command_line(tmp_path: Path) -> None:
+    house = tmp_path / "house.json"
+    house.write_text('{"unconscious_ends": "gm"}', encoding="utf-8")
+    db = duel(tmp_path / "e.db", "--rules", str(house))
+    ok(db, "damage", "duel", "Akodo", "2", "--deadliness", "5")
+    ok(db, "critical", "duel", "Akodo", "3")
+    ok(db, "end-scene", "duel")
+    out = ok(db, "damage", "duel", "Akodo", "2", "--deadliness", "15")
+    assert "Akodo is Unconscious and cannot defend: a critical strike at severity 15" in out
+    view = json.loads(ok(db, "tracks", "duel", "--json"))["combatants"]["Akodo"]
+    assert (view["fatigue"], view["incapacitated"], view["unconscious"]) == (4, False, True)
 
 
 def test_the_rules_override_is_pinned_in_the_opening_and_followed(tmp_path: Path) -> None:
