@@ -198,6 +198,17 @@ def duel(db: Path, *rules: str) -> Path:
     return db
 
 
+def housed(tmp_path: Path, rules: str) -> Path:
+    """A duel opened with the house rules `rules` (JSON), Akodo knocked out at seq 4 (a
+    critical strike while Incapacitated), resolved at severity 3 (seq 5)."""
+    house = tmp_path / "house.json"
+    house.write_text(rules, encoding="utf-8")
+    db = duel(tmp_path / "e.db", "--rules", str(house))
+    ok(db, "damage", "duel", "Akodo", "2", "--deadliness", "5")
+    ok(db, "critical", "duel", "Akodo", "3")
+    return db
+
+
 def test_a_whole_stream_through_the_command_line(tmp_path: Path) -> None:
     db = duel(tmp_path / "e.db")
     out = ok(db, "damage", "duel", "Akodo", "2", "--deadliness", "5", "--weapon", "katana")
@@ -237,11 +248,7 @@ def test_a_whole_stream_through_the_command_line(tmp_path: Path) -> None:
 
 
 def test_an_unconscious_character_cannot_defend_through_the_command_line(tmp_path: Path) -> None:
-    house = tmp_path / "house.json"
-    house.write_text('{"unconscious_ends": "gm"}', encoding="utf-8")
-    db = duel(tmp_path / "e.db", "--rules", str(house))
-    ok(db, "damage", "duel", "Akodo", "2", "--deadliness", "5")
-    ok(db, "critical", "duel", "Akodo", "3")
+    db = housed(tmp_path, '{"unconscious_ends": "gm"}')
     ok(db, "end-scene", "duel")
     out = ok(db, "damage", "duel", "Akodo", "2", "--deadliness", "15")
     assert "Akodo is Unconscious and cannot defend: a critical strike at severity 15" in out
@@ -250,11 +257,7 @@ def test_an_unconscious_character_cannot_defend_through_the_command_line(tmp_pat
 
 
 def test_the_rules_override_is_pinned_in_the_opening_and_followed(tmp_path: Path) -> None:
-    house = tmp_path / "house.json"
-    house.write_text('{"unconscious_severity": 0, "unconscious_ends": "gm"}', encoding="utf-8")
-    db = duel(tmp_path / "e.db", "--rules", str(house))
-    ok(db, "damage", "duel", "Akodo", "2", "--deadliness", "5")
-    ok(db, "critical", "duel", "Akodo", "3")
+    db = housed(tmp_path, '{"unconscious_severity": 0, "unconscious_ends": "gm"}')
     ok(db, "damage", "duel", "Akodo", "2", "--deadliness", "5")
     ok(db, "critical", "duel", "Akodo", "4")
     ok(db, "record", "duel", "scene.ended")
