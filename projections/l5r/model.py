@@ -156,12 +156,14 @@ def resolve(target: Character, event: vocab.DamageDealt) -> Resolution:
 
 def with_fatigue(target: Character, fatigue: int, rules: Rules) -> Character:
     """The character at a new fatigue, with Incapacitated re-evaluated (and Unconscious
-    ending with it, under the default house rule)."""
+    ending with it, under the default house rule: when this change ends Incapacitated, not at
+    every change of one the GM knocked out while standing)."""
     if rules.incapacitation_comparison == ">=":
         down = fatigue >= target.endurance
     else:
         down = fatigue > target.endurance
-    out = target.unconscious and (down or rules.unconscious_ends == "gm")
+    woke = target.incapacitated and not down and rules.unconscious_ends == "incapacitated"
+    out = target.unconscious and not woke
     return core.replace(target, fatigue=fatigue, incapacitated=down, unconscious=out)
 
 

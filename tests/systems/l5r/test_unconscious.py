@@ -81,6 +81,24 @@ def test_a_gm_override_can_knock_a_character_out_or_wake_it() -> None:
     assert of(knocked_out(adjusted("unconscious", False)))["unconscious"] is False
 
 
+def test_a_gm_knock_out_of_a_standing_character_lasts_until_the_gm_wakes_it() -> None:
+    # Unconscious ends with Incapacitated: it cannot end with an Incapacitated that never
+    # began. A character the GM knocked out at fatigue 0 stays out through recovery, rest
+    # and the scene's end, and comes round at the GM's word.
+    out = stream(
+        "l5r",
+        joined(),
+        adjusted("unconscious", True),
+        {"type": "fatigue.removed", "target": "Akodo", "amount": 1},
+        {"type": "rest.taken", "target": "Akodo"},
+        {"type": "scene.ended"},
+        adjusted("fatigue", 2),
+    )
+    assert (of(out)["fatigue"], of(out)["unconscious"]) == (2, True)
+    woken = stream("l5r", joined(), adjusted("unconscious", True), adjusted("unconscious", False))
+    assert of(woken)["unconscious"] is False
+
+
 def test_an_unconscious_character_no_longer_incapacitated_still_cannot_defend() -> None:
     # Under `unconscious_ends = gm` a scene's end leaves Akodo Unconscious at fatigue 4 (not
     # Incapacitated); a GM's override can knock out a standing one. Either way they cannot
