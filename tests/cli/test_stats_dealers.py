@@ -70,3 +70,19 @@ def test_a_by_naming_a_combatant_credits_that_combatant(db: Path) -> None:
     duel(db, by="Kaeru")
     document = json.loads(ok(db, "stats", "duel", "--json"))
     assert document["combatants"]["Kaeru"]["dealt"] == {"fatigue": 3}
+
+
+def test_a_source_naming_a_combatant_outranks_the_event_s_by(db: Path) -> None:
+    # The source says who struck; `by` says who typed it. mio (Kaeru's player) records that
+    # Hida's blow lands on Toshiro: Hida is credited, not Kaeru.
+    with Ledger(db) as ledger:
+        ledger.open("duel", "l5r")
+        for name, side, player in (("Toshiro", "player", "ren"), ("Kaeru", "adversary", "mio")):
+            ledger.join("duel", name, side, {"rings": RINGS}, player=player)
+        ledger.join("duel", "Hida", "adversary", {"rings": RINGS})
+        blow = {"type": "damage.dealt", "target": "Toshiro", "amount": 3, "source": "Hida"}
+        ledger.record("duel", {**blow, "by": "mio"})
+    document = json.loads(ok(db, "stats", "duel", "--json"))
+    assert document["combatants"]["Hida"]["dealt"] == {"fatigue": 3}
+    assert document["combatants"]["Kaeru"]["dealt"] == {}
+    assert document["sources"] == {}
