@@ -3,7 +3,8 @@
 - the generated parts (the CLI reference `docs/cli.md`, and the verbs, events and house rules
   of each system page) are what `docs/generate.py` makes from the code now;
 - every block that opens an encounter (its text starts `encounter new `) runs as written, each
-  in a fresh folder, every command exiting 0;
+  in a fresh folder, every command exiting 0, and what the page shows one of its commands print
+  (`$ encounter ...` in a `text` block) is what it printed;
 - every fence whose info string is `python` runs: a page's fences in order, in one fresh
   folder, each in a fresh namespace (mark a fence that must not run ```` ```python notest ````);
 - each excerpt of the plugin example on the plugins page (a fence whose first line is
@@ -19,6 +20,7 @@ import functools
 import importlib.util
 import re
 from pathlib import Path
+from typing import Final
 
 import pytest
 from typer.testing import CliRunner
@@ -76,9 +78,40 @@ def test_a_session_of_the_manual_runs_as_written(
 ) -> None:
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("ENCOUNTER_DB", raising=False)
+    printed: dict[tuple[str, ...], list[str]] = {}
     for args in fences.commands(block.text):
         result = runner.invoke(cli.app, args)
         assert result.exit_code == 0, (args, result.stdout, result.stderr)
+        printed.setdefault(tuple(args), []).append(result.stdout + result.stderr)
+    # What the page shows a command of this session print is what it printed.
+    stale = [
+        f"{page.relative_to(paths.ROOT)}:{shown.line}: {' '.join(shown.args)}"
+        for shown in fences.shown(page)
+        if shown.args in printed
+        and not any(_as_shown(shown.printed, out) for out in printed[shown.args])
+    ]
+    assert stale == []
+
+
+#: The first characters of the lines of a table drawn for a terminal (rich's box).
+BOX: Final = frozenset("┏┃┡│└")
+
+
+def _as_shown(shown: tuple[str, ...], printed: str) -> bool:
+    """Whether `printed` is what a page shows: its lines, where a line `...` stands for any
+    lines and a line ending in `...` for the rest of one. A table the page draws as a terminal
+    shows it is printed tab-separated here, in a pipe: then each line around it is printed."""
+    if any(line[:1] in BOX for line in shown):
+        return {line for line in shown if line[:1] not in BOX} <= set(printed.splitlines())
+    parts = []
+    for line in shown:
+        if line == "...":
+            parts.append(r"(?:[^\n]*\n)*?")
+        elif line.endswith("..."):
+            parts.append(re.escape(line.removesuffix("...")) + r"[^\n]*\n")
+        else:
+            parts.append(re.escape(line) + r"\n")
+    return re.fullmatch("".join(parts), printed) is not None
 
 
 def test_every_system_page_and_the_tour_have_a_session() -> None:
