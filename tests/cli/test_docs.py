@@ -16,6 +16,7 @@ The site itself is built by `.ci/run` (`sphinx-build -W`), which fails on any br
 
 from __future__ import annotations
 
+import ast
 import functools
 import importlib.util
 import re
@@ -194,3 +195,45 @@ def test_the_library_page_names_every_error_class_the_package_exports() -> None:
     told = (DOCS / "library.md").read_text(encoding="utf-8").split("## Errors", 1)[1]
     told = told.split("```", 1)[0]
     assert {name for name in exported if f"`{name}`" not in told} == set()
+
+
+def _rules_the_audit_reports() -> set[str]:
+    """Every rule id the ledger's own code gives a finding (`error("rule-id", ...)`, `warning`,
+    `info`, or `Finding(rule=...)`; the id written there, or a module's constant that holds it),
+    read from its source."""
+    constants: dict[str, str] = {}
+    given: list[ast.expr] = []
+    modules = [*paths.ROOT.glob("ledger/**/*.py"), *paths.ROOT.glob("projections/**/*.py")]
+    for module in sorted(modules):
+        tree = ast.parse(module.read_text(encoding="utf-8"))
+        for statement in tree.body:
+            if (
+                isinstance(statement, ast.AnnAssign)
+                and isinstance(statement.target, ast.Name)
+                and isinstance(statement.value, ast.Constant)
+                and isinstance(statement.value.value, str)
+            ):
+                constants[statement.target.id] = statement.value.value
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call):
+                func = node.func
+                called = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+                given += [k.value for k in node.keywords if k.arg == "rule"]
+                if called in ("error", "warning", "info") and node.args:
+                    given.append(node.args[0])
+    found = set()
+    for expr in given:
+        if isinstance(expr, ast.Constant) and isinstance(expr.value, str):
+            found.add(expr.value)
+        name = expr.attr if isinstance(expr, ast.Attribute) else getattr(expr, "id", None)
+        if name in constants:
+            found.add(constants[name])
+    return found
+
+
+def test_the_rulings_page_names_every_rule_the_audit_reports() -> None:
+    # The tour promises that "every rule of every system" is on this page.
+    rules = _rules_the_audit_reports()
+    assert {"slot-placement", "ruling-reversed", "obligation-open", "loss-accepted"} <= rules
+    text = (DOCS / "rulings.md").read_text(encoding="utf-8")
+    assert sorted(rule for rule in rules if f"`{rule}`" not in text) == []
