@@ -28,6 +28,7 @@ from typer.testing import CliRunner
 
 import ledger
 from ledger import cli
+from ledger.store import sqlite_schema
 from tests import paths
 from tests.cli import fences
 
@@ -237,3 +238,10 @@ def test_the_rulings_page_names_every_rule_the_audit_reports() -> None:
     assert {"slot-placement", "ruling-reversed", "obligation-open", "loss-accepted"} <= rules
     text = (DOCS / "rulings.md").read_text(encoding="utf-8")
     assert sorted(rule for rule in rules if f"`{rule}`" not in text) == []
+
+
+def test_the_data_file_page_names_the_format_a_new_file_is_written_in() -> None:
+    text = (DOCS / "store.md").read_text(encoding="utf-8")
+    told = re.search(r"`PRAGMA user_version` its format, now (\d+)", text)
+    assert told is not None
+    assert int(told[1]) == sqlite_schema.USER_VERSION
