@@ -537,10 +537,13 @@ class Ledger(Reader, Table):
         with self._transaction(encounter, expect, opening=opening) as session:
             parsed = build(session.ready())
             before = session.state
+            gone = session.standing.gone
             record, found = revise.admit(session, parsed, strict=strict)
             after = session.state
             assert after is not None
-            aside = [s for s, by in session.standing.rewound.items() if by == record.seq]
+            # What a rewind sets aside is what counted until it: not an event undone before it.
+            rewound = session.standing.rewound
+            aside = [s for s, by in rewound.items() if by == record.seq and s not in gone]
             result = Written(
                 [(before, record, after)],
                 found,

@@ -139,8 +139,9 @@ def refusal(state: State, user: str | None, event: events.EventBase) -> str | No
             return None
         played = player_of(state, whose) if whose is not None else None
         by_whom = f", played by {played!r}" if played else ""
+        named = repr(whose) if whose is not None else "no combatant"
         return (
-            f"{user!r} may not record {kind} for {whose!r}{by_whom}: a player "
+            f"{user!r} may not record {kind} for {named}{by_whom}: a player "
             f"records it only for a combatant they play ({', '.join(mine)}) (policy: "
             "players_own); propose it instead"
         )

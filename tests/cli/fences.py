@@ -4,6 +4,8 @@ that run them read them.
 A block whose text starts with `encounter new ` is a session: its lines are `encounter`
 commands (a `#` starts a comment, `&&` joins two commands), run in order in a fresh folder. A
 fence whose info string is exactly `python` runs too; `python notest` is shown, never run.
+A `text` or `console` block shows what commands print: each line `$ encounter ...`, then the
+lines it printed (a line `...` stands for any lines, a line ending in `...` for the rest of one).
 """
 
 from __future__ import annotations
@@ -45,6 +47,35 @@ def doc_pages() -> list[Path]:
 def sessions(page: Path) -> list[Fence]:
     """The blocks of a page that open an encounter and run as written."""
     return [f for f in fences(page) if f.text.startswith("encounter new ")]
+
+
+class Shown(NamedTuple):
+    """A command a page shows beside what it printed, and the line of the page it is on."""
+
+    args: tuple[str, ...]
+    printed: tuple[str, ...]
+    line: int
+
+
+def shown(page: Path) -> list[Shown]:
+    """Every `$ encounter ...` of a page's `text` and `console` blocks that shows what it
+    printed, in order."""
+    found = []
+    for fence in fences(page):
+        if fence.info not in ("text", "console"):
+            continue
+        command: tuple[tuple[str, ...], int] | None = None
+        printed: list[str] = []
+        for number, line in enumerate([*fence.text.splitlines(), "$ "], fence.line + 1):
+            if not line.startswith("$ "):
+                printed.append(line)
+                continue
+            if command is not None and printed:
+                found.append(Shown(command[0], tuple(printed), command[1]))
+            words = shlex.split(line[2:])
+            command = (tuple(words[1:]), number) if words[:1] == ["encounter"] else None
+            printed = []
+    return found
 
 
 def commands(text: str) -> list[list[str]]:

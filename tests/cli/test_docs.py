@@ -3,7 +3,8 @@
 - the generated parts (the CLI reference `docs/cli.md`, and the verbs, events and house rules
   of each system page) are what `docs/generate.py` makes from the code now;
 - every block that opens an encounter (its text starts `encounter new `) runs as written, each
-  in a fresh folder, every command exiting 0;
+  in a fresh folder, every command exiting 0, and what the page shows one of its commands print
+  (`$ encounter ...` in a `text` block) is what it printed;
 - every fence whose info string is `python` runs: a page's fences in order, in one fresh
   folder, each in a fresh namespace (mark a fence that must not run ```` ```python notest ````);
 - each excerpt of the plugin example on the plugins page (a fence whose first line is
@@ -15,16 +16,19 @@ The site itself is built by `.ci/run` (`sphinx-build -W`), which fails on any br
 
 from __future__ import annotations
 
+import ast
 import functools
 import importlib.util
 import re
 from pathlib import Path
+from typing import Final
 
 import pytest
 from typer.testing import CliRunner
 
 import ledger
 from ledger import cli
+from ledger.store import sqlite_schema
 from tests import paths
 from tests.cli import fences
 
@@ -76,9 +80,40 @@ def test_a_session_of_the_manual_runs_as_written(
 ) -> None:
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("ENCOUNTER_DB", raising=False)
+    printed: dict[tuple[str, ...], list[str]] = {}
     for args in fences.commands(block.text):
         result = runner.invoke(cli.app, args)
         assert result.exit_code == 0, (args, result.stdout, result.stderr)
+        printed.setdefault(tuple(args), []).append(result.stdout + result.stderr)
+    # What the page shows a command of this session print is what it printed.
+    stale = [
+        f"{page.relative_to(paths.ROOT)}:{shown.line}: {' '.join(shown.args)}"
+        for shown in fences.shown(page)
+        if shown.args in printed
+        and not any(_as_shown(shown.printed, out) for out in printed[shown.args])
+    ]
+    assert stale == []
+
+
+#: The first characters of the lines of a table drawn for a terminal (rich's box).
+BOX: Final = frozenset("┏┃┡│└")
+
+
+def _as_shown(shown: tuple[str, ...], printed: str) -> bool:
+    """Whether `printed` is what a page shows: its lines, where a line `...` stands for any
+    lines and a line ending in `...` for the rest of one. A table the page draws as a terminal
+    shows it is printed tab-separated here, in a pipe: then each line around it is printed."""
+    if any(line[:1] in BOX for line in shown):
+        return {line for line in shown if line[:1] not in BOX} <= set(printed.splitlines())
+    parts = []
+    for line in shown:
+        if line == "...":
+            parts.append(r"(?:[^\n]*\n)*?")
+        elif line.endswith("..."):
+            parts.append(re.escape(line.removesuffix("...")) + r"[^\n]*\n")
+        else:
+            parts.append(re.escape(line) + r"\n")
+    return re.fullmatch("".join(parts), printed) is not None
 
 
 def test_every_system_page_and_the_tour_have_a_session() -> None:
@@ -161,3 +196,52 @@ def test_the_library_page_names_every_error_class_the_package_exports() -> None:
     told = (DOCS / "library.md").read_text(encoding="utf-8").split("## Errors", 1)[1]
     told = told.split("```", 1)[0]
     assert {name for name in exported if f"`{name}`" not in told} == set()
+
+
+def _rules_the_audit_reports() -> set[str]:
+    """Every rule id the ledger's own code gives a finding (`error("rule-id", ...)`, `warning`,
+    `info`, or `Finding(rule=...)`; the id written there, or a module's constant that holds it),
+    read from its source."""
+    constants: dict[str, str] = {}
+    given: list[ast.expr] = []
+    modules = [*paths.ROOT.glob("ledger/**/*.py"), *paths.ROOT.glob("projections/**/*.py")]
+    for module in sorted(modules):
+        tree = ast.parse(module.read_text(encoding="utf-8"))
+        for statement in tree.body:
+            if (
+                isinstance(statement, ast.AnnAssign)
+                and isinstance(statement.target, ast.Name)
+                and isinstance(statement.value, ast.Constant)
+                and isinstance(statement.value.value, str)
+            ):
+                constants[statement.target.id] = statement.value.value
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call):
+                func = node.func
+                called = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+                given += [k.value for k in node.keywords if k.arg == "rule"]
+                if called in ("error", "warning", "info") and node.args:
+                    given.append(node.args[0])
+    found = set()
+    for expr in given:
+        if isinstance(expr, ast.Constant) and isinstance(expr.value, str):
+            found.add(expr.value)
+        name = expr.attr if isinstance(expr, ast.Attribute) else getattr(expr, "id", None)
+        if name in constants:
+            found.add(constants[name])
+    return found
+
+
+def test_the_rulings_page_names_every_rule_the_audit_reports() -> None:
+    # The tour promises that "every rule of every system" is on this page.
+    rules = _rules_the_audit_reports()
+    assert {"slot-placement", "ruling-reversed", "obligation-open", "loss-accepted"} <= rules
+    text = (DOCS / "rulings.md").read_text(encoding="utf-8")
+    assert sorted(rule for rule in rules if f"`{rule}`" not in text) == []
+
+
+def test_the_data_file_page_names_the_format_a_new_file_is_written_in() -> None:
+    text = (DOCS / "store.md").read_text(encoding="utf-8")
+    told = re.search(r"`PRAGMA user_version` its format, now (\d+)", text)
+    assert told is not None
+    assert int(told[1]) == sqlite_schema.USER_VERSION

@@ -142,6 +142,17 @@ def test_an_undo_recorded_after_the_round_stays_in_force_through_the_rewind(
     assert filled(ledger) == {"2": 1}
 
 
+def test_an_event_undone_before_the_rewind_is_not_among_those_it_sets_aside(
+    ledger: Ledger,
+) -> None:
+    three_rounds(ledger)
+    ledger.undo("ford", 9, reason="the guard never came")  # seq 10
+    done = ledger.rewind("ford", 2, reason="back")
+    assert done.set_aside == (8,)
+    ledger.undo("ford", reason="no: round 3 stands")  # the rewind, seq 12
+    assert "Guard" not in ledger.tracks("ford").view()["combatants"]
+
+
 def test_tracks_at_a_seq_before_the_rewind_show_what_the_table_knew_then(ledger: Ledger) -> None:
     three_rounds(ledger)
     ledger.rewind("ford", 1, reason="replay")

@@ -203,6 +203,30 @@ def test_a_policy_change_is_checked_and_pinned_whole(duel: Path) -> None:
         ana.record("duel", {"type": "note", "text": "Ash shouts"})
 
 
+def test_a_policy_change_that_leaves_out_the_gms_is_refused_not_given_the_opener(
+    duel: Path,
+) -> None:
+    # docs/live-table.md: a key the table leaves out takes its default, save `gms`.
+    with Ledger(duel, user="gm") as gm:
+        with pytest.raises(BadInput, match="names at least one GM"):
+            gm.set_policy("duel", {"hidden": {"adversary": ["resilience"]}})
+        gm.set_policy("duel", {"gms": ["gm"], "hidden": {"adversary": ["resilience"]}})
+        policy = gm.tracks("duel").policy
+    assert policy is not None
+    assert (policy.gms, policy.players_any) == (("gm",), ("proposal.made",))
+
+
+def test_a_players_roll_that_names_no_combatant_is_refused_saying_so(duel: Path) -> None:
+    # A roll on a stake never locked names no actor: no combatant of ana's, and no 'None'.
+    roll = {"type": "roll.made", "stake": "wild", "dice": [6]}
+    with Ledger(duel, user="ana") as ana, pytest.raises(NotAllowed) as refused:
+        ana.record("duel", roll)
+    assert str(refused.value) == (
+        "'ana' may not record roll.made for no combatant: a player records it only for a "
+        "combatant they play (Ash) (policy: players_own); propose it instead"
+    )
+
+
 def test_an_encounter_opened_by_nobody_named_has_no_roles(db: Path) -> None:
     with Ledger(db) as book:
         book.open("notebook", "fates-edge")
