@@ -488,8 +488,8 @@ def bench_campaign(b: Bench, reps: Reps) -> None:
     ):
         took = interleaved(
             {
-                "campaign": lambda a=args: run(encounter(campaign, *a)),
-                "alone": lambda a=args: run(encounter(alone, *a)),
+                "campaign": functools.partial(run, encounter(campaign, *args)),
+                "alone": functools.partial(run, encounter(alone, *args)),
             },
             reps(9, 5),
         )
@@ -507,7 +507,7 @@ def es_classes() -> tuple[Any, Any]:
         def note(self, text: str) -> None:
             self.last = text
 
-    class Encounters(Application):
+    class Encounters(Application[Any]):
         pass
 
     return Encounters, Encounter
