@@ -240,6 +240,23 @@ def test_the_rulings_page_names_every_rule_the_audit_reports() -> None:
     assert sorted(rule for rule in rules if f"`{rule}`" not in text) == []
 
 
+def test_every_rule_the_audit_reports_is_asserted_by_a_test_of_its_own() -> None:
+    # guarantees.md: "Every audit rule has a stream that breaks it and one that keeps it". A
+    # rule added without a test that names its id (as a finding's rule, or `[rule-id]` in a
+    # command's output) fails here.
+    texts = [
+        path.read_text(encoding="utf-8")
+        for path in (paths.ROOT / "tests").rglob("test_*.py")
+        if path.name != "test_docs.py"
+    ]
+    named = {
+        rule
+        for rule in _rules_the_audit_reports()
+        if any(f'"{rule}"' in t or f"'{rule}'" in t or f"[{rule}]" in t for t in texts)
+    }
+    assert sorted(_rules_the_audit_reports() - named) == []
+
+
 def test_the_data_file_page_names_the_format_a_new_file_is_written_in() -> None:
     text = (DOCS / "store.md").read_text(encoding="utf-8")
     told = re.search(r"`PRAGMA user_version` its format, now (\d+)", text)
