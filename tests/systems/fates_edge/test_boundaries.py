@@ -1,0 +1,302 @@
+"""The edges of the Fate's Edge rules that no other test pinned: each test here kills a mutant of
+`projections/fates_edge/` (a shifted bound, a dropped check) that every other test let through.
+Quotes are from adversary-resolution.txt; the SRD procedure and house defaults from NOTES.md 1.3,
+1.7 and 5.1.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.streams import audit, fold, refusal
+from tests.systems.fates_edge.test_audit import BANK, defense, found
+from tests.systems.fates_edge.test_fold import (
+    Event,
+    adversary,
+    fe,
+    hit,
+    landed,
+    lock,
+    player,
+    rf,
+    roll,
+    spend,
+    suffer,
+    tired,
+    track,
+)
+
+
+def reminders(*items: Event) -> list[tuple[str, tuple[int, ...]]]:
+    """(rule, seqs) of the obligations still open at the end of a stream (Ash, Silken Blade)."""
+    return [
+        (f.rule, f.seq) for f in audit(fe(player(), adversary(), *items)) if f.severity == "info"
+    ]
+
+
+def test_a_player_at_harm_three_is_dying_not_dead() -> None:
+    # NOTES.md 1.3: "Harm 3: incapacitated or dying. Harm above 3: dead."
+    items = fe(
+        player(armor="none"), adversary(), lock("d", kind="defense"), roll("d", 2), suffer("d", 3)
+    )
+    assert (track(items, "Ash")["harm"], track(items, "Ash")["status"]) == (3, "active")
+
+
+def test_a_position_ladder_missing_a_rung_is_refused() -> None:
+    # NOTES.md 5.1: position_ladder = [Desperate, Controlled, Dominant], the SRD's three steps.
+    message = refusal("fates-edge", rules={"position_ladder": ["desperate", "dominant"]})
+    assert message == (
+        "fates-edge rules: position_ladder orders desperate, controlled and dominant, once each"
+    )
+
+
+def test_sb_spent_for_a_locked_attack_settles_what_it_owes() -> None:
+    # "To introduce a new attack ... spend SB: ... 1 SB for an ordinary attack": once the SB is
+    # spent for it, nothing is owed; before, the reminder names the lock.
+    assert reminders(*BANK, defense("d")) == [("obligation-open", (6,))]
+    assert reminders(*BANK, defense("d"), spend(1, "attack", stake="d")) == []
+
+
+def test_a_move_paid_less_than_its_printed_cost_is_still_owed() -> None:
+    # "Pay a named move's printed cost": 1 SB toward a 2-SB move leaves it owing before its roll.
+    lunge = adversary(moves=[{"name": "Lunge", "cost": 2}])
+    items = [
+        *BANK,
+        defense("d", source="sb_move", move="Lunge"),
+        spend(1, "move", move="Lunge", stake="d"),
+    ]
+    out = [f for f in audit(fe(player(), lunge, *items)) if f.severity == "info"]
+    assert [(f.rule, f.seq) for f in out] == [("obligation-open", (6,))]
+    assert "needs 2 SB spent for it before its roll (1 paid so far)" in out[0].message
+
+
+def test_an_after_hit_move_is_bought_from_the_adversary_the_stakes_face() -> None:
+    # "Pay a named move's printed cost and respect its trigger": two adversaries list Poisoned
+    # Cut at different costs; the one the stakes face landed the hit, so its cost is the price.
+    cheap = adversary(
+        "Adder", moves=[{"name": "Poisoned Cut", "cost": 1, "trigger": "after a hit"}]
+    )
+    dear = adversary("Viper", moves=[{"name": "Poisoned Cut", "cost": 2, "trigger": "after a hit"}])
+    items = [
+        cheap,
+        dear,
+        *BANK,
+        defense("d", opposing="Viper"),
+        spend(1, "attack", stake="d"),
+        roll("d", 2),
+        suffer("d", 2),
+        spend(2, "move", move="Poisoned Cut", stake="d"),
+    ]
+    assert found(*items) == []
+
+
+# Phases when excess carries (phase_excess_carries, or the adversary's own carry_excess)
+
+
+def test_an_overflow_ending_a_phase_carries_no_fatigue_into_the_next_even_when_excess_carries() -> (
+    None
+):
+    # "When Fatigue reaches or exceeds its capacity, subtract 1 Resilience, clear Fatigue, and
+    # discard excess Fatigue": nothing of it is left to cross into the next phase.
+    items = fe(player(), adversary(resilience=1, phases=[5], carry_excess=True), tired(3))
+    assert (track(items)["phase"], *rf(items)) == (2, 5, 0)
+
+
+def test_a_hit_ending_a_phase_exactly_marks_its_fatigue_in_the_next_when_excess_carries() -> None:
+    # As the excess Harm does, the converted Fatigue "then" added lands in the phase that goes
+    # on: Light Harm 4 -> H3+F1 ends a Resilience 3 phase exactly, then F1 in phase 2.
+    items = fe(
+        player(),
+        adversary(resilience=3, phases=[6], carry_excess=True),
+        lock("a", target="Silken Blade", harm=4, dv=3),
+        roll("a", 10, 7),
+        {"type": "hit.resolved", "target": "Silken Blade", "stake": "a", "harm": 4},
+    )
+    assert (track(items)["phase"], *rf(items)) == (2, 6, 1)
+
+
+# House rules (NOTES.md 5.1 "Configurable defaults") at the edges of their ranges.
+
+
+@pytest.mark.parametrize(
+    "rules",
+    [
+        {"min_fatigue_per_armored_hit": 0},
+        {"dv_default": 1, "dv_hard": 1},
+        {"ordinary_attack_sb_cost": 0},
+        {"player_dead_above_harm": 0},
+        {"sb_carry_over_max": 0},
+    ],
+)
+def test_house_rules_at_the_bottom_of_their_range_are_accepted(rules: dict[str, Any]) -> None:
+    pinned = fold(fe(rules=rules)).rules
+    assert {key: pinned[key] for key in rules} == rules
+
+
+@pytest.mark.parametrize(
+    ("rules", "field"),
+    [
+        ({"min_fatigue_per_armored_hit": -1}, "min_fatigue_per_armored_hit"),
+        ({"dv_default": 0}, "dv_default"),
+        ({"dv_hard": 0}, "dv_hard"),
+        ({"ordinary_attack_sb_cost": -1}, "ordinary_attack_sb_cost"),
+        ({"player_dead_above_harm": -1}, "player_dead_above_harm"),
+        ({"sb_carry_over_max": -1}, "sb_carry_over_max"),
+    ],
+)
+def test_house_rules_below_their_range_are_refused_naming_the_field(
+    rules: dict[str, Any], field: str
+) -> None:
+    assert field in refusal("fates-edge", rules=rules)
+
+
+def test_the_minimum_fatigue_per_armored_hit_defaults_to_one() -> None:
+    # NOTES.md 1.3 "Minimum 1 Fatigue per hit, even if conversion would give 0" (1.7 item 2: the
+    # default is yes): a pinned cell with no Fatigue still marks 1; with the minimum 0, none.
+    table = {"armor_table": {"light": ["F1", "H2", "H2+F1"]}}
+    items = [
+        player(),
+        adversary(fatigue_capacity=9),
+        lock("a", target="Silken Blade", harm=2, dv=3),
+    ]
+    items += [
+        roll("a", 10, 7),
+        {"type": "hit.resolved", "target": "Silken Blade", "stake": "a", "harm": 2},
+    ]
+    assert rf(fe(*items, rules=table)) == (6, 1)
+    assert rf(fe(*items, rules={**table, "min_fatigue_per_armored_hit": 0})) == (6, 0)
+
+
+# Charges, consequences and SB provenance the fold keeps for the audit
+
+
+def test_a_third_hit_for_one_consequence_cites_the_first_charge() -> None:
+    # "Never charge damage twice for one consequence": the charge is the first hit, however many
+    # follow it.
+    items = [*landed("a", 2), hit(2, "a"), hit(2, "a")]
+    assert found(*items) == [
+        ("consequence-charged-once", (6, 7)),
+        ("consequence-charged-once", (6, 8)),
+    ]
+
+
+def test_a_third_harm_for_one_failed_response_cites_the_first_charge() -> None:
+    items = [*BANK, spend(1, "attack", stake="d"), defense("d"), roll("d", 2), suffer("d", 2)]
+    assert found(*items, suffer("d", 2), suffer("d", 2)) == [
+        ("consequence-charged-once", (9, 10)),
+        ("consequence-charged-once", (9, 11)),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("fields", "dice", "harm"),
+    [
+        ({}, (6, 7, 8), None),  # a successful defense avoids the hit: nothing is owed
+        ({}, (2,), 2),  # a missed defense lets in the adversary's printed Harm
+        ({"consequence_harm": 3}, (2,), 3),  # ... or the Harm announced with the stakes
+        ({"consequence_harm": 0}, (2,), None),  # Harm 0 deals none
+        ({"partial": {"harm": 1}}, (6,), 1),  # a Partial defense: the lesser Harm agreed
+        ({}, (6,), None),  # a Partial defense with no lesser Harm agreed: the GM rules
+        ({"kind": "action", "consequence_harm": 2}, (2,), 2),  # a missed action's consequence
+        ({"kind": "action"}, (2,), None),  # a missed action announcing no Harm lets in none
+        ({"kind": "action", "partial": {"harm": 1}}, (6,), None),  # a Partial action hurts no one
+    ],
+)
+def test_a_failed_response_owes_its_announced_consequence_until_it_is_charged(
+    fields: dict[str, Any], dice: tuple[int, ...], harm: int | None
+) -> None:
+    # "Harm from a previously announced failed response is the consequence of that response":
+    # a miss lets in what was announced, a Partial defense the lesser protection agreed.
+    items = [*BANK, spend(1, "attack", stake="d"), defense("d", **fields), roll("d", *dice)]
+    out = [f for f in audit(fe(player(), adversary(), *items)) if f.severity == "info"]
+    if harm is None:
+        assert out == []
+        return
+    assert [(f.rule, f.seq) for f in out] == [("obligation-open", (7, 8))]
+    assert f"announced consequence, Harm {harm}, is not charged yet" in out[0].message
+    assert reminders(*items, suffer("d", harm)) == []
+
+
+def test_a_second_lock_of_a_stake_keeps_the_fatigue_the_first_saw() -> None:
+    # "Position, DV, Effect, and the announced consequence are fixed when the roll is framed":
+    # Fatigue marked after the first lock does not step the Position through a second lock.
+    items = [
+        lock("a", position="desperate"),
+        tired(1),
+        lock("a", position="desperate"),
+        roll("a", 6),
+    ]
+    view = fold(fe(player(), adversary(), *items)).view()
+    assert view["rolls"][0]["effective_position"] == "desperate"
+
+
+def test_sb_kept_for_the_next_attack_is_not_claimed_by_a_consequence() -> None:
+    # "Harm from a previously announced failed response is the consequence of that response,
+    # not a free extra NPC attack": it costs nothing, so the SB kept ahead pays the next attack.
+    items = [*BANK, spend(1, "attack"), defense("c", source="consequence"), defense("d")]
+    assert reminders(*items) == []
+    assert found(*items, roll("c", 2), roll("d", 6, 7, 8)) == []
+
+
+def test_sb_spent_naming_no_stake_pays_the_attack_still_owing_it() -> None:
+    # "spend SB: ... 1 SB for an ordinary attack": the GM paying what the audit reminded of.
+    items = [*BANK, defense("d"), spend(1, "attack")]
+    assert reminders(*items) == []
+    assert found(*items, roll("d", 6, 7, 8)) == []
+
+
+def test_an_adversary_at_zero_resilience_cannot_stand_up_by_status_alone() -> None:
+    # "At zero Resilience the adversary is defeated": it stands up with some Resilience first.
+    down = {"type": "track.adjusted", "target": "Silken Blade", "track": "resilience"}
+    up = {"type": "track.adjusted", "target": "Silken Blade", "track": "status"}
+    message = refusal(
+        "fates-edge",
+        player(),
+        adversary(),
+        {**down, "value": 0, "reason": "thrown from the bridge"},
+        {**up, "value": "active", "reason": "it climbs back"},
+    )
+    assert message.startswith("'Silken Blade' has Resilience 0 and would be defeated again")
+
+
+def test_an_adversary_at_zero_resilience_may_still_be_said_to_have_fled() -> None:
+    # "Bargains, escape, surrender ... can end opposition": a status other than active is no
+    # standing up, so the override is applied.
+    down = {"type": "track.adjusted", "target": "Silken Blade", "track": "resilience"}
+    up = {"type": "track.adjusted", "target": "Silken Blade", "track": "status"}
+    items = fe(
+        player(),
+        adversary(),
+        {**down, "value": 0, "reason": "thrown from the bridge"},
+        {**up, "value": "fled", "reason": "it crawls away"},
+    )
+    assert (track(items)["status"], fold(items).skipped) == ("fled", ())
+
+
+def test_sb_kept_for_an_ordinary_attack_does_not_pay_a_named_move() -> None:
+    # "use the creature's listed move, or 1 SB for an ordinary attack": SB kept ahead for an
+    # attack is not claimed by the lock of a move, which still owes its printed cost.
+    lunge = adversary(moves=[{"name": "Lunge", "cost": 1}])
+    items = [*BANK, spend(1, "attack"), defense("m", source="sb_move", move="Lunge")]
+    out = [f for f in audit(fe(player(), lunge, *items)) if f.severity == "info"]
+    assert [(f.rule, f.seq) for f in out] == [("obligation-open", (7,))]
+
+
+def test_sb_spent_on_a_move_naming_no_stake_does_not_pay_an_ordinary_attack() -> None:
+    # "use the creature's listed move, or 1 SB for an ordinary attack": a spend on a move is
+    # kept for a lock of that move; the ordinary attack still owes its SB.
+    lunge = adversary(moves=[{"name": "Lunge", "cost": 1}])
+    items = [*BANK, defense("d"), spend(1, "move", move="Lunge")]
+    out = [f for f in audit(fe(player(), lunge, *items)) if f.severity == "info"]
+    assert [(f.rule, f.seq) for f in out] == [("obligation-open", (6,))]
+
+
+def test_a_bad_player_stat_block_lists_the_players_stats() -> None:
+    # DESIGN.md 4: a player's stats are `armor` and `body`, not an adversary's.
+    message = refusal("fates-edge", player(resilience=3))
+    assert message == (
+        "stats of 'Ash' has unknown stat 'resilience'; a fates-edge player's stats: "
+        "armor (none|light|medium|heavy; default none), body (integer)"
+    )
