@@ -11,10 +11,11 @@ from typing import Any
 import pytest
 
 from tests.streams import audit, fold, refusal
-from tests.systems.fates_edge.test_audit import BANK, defense, found
+from tests.systems.fates_edge.test_audit import BANK, defense, found, only
 from tests.systems.fates_edge.test_fold import (
     Event,
     adversary,
+    attack,
     fe,
     hit,
     landed,
@@ -300,3 +301,57 @@ def test_a_bad_player_stat_block_lists_the_players_stats() -> None:
         "stats of 'Ash' has unknown stat 'resilience'; a fates-edge player's stats: "
         "armor (none|light|medium|heavy; default none), body (integer)"
     )
+
+
+# Audit rules at their edges
+
+
+def test_a_roll_for_stakes_never_locked_is_flagged_as_such_and_nothing_else() -> None:
+    # DESIGN.md 4: "a roll.made naming a stake that was never locked" is recorded and flagged.
+    assert found(roll("x", 6, 7, 8)) == [("stakes-before-roll", (4,))]
+
+
+def test_sb_spent_on_a_move_the_adversary_does_not_list_is_flagged() -> None:
+    # "Pay a named move's printed cost": a move the stat block does not list has none.
+    items = [*BANK, defense("d"), spend(1, "move", move="Pounce", stake="d")]
+    assert ("move-cost", (7,)) in found(*items)
+    assert found(*BANK, spend(1, "move", move="Pounce")) == [("move-cost", (6,))]
+
+
+def test_announcing_more_than_the_printed_harm_of_an_adversary_with_no_fatigue_is_kept() -> None:
+    # "Fatigue never increases the adversary's outgoing Harm": with no Fatigue marked, a larger
+    # announced Harm is no Fatigue bonus (the consequence is the GM's to state).
+    assert found(defense("d", consequence_harm=4)) == []
+    assert found(tired(1), defense("d", consequence_harm=4)) == [("fatigue-no-outgoing-harm", (5,))]
+
+
+def test_a_partial_defense_below_the_announced_harm_is_lesser_even_above_the_printed() -> None:
+    # "A Partial defense uses the lesser protection agreed before the roll": lesser than what a
+    # miss lets in, the announced Harm 4 (the printed Harm 2 is only its default).
+    assert found(defense("d", consequence_harm=4, partial={"harm": 3})) == []
+    assert found(defense("d", partial={"harm": 2})) == [("partial-is-lesser", (4,))]
+
+
+def test_a_partial_no_less_than_a_success_says_the_harm_of_a_success() -> None:
+    # "A Partial grants the stated lesser progress, not automatically full weapon damage": a
+    # success deals the declared Harm with the Effect's change.
+    finding = only("partial-is-lesser", attack("a", 2, effect_harm=1, partial={"harm": 3}))
+    assert "declare Harm 3 on a Partial, no less than the Harm 3 of a success" in finding.message
+
+
+def test_a_puzzle_adversary_resolved_after_a_hit_owes_nothing() -> None:
+    # "A puzzle adversary with no Resilience still requires its stated Resolution": once it is
+    # met (combatant.left, manner resolved), no reminder stays.
+    riddle = adversary("Riddle", resilience=None, resolution="answer the riddle")
+    items = [riddle, *landed("a", 2, "Riddle")]
+    assert reminders(*items) == [("obligation-open", (7,))]
+    assert (
+        reminders(*items, {"type": "combatant.left", "name": "Riddle", "manner": "resolved"}) == []
+    )
+
+
+def test_a_failed_response_of_a_player_who_fled_owes_nothing() -> None:
+    # The consequence lands on the player who made the response; one who has left takes none.
+    items = [*BANK, spend(1, "attack", stake="d"), defense("d"), roll("d", 2)]
+    assert reminders(*items) == [("obligation-open", (7, 8))]
+    assert reminders(*items, {"type": "combatant.left", "name": "Ash", "manner": "fled"}) == []
