@@ -355,3 +355,63 @@ def test_a_failed_response_of_a_player_who_fled_owes_nothing() -> None:
     items = [*BANK, spend(1, "attack", stake="d"), defense("d"), roll("d", 2)]
     assert reminders(*items) == [("obligation-open", (7, 8))]
     assert reminders(*items, {"type": "combatant.left", "name": "Ash", "manner": "fled"}) == []
+
+
+def test_harm_on_a_player_naming_no_locked_stakes_is_flagged() -> None:
+    # "Harm from a previously announced failed response is the consequence of that response":
+    # no stake is a warning (DESIGN.md 4), a stake never locked an error.
+    assert found(hit(2, target="Ash")) == [("hit-without-success", (4,))]
+    assert found(suffer("zz", 2)) == [("hit-without-success", (4,))]
+    assert [f.severity for f in audit(fe(player(), adversary(), suffer("zz", 2)))] == ["error"]
+
+
+def test_harm_above_the_announced_consequence_says_what_the_announced_harm_gives() -> None:
+    # "Position, DV, Effect, and the announced consequence are fixed when the roll is framed":
+    # by the rules Harm 2 through Ash's Light armor (H1+F1), as played Harm 3 (H2+F1).
+    items = [*BANK, spend(1, "attack", stake="d"), defense("d", consequence_harm=2), roll("d", 2)]
+    finding = only("effect-declared-before-roll", *items, suffer("d", 3))
+    assert finding.seq == (7, 8, 9)
+    assert finding.message.endswith(
+        "by the rules Harm 2: harm 0 -> 1, fatigue 0 -> 1; "
+        "recorded as played: harm 0 -> 2, fatigue 0 -> 1"
+    )
+
+
+def test_harm_at_the_printed_harm_of_a_tired_adversary_is_no_fatigue_bonus() -> None:
+    # "Fatigue never increases the adversary's outgoing Harm": Harm 2, its printed Harm, is not
+    # raised by its Fatigue; it is only more than the Harm 1 announced with the stakes.
+    items = [*BANK, tired(1), spend(1, "attack", stake="d"), defense("d", consequence_harm=1)]
+    assert found(*items, roll("d", 2), suffer("d", 2)) == [
+        ("effect-declared-before-roll", (8, 9, 10))
+    ]
+
+
+def test_harm_as_announced_by_a_tired_adversary_is_flagged_once_at_the_lock() -> None:
+    # The announcement above the printed Harm is the mistake (flagged when the stakes lock);
+    # the harm that follows it as announced is not flagged again.
+    items = [*BANK, tired(1), spend(1, "attack", stake="d"), defense("d", consequence_harm=3)]
+    assert found(*items, roll("d", 2), suffer("d", 3)) == [("fatigue-no-outgoing-harm", (8,))]
+
+
+def test_harm_above_the_printed_after_fatigue_marked_since_the_lock_is_a_fatigue_bonus() -> None:
+    # "Fatigue never increases the adversary's outgoing Harm": Fatigue marked after the stakes
+    # locked counts too; by the rules the Harm is the announced 1 (no more than the printed 2).
+    items = [*BANK, spend(1, "attack", stake="d"), defense("d", consequence_harm=1), tired(1)]
+    finding = only("fatigue-no-outgoing-harm", *items, roll("d", 2), suffer("d", 3))
+    assert finding.seq == (7, 9, 10)
+    assert "by the rules Harm 1: fatigue 0 -> 1; recorded as played: harm 0 -> 2" in finding.message
+
+
+def test_a_hit_above_the_declared_harm_with_no_effect_change_is_flagged() -> None:
+    # "Any change to damage from Effect must be stated before the roll": none stated, Harm 2
+    # declared, a Harm 3 hit is more than declared; by the rules Harm 2 (Light: H1+F1).
+    finding = only("effect-declared-before-roll", *landed("a", 2)[:2], hit(3, "a"))
+    assert finding.seq == (4, 5, 6)
+    assert "by the rules Harm 2: resilience 8 -> 7, fatigue 0 -> 1" in finding.message
+
+
+def test_a_hit_above_the_declared_harm_and_its_effect_says_what_both_give() -> None:
+    # Harm 2 declared, +1 from Effect stated before the roll: by the rules Harm 3 (H2+F1).
+    items = [attack("a", 2, effect="great", effect_harm=1), roll("a", 10, 7), hit(4, "a")]
+    finding = only("effect-declared-before-roll", *items)
+    assert "by the rules Harm 3: resilience 8 -> 6, fatigue 0 -> 1" in finding.message
