@@ -379,6 +379,14 @@ class FatesEdge(core.Ruleset[FatesEdgeState, vocab.Events]):
                 f"{event.target!r} has Resilience 0 and would be defeated again: set its "
                 "resilience first (track.adjusted track=resilience), then its status"
             )
+        if event.track == "body" and isinstance(was, Player):
+            # A body given (or taken away) brings its Fatigue track (or ends it), as a stat
+            # block's body does when the player joins.
+            tracked = event.value is not None
+            if tracked != (was.body is not None):
+                fatigue = 0 if tracked else None
+                was = core.replace(was, fatigue=fatigue)
+                state = core.replace_combatant(state, was)
         state = core.adjust_track(state, seq, event)
         updated = state.combatants[event.target]
         if isinstance(updated, Adversary) and updated.resilience == 0 and updated.active:

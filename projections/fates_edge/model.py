@@ -145,7 +145,10 @@ class Player(core.Combatant):
     body: int | None = None
 
     def check(self) -> None:
-        """Fatigue below Body."""
+        """Fatigue below Body, and only where Body gives a Fatigue track."""
+        if self.body is None and self.fatigue is not None:
+            # As fatigue.marked is refused: a GM override cannot make up a track either.
+            raise ValueError("a player has a Fatigue track only with a body: set body first")
         # As for adversaries: Fatigue overflows at Body, so only a GM override could hold more.
         if self.body is not None and self.fatigue is not None and self.fatigue >= self.body:
             raise ValueError(
