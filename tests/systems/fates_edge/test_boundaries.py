@@ -445,3 +445,28 @@ def test_a_body_given_by_override_brings_its_fatigue_track_and_taking_it_away_en
     assert (track(over, "Ash")["fatigue"], track(over, "Ash")["harm"]) == (0, 1)
     taken = fe(player(), adversary(), tired(2, "Ash"), adjusted("Ash", "body", None))
     assert (track(taken, "Ash")["fatigue"], track(taken, "Ash")["body"]) == (None, None)
+
+
+def test_a_puzzle_adversary_needs_its_resolution() -> None:
+    # NOTES.md 1.3: a non-combat obstacle (Resilience null) ends by its resolution, not by harm.
+    message = refusal("fates-edge", adversary(resilience=None, fatigue_capacity=None))
+    assert message.startswith(
+        "stats of 'Silken Blade': a puzzle adversary (resilience null) needs a 'resolution'"
+    )
+
+
+def test_a_move_listed_without_a_cost_costs_1_sb() -> None:
+    # "Pay a named move's printed cost": a move listed with none is taken at 1 SB, what the
+    # rules text prices an ordinary attack at (the ledger's default for a cost left out).
+    pouncer = adversary(moves=[{"name": "Pounce"}])
+    paid = fe(player(), pouncer, *BANK, spend(1, "move", move="Pounce"))
+    assert [f for f in audit(paid) if f.severity != "info"] == []
+    over = fe(player(), pouncer, *BANK, spend(2, "move", move="Pounce"))
+    assert [f.rule for f in audit(over) if f.severity != "info"] == ["move-cost"]
+
+
+def test_a_governing_attribute_of_0_still_gives_a_fatigue_track_of_1() -> None:
+    # NOTES.md (ambiguity 5): "an attribute name resolves to that attribute's value"; the
+    # ledger keeps a track of at least 1, as a track of 0 would overflow on nothing.
+    ogre = adversary(fatigue_capacity="body", attributes={"body": 0})
+    assert track(fe(player(), ogre))["fatigue_capacity"] == 1
