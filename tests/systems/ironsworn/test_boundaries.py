@@ -441,3 +441,181 @@ def test_a_kept_node_of_the_most_a_note_holds_is_kept_whole(db: Path, tmp_path: 
     with Ledger(db) as ledger:
         notes = [r for r in ledger.records("saga") if r.type == "note"]
     assert [events.body_of(r.event)["text"] for r in notes] == [text]
+
+
+def test_a_health_meter_that_does_not_move_in_an_endure_harm_leaves_the_harm_before_it(
+    db: Path, tmp_path: Path
+) -> None:
+    """Health 3 to 3 is no loss: the loss written before the move is still its harm."""
+    block = """meter "health" from=5 to=3
+move "Endure Harm" {
+    meter "health" from=3 to=3
+    roll "iron" action=4 stat=2 adds=0 vs1=3 vs2=9
+}"""
+    assert journal(db, tmp_path, block) == [
+        "claim health=5",
+        "harm 2",
+        "claim health=3",
+        "health +0",
+        "roll endure_harm +iron 4 vs 3,9 adds 0: weak_hit",
+    ]
+
+
+def test_only_a_momentum_loss_right_after_a_harm_to_0_health_is_its_spill(
+    db: Path, tmp_path: Path
+) -> None:
+    """ "If your health is 0, suffer -momentum equal to any remaining -health": a spirit loss
+    after the harm is its own event, not part of the harm."""
+    block = """move "Endure Harm" {
+    meter "health" from=2 to=0
+    meter "spirit" from=4 to=3
+    roll "iron" action=4 stat=2 adds=0 vs1=3 vs2=9
+}"""
+    assert journal(db, tmp_path, block) == [
+        "claim health=2",
+        "harm 2",
+        "claim spirit=4",
+        "spirit -1",
+        "roll endure_harm +iron 4 vs 3,9 adds 0: weak_hit",
+    ]
+
+
+def test_an_endure_harm_oracle_roll_outside_a_move_named_positionally_is_the_oracle(
+    db: Path, tmp_path: Path
+) -> None:
+    """`oracle <name> <roll> <result>`: the name is the first value."""
+    block = """meter "health" from=1 to=0
+oracle "[Endure Harm](datasworn:oracle_rollable:classic\\/moves\\/endure_harm)" 55 "dying\""""
+    assert journal(db, tmp_path, block) == [
+        "claim health=1",
+        "health -1",
+        "oracle endure_harm 55",
+    ]
+
+
+def test_an_actor_named_positionally_is_that_character(db: Path, tmp_path: Path) -> None:
+    imported(db, tmp_path, fenced('actor "Ash" {\n    meter "spirit" from=5 to=4\n}'))
+    with Ledger(db) as ledger:
+        assert list(ledger.tracks("saga").view()["combatants"]) == ["Ash"]
+
+
+def test_an_unnamed_endure_harm_roll_follows_health_not_another_meter(
+    db: Path, tmp_path: Path
+) -> None:
+    """An Endure Harm roll with no stat name is +health when its value is the health the journal
+    gives at that point (2 here; spirit's 4 is not it), else +iron."""
+    block = """meter "health" from=5 to=2
+meter "spirit" from=5 to=4
+move "Endure Harm" {
+    roll action=3 stat=4 adds=0 vs1=2 vs2=9
+}"""
+    told = journal(db, tmp_path, block)
+    assert told[-1] == "roll endure_harm +iron 3 vs 2,9 adds 0: weak_hit"
+
+
+def test_the_journal_s_score_is_capped_at_10(db: Path, tmp_path: Path) -> None:
+    """NOTES.md 5.2: "score = min(10, die + value + adds)"; ties go to the challenge dice. The
+    reroll of an action die scores anew under the same cap."""
+    blocks = (
+        'move "Face Danger" {\n    roll "iron" action=6 stat=4 adds=1 vs1=10 vs2=10\n}',
+        'move "Face Danger" {\n    roll "iron" action=6 stat=3 adds=1 vs1=9 vs2=9\n}',
+        'move "Face Danger" {\n    roll "iron" action=1 stat=4 adds=1 vs1=10 vs2=10\n'
+        "    reroll action=6\n}",
+        'move "Face Danger" {\n    roll "iron" action=1 stat=3 adds=1 vs1=9 vs2=9\n'
+        "    reroll action=6\n}",
+    )
+    rolls = [t for t in journal(db, tmp_path, *blocks) if t.startswith("roll")]
+    assert [r.rsplit(": ", 1)[1] for r in rolls] == ["miss", "strong_hit", "miss", "strong_hit"]
+
+
+def test_an_endure_harm_has_one_harm_and_one_choice(db: Path, tmp_path: Path) -> None:
+    """Endure Harm: the harm, then the roll, then on a strong hit "choose one". A later health
+    loss in the move is its own event; so is a later momentum gain after the choice."""
+    block = """move "Endure Harm" {
+    meter "health" from=5 to=3
+    roll "iron" action=6 stat=2 adds=0 vs1=2 vs2=3
+    meter "health" from=3 to=4
+    meter "momentum" from=5 to=4
+    meter "momentum" from=4 to=5
+    meter "health" from=4 to=3
+}"""
+    assert journal(db, tmp_path, block) == [
+        "claim health=5",
+        "harm 2",
+        "roll endure_harm +iron 6 vs 2,3 adds 0: strong_hit",
+        "claim health=3",
+        "claim momentum=5",
+        "choice shake_it_off",
+        "claim momentum=4",
+        "momentum +1",
+        "claim health=4",
+        "health -1",
+    ]
+
+
+def test_a_health_meter_that_does_not_move_is_no_harm(db: Path, tmp_path: Path) -> None:
+    block = """move "Endure Harm" {
+    meter "health" from=3 to=3
+    roll "iron" action=4 stat=2 adds=0 vs1=3 vs2=9
+}"""
+    assert journal(db, tmp_path, block)[:2] == ["claim health=3", "health +0"]
+
+
+def test_harm_at_0_health_written_as_momentum_is_one_harm(db: Path, tmp_path: Path) -> None:
+    """At 0 health the journal writes the harm as its spill alone; a second momentum loss before
+    the roll is its own event."""
+    block = """move "Endure Harm" {
+    meter "momentum" from=4 to=2
+    meter "momentum" from=2 to=1
+    roll "iron" action=4 stat=2 adds=0 vs1=3 vs2=9
+}"""
+    assert journal(db, tmp_path, block)[:6] == [
+        "claim health=0",
+        "claim momentum=4",
+        "harm 2",
+        "claim momentum=2",
+        "momentum -1",
+        "roll endure_harm +iron 4 vs 3,9 adds 0: weak_hit",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("dice", "nodes", "last"),
+    [
+        # A weak hit, then a health loss: no second harm.
+        ("vs1=2 vs2=9", ('meter "health" from=3 to=2',), ["claim health=3", "health -1"]),
+        # Embrace the pain, then another +1 momentum: no second choice.
+        (
+            "vs1=2 vs2=3",
+            ('meter "momentum" from=5 to=6', 'meter "momentum" from=6 to=7'),
+            ["choice embrace_the_pain", "claim momentum=6", "momentum +1"],
+        ),
+        # A miss's -1 momentum ("also suffer -1 momentum"), then another -1: its own event.
+        (
+            "vs1=9 vs2=9",
+            ('meter "momentum" from=5 to=4', 'meter "momentum" from=4 to=3'),
+            ["claim momentum=4", "momentum -1"],
+        ),
+    ],
+)
+def test_after_an_endure_harm_s_harm_choice_or_miss_the_next_change_is_its_own_event(
+    db: Path, tmp_path: Path, dice: str, nodes: tuple[str, ...], last: list[str]
+) -> None:
+    lines = "\n".join(f"    {n}" for n in nodes)
+    block = f"""move "Endure Harm" {{
+    meter "health" from=5 to=3
+    roll "iron" action=6 stat=2 adds=0 {dice}
+{lines}
+}}"""
+    assert journal(db, tmp_path, block)[-len(last) :] == last
+
+
+def test_a_positional_health_loss_before_an_endure_harm_is_its_harm(
+    db: Path, tmp_path: Path
+) -> None:
+    """`meter "health" 5 3` (<name> <from> <to>) is the same loss as from=5 to=3."""
+    block = """meter "health" 5 3
+move "Endure Harm" {
+    roll "iron" action=4 stat=2 adds=0 vs1=3 vs2=9
+}"""
+    assert journal(db, tmp_path, block)[:2] == ["claim health=5", "harm 2"]
