@@ -613,9 +613,117 @@ def test_after_an_endure_harm_s_harm_choice_or_miss_the_next_change_is_its_own_e
 def test_a_positional_health_loss_before_an_endure_harm_is_its_harm(
     db: Path, tmp_path: Path
 ) -> None:
-    """`meter "health" 5 3` (<name> <from> <to>) is the same loss as from=5 to=3."""
-    block = """meter "health" 5 3
+    """`meter "health" 4 2` (<name> <from> <to>) is the same loss as from=4 to=2: Kira joins
+    at 4, the loss is the harm, and the unnamed roll of 2 is +health (the health it left)."""
+    block = """meter "health" 4 2
+move "Endure Harm" {
+    roll action=3 stat=2 adds=0 vs1=2 vs2=9
+}"""
+    assert journal(db, tmp_path, block) == [
+        "claim health=4",
+        "harm 2",
+        "claim health=2",
+        "roll endure_harm +health 3 vs 2,9 adds 0: weak_hit",
+    ]
+    with Ledger(db) as ledger:
+        assert ledger.tracks("saga").view()["combatants"]["Kira"]["health"] == 2
+
+
+def test_a_momentum_meter_that_does_not_move_after_a_harm_to_0_is_no_spill(
+    db: Path, tmp_path: Path
+) -> None:
+    block = """move "Endure Harm" {
+    meter "health" from=2 to=0
+    meter "momentum" from=2 to=2
+    roll "iron" action=4 stat=2 adds=0 vs1=3 vs2=9
+}"""
+    assert journal(db, tmp_path, block)[:4] == [
+        "claim health=2",
+        "harm 2",
+        "claim momentum=2",
+        "momentum +0",
+    ]
+
+
+def test_a_health_loss_closing_an_endure_harm_is_not_the_next_one_s_harm(
+    db: Path, tmp_path: Path
+) -> None:
+    """Only a loss that closes another move (a Face Danger miss's harm) is the harm of the
+    Endure Harm after it; an Endure Harm's own last loss is its own business."""
+    first = """move "Endure Harm" {
+    meter "health" from=5 to=3
+    roll "iron" action=4 stat=2 adds=0 vs1=3 vs2=9
+    meter "health" from=3 to=2
+}"""
+    second = """move "Endure Harm" {
+    roll "iron" action=4 stat=2 adds=0 vs1=3 vs2=9
+}"""
+    assert journal(db, tmp_path, first + "\n" + second) == [
+        "claim health=5",
+        "harm 2",
+        "roll endure_harm +iron 4 vs 3,9 adds 0: weak_hit",
+        "claim health=3",
+        "health -1",
+        "roll endure_harm +iron 4 vs 3,9 adds 0: weak_hit",
+    ]
+
+
+def test_a_move_that_rolls_nothing_keeps_its_meters_as_events(db: Path, tmp_path: Path) -> None:
+    """Only the notes kept from a roll-less move are named after it; its meters still apply."""
+    block = 'move "Heal" {\n    - "a poultice"\n    meter "health" from=2 to=3\n}'
+    assert journal(db, tmp_path, block) == ["note", "claim health=2", "health +1"]
+
+
+def test_an_oracle_in_an_endure_harm_is_its_oracle_whatever_its_name(
+    db: Path, tmp_path: Path
+) -> None:
+    block = """move "Endure Harm" {
+    meter "health" from=1 to=0
+    roll "iron" action=1 stat=1 adds=0 vs1=5 vs2=9
+    oracle "[[Oracles/Harm.md|Harm]]" roll=55 result="reeling"
+}"""
+    assert journal(db, tmp_path, block)[-1] == "oracle endure_harm 55"
+
+
+def test_a_roll_with_no_adds_adds_0(db: Path, tmp_path: Path) -> None:
+    block = 'move "Face Danger" {\n    roll "iron" action=4 stat=2 vs1=5 vs2=9\n}'
+    assert journal(db, tmp_path, block) == ["roll face_danger +iron 4 vs 5,9 adds 0: weak_hit"]
+
+
+def test_an_outcome_node_with_no_value_claims_nothing(db: Path, tmp_path: Path) -> None:
+    """The roll's outcome is then the fold's own: 4 + 2 beats 3, not 9."""
+    block = 'move "Face Danger" {\n    roll "iron" action=4 stat=2 vs1=3 vs2=9\n    outcome\n}'
+    (tmp_path / "Journals").mkdir()
+    (tmp_path / "Journals" / "Session 1.md").write_text(fenced(block), encoding="utf-8")
+    with Ledger(db) as ledger:
+        ledger.import_iron_vault([tmp_path / "Journals"], into="saga", character="Kira")
+        rolled = next(r for r in ledger.records("saga") if r.type == "roll.made")
+        assert events.body_of(rolled.event).get("outcome") is None
+        assert ledger.tracks("saga").view()["rolls"][0]["outcome"] == "weak_hit"
+
+
+def test_a_positional_burn_s_from_is_the_first_momentum(db: Path, tmp_path: Path) -> None:
+    """`burn 9 2` (<from> <to>): Kira joins with the 9 the burn spends."""
+    block = (
+        'move "Face Danger" {\n    roll "edge" action=1 stat=1 adds=0 vs1=6 vs2=7\n    burn 9 2\n}'
+    )
+    imported(db, tmp_path, fenced(block))
+    with Ledger(db) as ledger:
+        joined = next(r for r in ledger.records("saga") if r.type == "combatant.joined")
+        assert events.body_of(joined.event)["stats"]["momentum"] == 9
+
+
+def test_the_harm_before_an_endure_harm_is_found_after_other_nodes(
+    db: Path, tmp_path: Path
+) -> None:
+    block = """- "it bites"
+meter "health" from=5 to=3
 move "Endure Harm" {
     roll "iron" action=4 stat=2 adds=0 vs1=3 vs2=9
 }"""
-    assert journal(db, tmp_path, block)[:2] == ["claim health=5", "harm 2"]
+    assert journal(db, tmp_path, block) == [
+        "note",
+        "claim health=5",
+        "harm 2",
+        "roll endure_harm +iron 4 vs 3,9 adds 0: weak_hit",
+    ]
