@@ -727,3 +727,82 @@ move "Endure Harm" {
         "harm 2",
         "roll endure_harm +iron 4 vs 3,9 adds 0: weak_hit",
     ]
+
+
+def test_a_wiki_link_with_no_label_names_the_note_s_file(db: Path, tmp_path: Path) -> None:
+    imported(db, tmp_path, fenced('actor "[[Characters/Kira.md]]" {\n    meter "spirit" 5 4\n}'))
+    with Ledger(db) as ledger:
+        assert list(ledger.tracks("saga").view()["combatants"]) == ["Kira"]
+
+
+def test_a_momentum_loss_after_the_harm_before_an_endure_harm_is_no_second_harm(
+    db: Path, tmp_path: Path
+) -> None:
+    block = """meter "health" from=5 to=3
+move "Endure Harm" {
+    meter "momentum" from=4 to=3
+    roll "iron" action=4 stat=2 adds=0 vs1=3 vs2=9
+}"""
+    assert journal(db, tmp_path, block) == [
+        "claim health=5",
+        "harm 2",
+        "claim momentum=4",
+        "momentum -1",
+        "roll endure_harm +iron 4 vs 3,9 adds 0: weak_hit",
+    ]
+
+
+def test_an_unnamed_endure_harm_roll_follows_the_health_a_health_roll_gave(
+    db: Path, tmp_path: Path
+) -> None:
+    """A +health roll tells the health (3); a +iron roll (2) does not."""
+    blocks = (
+        'move "Endure Harm" {\n    roll "health" action=4 stat=3 adds=0 vs1=2 vs2=9\n}',
+        'move "Face Danger" {\n    roll "iron" action=4 stat=2 adds=0 vs1=2 vs2=9\n}',
+        'move "Endure Harm" {\n    roll action=4 stat=3 adds=0 vs1=2 vs2=9\n}',
+    )
+    assert (
+        journal(db, tmp_path, *blocks)[-1] == "roll endure_harm +health 4 vs 2,9 adds 0: weak_hit"
+    )
+
+
+@pytest.mark.parametrize(("written", "adds"), [("4 2 1", 1), ("4 2", 0)])
+def test_positional_dice_with_named_challenge_dice_read_their_adds(
+    db: Path, tmp_path: Path, written: str, adds: int
+) -> None:
+    """`roll "iron" 4 2 1 vs1=3 vs2=9`: <action-die> <stat> <adds>, the adds 0 when left out."""
+    block = f'move "Face Danger" {{\n    roll "iron" {written} vs1=3 vs2=9\n}}'
+    assert journal(db, tmp_path, block) == [
+        f"roll face_danger +iron 4 vs 3,9 adds {adds}: weak_hit"
+    ]
+
+
+def test_a_momentum_meter_that_does_not_move_in_an_endure_harm_is_no_harm(
+    db: Path, tmp_path: Path
+) -> None:
+    block = """move "Endure Harm" {
+    meter "momentum" from=2 to=2
+    roll "iron" action=4 stat=2 adds=0 vs1=3 vs2=9
+}"""
+    assert journal(db, tmp_path, block)[:2] == ["claim momentum=2", "momentum +0"]
+
+
+def test_a_positional_roll_s_stat_is_the_first_value_of_that_stat(db: Path, tmp_path: Path) -> None:
+    """`roll "iron" 4 2 0 3 9`: Kira joins with iron 2, not the action die's 4."""
+    imported(db, tmp_path, fenced('move "Face Danger" {\n    roll "iron" 4 2 0 3 9\n}'))
+    with Ledger(db) as ledger:
+        joined = next(r for r in ledger.records("saga") if r.type == "combatant.joined")
+        assert events.body_of(joined.event)["stats"]["iron"] == 2
+
+
+def test_a_roll_on_supply_is_a_roll_and_one_on_momentum_is_kept(db: Path, tmp_path: Path) -> None:
+    """Health, spirit and supply are rolled as stats are ("roll +supply"); momentum never is."""
+    blocks = (
+        'move "Make Camp" {\n    roll "supply" action=4 stat=3 adds=0 vs1=2 vs2=9\n}',
+        'move "Face Danger" {\n    roll "momentum" action=4 stat=3 adds=0 vs1=2 vs2=9\n}',
+    )
+    assert journal(db, tmp_path, *blocks) == [
+        "claim supply=3",
+        "roll make_camp +supply 4 vs 2,9 adds 0: weak_hit",
+        "note",
+    ]
