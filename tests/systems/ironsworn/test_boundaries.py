@@ -806,3 +806,12 @@ def test_a_roll_on_supply_is_a_roll_and_one_on_momentum_is_kept(db: Path, tmp_pa
         "roll make_camp +supply 4 vs 2,9 adds 0: weak_hit",
         "note",
     ]
+
+
+def test_a_move_linked_to_its_note_is_known_by_its_label(db: Path, tmp_path: Path) -> None:
+    """`Moves/Endure_Harm.md` reads like a Datasworn path but is a note: the label names it."""
+    block = """move "[Endure Harm](Moves/Endure_Harm.md)" {
+    meter "health" from=5 to=3
+    roll "iron" action=4 stat=2 adds=0 vs1=3 vs2=9
+}"""
+    assert journal(db, tmp_path, block)[:2] == ["claim health=5", "harm 2"]
