@@ -80,8 +80,16 @@ def sides(blocks: Mapping[str, type[BaseModel]]) -> Iterator[tuple[str, str]]:
         yield side, listing(model)
 
 
+#: The schema key of a default that no value states: what the fold takes instead (a house
+#: rule's), in words (`Field(json_schema_extra={DEFAULT_FROM: "house rule momentum_start"})`).
+DEFAULT_FROM: Final = "x-default-from"
+
+
 def default(prop: Mapping[str, Any]) -> str | None:
-    """A property's default as JSON text (a text as it is), or None: none, or empty."""
+    """A property's default as JSON text (a text as it is), or what gives it (`DEFAULT_FROM`),
+    or None: none, or empty."""
+    if DEFAULT_FROM in prop:
+        return str(prop[DEFAULT_FROM])
     if "default" not in prop:
         return None
     value = prop["default"]

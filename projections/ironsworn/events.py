@@ -8,6 +8,7 @@ from pydantic import Field
 
 from ledger.events.base import Amount, EventBase, Model, Name, SignedAmount, Text
 from ledger.events.common import LedgerRolled, StakesLocked
+from projections import stats as stat_texts
 
 Rank = Literal["troublesome", "dangerous", "formidable", "extreme", "epic"]
 Stat = Literal["edge", "heart", "iron", "shadow", "wits", "health", "spirit", "supply"]
@@ -50,7 +51,15 @@ class CharacterStats(Model, frozen=True):
     health: MeterValue = 5
     spirit: MeterValue = 5
     supply: MeterValue = 5
-    momentum: Annotated[int, Field(ge=MOMENTUM_RANGE[0], le=MOMENTUM_RANGE[1])] = 2
+    #: Left out (or null): the encounter's house rule `momentum_start`.
+    momentum: Annotated[
+        int | None,
+        Field(
+            ge=MOMENTUM_RANGE[0],
+            le=MOMENTUM_RANGE[1],
+            json_schema_extra={stat_texts.DEFAULT_FROM: "house rule momentum_start"},
+        ),
+    ] = None
     debilities: tuple[Debility, ...] = ()
 
 

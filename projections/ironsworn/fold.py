@@ -63,7 +63,7 @@ def join(state: IronswornState, seq: int, event: events.CombatantJoined) -> core
         model = vocab.FoeStats if event.side == "adversary" else vocab.CharacterStats
         raise stat_texts.refused(exc, event.name, event.side, model, state.system) from exc
     debilities = tuple(dict.fromkeys(stats.debilities))
-    momentum = stats.momentum if "momentum" in event.stats else rules.momentum_start
+    momentum = rules.momentum_start if stats.momentum is None else stats.momentum
     c = Character(
         name=event.name,
         side=event.side,

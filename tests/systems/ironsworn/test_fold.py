@@ -342,6 +342,16 @@ def test_the_momentum_constants_are_house_rules() -> None:
     assert (got["momentum"], got["max_momentum"], got["momentum_reset"]) == (0, 7, 2)
 
 
+def test_a_sheet_without_momentum_starts_at_the_house_rule_and_one_with_it_at_its_own() -> None:
+    # The stat block's momentum left out (or null) is the encounter's momentum_start, as
+    # `encounter add --help` says ("default house rule momentum_start"); given, it stands.
+    rules = {"momentum_start": 4}
+    assert sheet(kira(), rules=rules)["momentum"] == 4
+    assert sheet(kira(momentum=None), rules=rules)["momentum"] == 4
+    assert sheet(kira(momentum=-1), rules=rules)["momentum"] == -1
+    assert sheet(kira())["momentum"] == 2
+
+
 # The Endure Harm oracle (d100).
 
 
