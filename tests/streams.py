@@ -45,6 +45,17 @@ def stream(system: str, *items: Fields, rules: Fields | None = None) -> list[eve
     return out
 
 
+def override(target: str, track: str, value: object, reason: str = "GM") -> dict[str, Any]:
+    """A GM override of one track (`track.adjusted`)."""
+    return {
+        "type": "track.adjusted",
+        "target": target,
+        "track": track,
+        "value": value,
+        "reason": reason,
+    }
+
+
 def ruleset_of(records: Sequence[events.Recorded]) -> core.AnyRuleset:
     """The ruleset of a stream's system (its `encounter.opened` names it)."""
     opened = records[0].event

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.streams import audit, fold, refusal
+from tests.streams import audit, fold, override, refusal
 from tests.systems.fates_edge.test_audit import BANK, defense, found, only
 from tests.systems.fates_edge.test_fold import (
     Event,
@@ -417,33 +417,22 @@ def test_a_hit_above_the_declared_harm_and_its_effect_says_what_both_give() -> N
     assert "by the rules Harm 3: resilience 8 -> 6, fatigue 0 -> 1" in finding.message
 
 
-def adjusted(target: str, track: str, value: Any) -> Event:
-    """A GM override of one track."""
-    return {
-        "type": "track.adjusted",
-        "target": target,
-        "track": track,
-        "value": value,
-        "reason": "GM",
-    }
-
-
 def test_a_gm_override_cannot_give_fatigue_to_a_player_with_no_fatigue_track() -> None:
     # NOTES.md 1.3: a player's Fatigue track is sized by Body; without a body it has none, and
     # fatigue.marked is refused: so is an override that would make one up.
-    message = refusal("fates-edge", player(body=None), adjusted("Ash", "fatigue", 1))
+    message = refusal("fates-edge", player(body=None), override("Ash", "fatigue", 1))
     assert message == (
         "track 'fatigue' of 'Ash': a player has a Fatigue track only with a body: set body first"
     )
 
 
 def test_a_body_given_by_override_brings_its_fatigue_track_and_taking_it_away_ends_it() -> None:
-    given = fe(player(body=None), adversary(), adjusted("Ash", "body", 3), tired(2, "Ash"))
+    given = fe(player(body=None), adversary(), override("Ash", "body", 3), tired(2, "Ash"))
     assert (track(given, "Ash")["fatigue"], track(given, "Ash")["harm"]) == (2, 0)
     # "Fatigue overflows at Body": the third mark is 1 more Harm and clears the track.
-    over = fe(player(body=None), adversary(), adjusted("Ash", "body", 3), tired(3, "Ash"))
+    over = fe(player(body=None), adversary(), override("Ash", "body", 3), tired(3, "Ash"))
     assert (track(over, "Ash")["fatigue"], track(over, "Ash")["harm"]) == (0, 1)
-    taken = fe(player(), adversary(), tired(2, "Ash"), adjusted("Ash", "body", None))
+    taken = fe(player(), adversary(), tired(2, "Ash"), override("Ash", "body", None))
     assert (track(taken, "Ash")["fatigue"], track(taken, "Ash")["body"]) == (None, None)
 
 

@@ -12,6 +12,7 @@ from ledger import events
 from ledger.errors import BadInput
 from projections import core
 from projections.fates_edge.model import FatesEdgeState
+from tests import streams
 from tests.streams import RULESETS, fold, stream, tracks
 
 Event = dict[str, Any]
@@ -380,14 +381,8 @@ def test_a_gm_override_to_zero_resilience_ends_the_phase() -> None:
 
 
 def override(track: str, value: Any, target: str = "Silken Blade") -> Event:
-    """A GM override of one track."""
-    return {
-        "type": "track.adjusted",
-        "target": target,
-        "track": track,
-        "value": value,
-        "reason": "ruling",
-    }
+    """A GM override of one of the Silken Blade's tracks (unless `target` says whose)."""
+    return streams.override(target, track, value, reason="ruling")
 
 
 def test_a_gm_override_of_fatigue_to_capacity_or_above_is_refused_naming_both() -> None:

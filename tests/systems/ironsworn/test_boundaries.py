@@ -24,13 +24,7 @@ Event = dict[str, Any]
 
 def override(track: str, value: object) -> Event:
     """A GM override of one of Kira's tracks."""
-    return {
-        "type": "track.adjusted",
-        "target": "Kira",
-        "track": track,
-        "value": value,
-        "reason": "GM",
-    }
+    return streams.override("Kira", track, value)
 
 
 def sheet(*items: Event, rules: dict[str, Any] | None = None) -> dict[str, Any]:

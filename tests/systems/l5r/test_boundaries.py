@@ -17,14 +17,8 @@ from tests.systems.l5r.test_fold import RINGS, crit, damage, joined, of
 
 
 def override(track: str, value: object, target: str = "Akodo") -> dict[str, Any]:
-    """A GM override of one track."""
-    return {
-        "type": "track.adjusted",
-        "target": target,
-        "track": track,
-        "value": value,
-        "reason": "GM",
-    }
+    """A GM override of one of Akodo's tracks (unless `target` says whose)."""
+    return streams.override(target, track, value)
 
 
 def skipped(*items: dict[str, Any]) -> list[str]:

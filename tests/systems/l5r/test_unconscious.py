@@ -12,7 +12,7 @@ from typing import Any
 from ledger import systems
 from projections import core
 from tests.cli.invoke import ok, run
-from tests.streams import audit, rules_hit, stream
+from tests.streams import audit, override, rules_hit, stream
 from tests.systems.l5r.test_fold import crit, damage, joined, of
 
 
@@ -23,13 +23,8 @@ def knocked_out(*more: dict[str, Any], rules: dict[str, Any] | None = None) -> A
 
 
 def adjusted(track: str, value: Any) -> dict[str, Any]:
-    return {
-        "type": "track.adjusted",
-        "target": "Akodo",
-        "track": track,
-        "value": value,
-        "reason": "GM",
-    }
+    """A GM override of one of Akodo's tracks."""
+    return override("Akodo", track, value)
 
 
 # The fold.

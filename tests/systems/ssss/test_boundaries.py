@@ -13,7 +13,7 @@ import pytest
 from ledger import events
 from ledger.errors import BadInput
 from tests import streams
-from tests.streams import rules_hit, stream, tracks
+from tests.streams import override, rules_hit, stream, tracks
 
 ASH = {"type": "combatant.joined", "name": "Ash", "side": "player"}
 READING_B = {"top_tier_exhaustion_defeats_on_any_harm": True}
@@ -37,17 +37,6 @@ def harm(level: int, target: str = "Foe") -> dict[str, Any]:
 def grit(from_level: int, to_level: int) -> dict[str, Any]:
     """Ash's Grit on an injury."""
     return {"type": "grit.used", "target": "Ash", "from_level": from_level, "to_level": to_level}
-
-
-def override(target: str, track: str, value: object) -> dict[str, Any]:
-    """A GM override of one track."""
-    return {
-        "type": "track.adjusted",
-        "target": target,
-        "track": track,
-        "value": value,
-        "reason": "GM",
-    }
 
 
 def of(records: list[events.Recorded], name: str = "Foe") -> dict[str, Any]:
