@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from ledger import BadInput
 from tests.streams import audit, fold, override, refusal
 from tests.systems.fates_edge.test_audit import BANK, defense, found, only
 from tests.systems.fates_edge.test_fold import (
@@ -459,3 +460,32 @@ def test_a_governing_attribute_of_0_still_gives_a_fatigue_track_of_1() -> None:
     # ledger keeps a track of at least 1, as a track of 0 would overflow on nothing.
     ogre = adversary(fatigue_capacity="body", attributes={"body": 0})
     assert track(fe(player(), ogre))["fatigue_capacity"] == 1
+
+
+@pytest.mark.parametrize(
+    ("target", "name", "value", "bound"),
+    [
+        ("Silken Blade", "resilience", -1, "greater than or equal to 0"),
+        ("Silken Blade", "fatigue", -1, "greater than or equal to 0"),
+        ("Silken Blade", "phase", 0, "greater than or equal to 1"),
+        ("Ash", "harm", -1, "greater than or equal to 0"),
+        ("Ash", "fatigue", -1, "greater than or equal to 0"),
+    ],
+)
+def test_a_gm_override_stops_at_each_tracks_floor(
+    target: str, name: str, value: int, bound: str
+) -> None:
+    # "Subtract remaining Harm from Resilience" down to 0, where "the adversary is defeated";
+    # Fatigue and Harm count up from 0; phases from 1. An override is held to the same floors.
+    message = refusal("fates-edge", player(), adversary(), override(target, name, value))
+    assert message == (
+        f"track {name!r} of {target!r} field {name!r}: input should be {bound} (got {value})"
+    )
+
+
+@pytest.mark.parametrize("face", [0, 11])
+def test_a_d10_face_outside_1_to_10_is_refused(face: int) -> None:
+    # A Fate's Edge roll is a pool of d10s: a face is 1 to 10.
+    bound = "greater than or equal to 1" if face < 1 else "less than or equal to 10"
+    with pytest.raises(BadInput, match=rf"field 'dice\.0': input should be {bound} \(got {face}\)"):
+        fe(player(), adversary(), lock("a"), roll("a", face))
