@@ -127,6 +127,10 @@ class SqlStore:
         #: Each encounter's head as this store's last write committed it, with the dialect's
         #: count of other connections' commits then (`Connection.others`), newest last.
         self._left: dict[str, tuple[int, str | None, int]] = {}
+        #: Each encounter's head as this store's last committed write left it (its rows, its
+        #: heads row), with the count of other connections' commits then: while the count has
+        #: not moved, the file is as that commit left it, and a write reads no head again.
+        self._wrote: dict[str, tuple[Head, int]] = {}
         #: How many warnings of damage each encounter's reads gave (told or not): a read that
         #: gave one vouches for nothing (`vouch`).
         self._alarms: dict[str, int] = {}
@@ -372,44 +376,70 @@ class SqlStore:
         if not storable(encounter):  # never stored, so not there (`new` refuses such a name)
             raise unknown_encounter(encounter, self.name, self.names())
         with self.db.writing(encounter, bulk) as conn:
-            acknowledged, last = statements.heads_row(conn.fetch, self.tenant, encounter)
-            head = statements.derived_head(conn.fetch, self.tenant, encounter, last)
-            if head is not None and head.erased:
-                raise erased(encounter)
-            seq = head.seq if head else 0
-            txn = Transaction(
-                conn, self.tenant, encounter, head, self.clock, snapshots=self.db.snapshots
-            )
-            # Every row, unless this store committed the head itself and no other connection
-            # has committed since (the dialect's count, never a mark in the database): the
-            # rows are then those it checked and appended, and a long-lived writer's append
-            # does not read its whole encounter again. A fresh process checks them all.
+            # The dialect's count of other connections' commits (never a mark in the
+            # database): unmoved since this store's own commit of the encounter, its rows and
+            # heads row are the ones that commit left, checked and written here.
             others = conn.others()
             left = self._left.pop(encounter, None)
-            if others is not None and left == (seq, head.hash if head else None, others):
+            wrote = self._wrote.pop(encounter, None)
+            if others is not None and wrote is not None and wrote[1] == others and not repair:
+                head: Head | None = wrote[0]
+                txn = Transaction(
+                    conn, self.tenant, encounter, head, self.clock, snapshots=self.db.snapshots
+                )
                 txn.left_as_checked()
             else:
-                txn.check_chain()
-            found = statements.witness(conn.fetch, self.tenant, encounter, acknowledged, last)
-            if repair and (found is None or found[0] != statements.MISSING):
-                raise BadInput(
-                    f"encounter {encounter!r} holds the head the ledger acknowledged last: "
-                    "nothing was lost, so there is nothing to repair"
-                )
-            if found is not None:
-                self._acknowledge(txn, found, acknowledged, last, repair)
+                txn = self._opened(conn, encounter, others, left, repair=repair)
+                head = txn.opened
+            seq = head.seq if head else 0
             check_expect(encounter, seq, expect)
             yield txn
             if txn.discarded:
                 conn.discard()
             else:
                 txn.finish()
-            if others is not None:  # under the write lock; a failed commit leaves a head
-                # the rows do not hold, so the next write checks every row
-                kept = txn.opened if txn.discarded else txn.head
-                self._left[encounter] = (kept.seq, kept.hash, others) if kept else (0, None, others)
-                while len(self._left) > LEFT_HEADS:
-                    del self._left[next(iter(self._left))]
+        # Committed (a failed commit raised: the next write reads and checks everything).
+        kept = txn.opened if txn.discarded else txn.head
+        if others is not None and kept is not None:
+            self._left[encounter] = (kept.seq, kept.hash, others)
+            self._wrote[encounter] = (kept, others)
+            for remembered in (self._left, self._wrote):
+                while len(remembered) > LEFT_HEADS:
+                    del remembered[next(iter(remembered))]
+
+    def _opened(
+        self,
+        conn: Connection,
+        encounter: str,
+        others: int | None,
+        left: tuple[int, str | None, int] | None,
+        *,
+        repair: bool,
+    ) -> Transaction:
+        """The write's transaction over the head read from the rows: its chain checked (every
+        row, unless this store checked them through that head and no other connection has
+        committed since, so that a long-lived writer's append does not read its whole
+        encounter again), the rows checked to hold the head the ledger acknowledged last."""
+        acknowledged, last = statements.heads_row(conn.fetch, self.tenant, encounter)
+        head = statements.derived_head(conn.fetch, self.tenant, encounter, last)
+        if head is not None and head.erased:
+            raise erased(encounter)
+        txn = Transaction(
+            conn, self.tenant, encounter, head, self.clock, snapshots=self.db.snapshots
+        )
+        if others is not None and head is not None and left == (head.seq, head.hash, others):
+            txn.left_as_checked()
+        else:
+            txn.check_chain()
+        found = statements.witness(conn.fetch, self.tenant, encounter, acknowledged, last)
+        if repair and (found is None or found[0] != statements.MISSING):
+            raise BadInput(
+                f"encounter {encounter!r} holds the head the ledger acknowledged last: "
+                "nothing was lost, so there is nothing to repair"
+            )
+        if found is not None:
+            self._acknowledge(txn, found, acknowledged, last, repair)
+        return txn
 
     def erase(self, encounter: str) -> int:
         """Erase one encounter, in one transaction under its write lock: every event keeps its
@@ -423,6 +453,7 @@ class SqlStore:
             raise BadInput(f"an encounter is named by text, not {encounter!r}")
         with self.db.writing(encounter, False) as conn:
             self._left.clear()  # the bodies change in place: the next write checks every row
+            self._wrote.clear()
             head = self._head_to_erase(conn, encounter)
             if head is None:
                 raise unknown_encounter(encounter, self.name, self.names())
@@ -440,6 +471,7 @@ class SqlStore:
             return []
         with self.db.writing(names[0], False) as conn:
             self._left.clear()
+            self._wrote.clear()
             locking = cast(_Holding, conn)
             for name in names[1:]:
                 locking.hold(self.tenant, name)

@@ -148,6 +148,29 @@ def test_a_sqlite_writers_next_write_checks_no_row_it_checked_and_appended_itsel
     assert done.state == fresh_state(alone)
 
 
+def traced(ledger: Ledger) -> list[str]:
+    """Every statement the ledger's SQLite connection runs from now on."""
+    seen: list[str] = []
+    ledger.store.db.conn.set_trace_callback(seen.append)  # type: ignore[attr-defined]
+    return seen
+
+
+def test_a_sqlite_writers_next_write_reads_no_head_it_committed_itself(tmp_path: Path) -> None:
+    """While no other connection has committed, the file is as this writer's last commit left
+    it: its next append reads neither the heads row nor the first and last rows again."""
+    alone = SqliteBackend(tmp_path / "encounters.db")
+    with alone.ledger() as bot:
+        opened(bot)
+        bot.record("duel", harm(1))
+        seen = traced(bot)
+        done = bot.record("duel", harm(1))
+        bot.store.db.conn.set_trace_callback(None)  # type: ignore[attr-defined]
+    reads = [s for s in seen if s.startswith("SELECT")]
+    # The one read left: the rows just inserted, read back (`Transaction.flush`).
+    assert len(reads) == 1 and "seq >= 4 AND seq <= 4" in reads[0]
+    assert done.state == fresh_state(alone)
+
+
 def test_a_commit_of_another_connection_makes_the_next_write_check_every_row(
     backend: Backend, hashed: list[int]
 ) -> None:
