@@ -105,6 +105,19 @@ GOALS: dict[str, tuple[str, str, tuple[str, float]]] = {
         "eventsourcing 9.x on SQLite, one event a save()",
         (">=", 1.0),
     ),
+    "append_floor_vs_eventsourcing": (
+        "the floor of an append: its event validated by its system's model, the head read, "
+        "its canonical body and chained hash, its row inserted in DESIGN 3's table, the "
+        "commit; nothing folded or audited",
+        "eventsourcing's append, as `append_vs_eventsourcing`",
+        (">=", 1.0),
+    ),
+    "append_guarded_floor_vs_eventsourcing": (
+        "the floor of an append with what the guarantees against another hand add: the row "
+        "read back before it is acknowledged, the acknowledged head written beside it",
+        "eventsourcing's append, as `append_vs_eventsourcing`",
+        (">=", 1.0),
+    ),
     "import_vs_eventsourcing": (
         "import 10,000 events from JSON Lines (parse, validate, fold, chain, store)",
         "eventsourcing: one aggregate event a line, one save()",
@@ -562,8 +575,58 @@ def bench_append(b: Bench, folder: Path, reps: Reps) -> None:
 
         return timed(saves) / count
 
-    took = interleaved({"ours": ours, "theirs": theirs}, reps(5, 3))
+    def floor(guarded: bool) -> Callable[[], float]:
+        """What an append must do and nothing more, on DESIGN 3's table: its event validated
+        by its system's model, the head read, the canonical body and chained hash, one INSERT
+        and the commit; `guarded`, also what the guarantees against another hand add (the row
+        read back before it is acknowledged, the acknowledged head written beside it). No fold,
+        no audit, no seal key, no read indexes."""
+
+        def once() -> float:
+            conn = sqlite3.connect(fresh(folder / "append-floor.db"), isolation_level=None)
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=FULL")
+            conn.execute(CONTRACT_TABLE)
+            conn.execute(WITNESS_TABLE)
+
+            def one(item: dict[str, Any]) -> None:
+                event = systems.parse(item, "ssss")
+                body = chains.canonical(events.body_of(event))
+                conn.execute("BEGIN IMMEDIATE")
+                last = conn.execute(CONTRACT_HEAD, ("a",)).fetchone()
+                seq, prev = (last[0] + 1, last[1]) if last else (1, chains.GENESIS)
+                id, kind = chains.new_id(), events.type_of(event)
+                digest = chains.hash_text("a", seq, id, kind, NOW, body, prev)
+                row = ("a", seq, id, kind, NOW, body, prev, digest)
+                conn.execute(CONTRACT_INSERT, row)
+                if guarded:
+                    stored = conn.execute(CONTRACT_ROW, ("a", seq)).fetchone()
+                    assert stored == row
+                    conn.execute(WITNESS_PUT, ("a", seq, digest))
+                conn.execute("COMMIT")
+
+            try:
+                for item in stream[: 15 + warm]:
+                    one(item)
+                items = stream[15 + warm :]
+
+                def appends() -> None:
+                    for item in items:
+                        one(item)
+
+                return timed(appends) / len(items)
+            finally:
+                conn.close()
+
+        return once
+
+    took = interleaved(
+        {"ours": ours, "theirs": theirs, "floor": floor(False), "guarded": floor(True)},
+        reps(5, 3),
+    )
     b.add("append_vs_eventsourcing", took["ours"], took["theirs"])
+    b.add("append_floor_vs_eventsourcing", took["floor"], took["theirs"])
+    b.add("append_guarded_floor_vs_eventsourcing", took["guarded"], took["theirs"])
 
 
 def bench_import(b: Bench, folder: Path, reps: Reps) -> None:
@@ -625,6 +688,18 @@ CONTRACT_TABLE: Final = """CREATE TABLE events (
 CONTRACT_INSERT: Final = (
     "INSERT INTO events (encounter, seq, id, type, recorded_at, body, prev_hash, hash) "
     "VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+)
+CONTRACT_HEAD: Final = "SELECT seq, hash FROM events WHERE encounter = ? ORDER BY seq DESC LIMIT 1"
+CONTRACT_ROW: Final = (
+    "SELECT encounter, seq, id, type, recorded_at, body, prev_hash, hash FROM events "
+    "WHERE encounter = ? AND seq = ?"
+)
+#: The head an append's floor acknowledges, one row an encounter (the rows must still hold it:
+#: a chain alone cannot tell that events were removed from its end).
+WITNESS_TABLE: Final = "CREATE TABLE heads (encounter TEXT PRIMARY KEY, seq INTEGER, hash TEXT)"
+WITNESS_PUT: Final = (
+    "INSERT INTO heads VALUES (?, ?, ?) "
+    "ON CONFLICT (encounter) DO UPDATE SET seq = excluded.seq, hash = excluded.hash"
 )
 
 
