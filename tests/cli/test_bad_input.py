@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Callable
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +53,12 @@ def duel(db: Path) -> Path:
         ledger.record("duel", GUARD)
         ledger.import_lines([json.dumps({**NOTE, "id": "note-1"})], into="duel", unchained=True)
     return db
+
+
+def stored(db: Path) -> int:
+    """How many events the file holds."""
+    with closing(sqlite3.connect(db)) as raw:
+        return int(raw.execute("SELECT count(*) FROM events").fetchone()[0])
 
 
 def snapshot(db: Path) -> list[tuple[Any, ...]]:
@@ -461,7 +468,7 @@ def test_an_empty_tenant_typed_is_refused_and_an_empty_variable_is_unset(
 ) -> None:
     """`--tenant "$GUILD"` with the variable unset must not write to the default tenant's
     encounters; an empty ENCOUNTER_TENANT reads as unset, as empty variables usually do."""
-    before = sqlite3.connect(duel).execute("SELECT count(*) FROM events").fetchone()
+    before = stored(duel)
     for args in (["--tenant", "", "note", "duel", "x"], ["note", "duel", "x", "--tenant", ""]):
         result = CliRunner().invoke(app, ["--db", str(duel), *args])
         assert result.exit_code == 2
@@ -469,7 +476,7 @@ def test_an_empty_tenant_typed_is_refused_and_an_empty_variable_is_unset(
             "Error: a tenant is named by a letter or digit, then letters, digits and _ . : @ - "
             "(at most 100 characters), not ''\n"
         )
-    assert sqlite3.connect(duel).execute("SELECT count(*) FROM events").fetchone() == before
+    assert stored(duel) == before
     monkeypatch.setenv("ENCOUNTER_TENANT", "")
     listed = CliRunner().invoke(app, ["--db", str(duel), "list"])
     assert listed.exit_code == 0 and listed.stdout.splitlines()[1].startswith("duel\t")

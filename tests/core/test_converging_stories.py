@@ -103,26 +103,26 @@ def test_an_amend_tells_what_folding_both_stories_to_the_end_tells(
 def test_undoing_an_early_note_of_a_long_fight_folds_the_rest_once(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    ledger = Ledger(":memory:")
-    ledger.open("long", "ssss")
-    for joined in CAST["ssss"]:
-        ledger.record("long", joined)
-    note = ledger.record("long", {"type": "note", "text": "the ogre roars"}).seq
-    for n in range(300):
-        ledger.record("long", {"type": "note", "text": f"round {n}"})
-        ledger.record("long", {"type": "harm.inflicted", "target": "Bo", "level": 1})
-        ledger.undo("long", reason="a misread")
-    folded: list[int] = []
-    fold = core.RunningFold.feed
+    with Ledger(":memory:") as ledger:
+        ledger.open("long", "ssss")
+        for joined in CAST["ssss"]:
+            ledger.record("long", joined)
+        note = ledger.record("long", {"type": "note", "text": "the ogre roars"}).seq
+        for n in range(300):
+            ledger.record("long", {"type": "note", "text": f"round {n}"})
+            ledger.record("long", {"type": "harm.inflicted", "target": "Bo", "level": 1})
+            ledger.undo("long", reason="a misread")
+        folded: list[int] = []
+        fold = core.RunningFold.feed
 
-    def counting(self: core.RunningFold, record: Any, strict: bool = False) -> None:
-        folded.append(record.seq)
-        fold(self, record, strict)
+        def counting(self: core.RunningFold, record: Any, strict: bool = False) -> None:
+            folded.append(record.seq)
+            fold(self, record, strict)
 
-    monkeypatch.setattr(core.RunningFold, "feed", counting)
-    undone = ledger.undo("long", note, reason="it was not said")
-    assert undone.downstream is not None and undone.downstream.first_divergence is None
-    assert undone.downstream.changes == ()
-    # The two stories meet right after the note: the 900 events after it are folded once,
-    # not twice (a few more: the stories are compared, then folded once from there).
-    assert len(folded) < 1.2 * (undone.records[0].seq - note)
+        monkeypatch.setattr(core.RunningFold, "feed", counting)
+        undone = ledger.undo("long", note, reason="it was not said")
+        assert undone.downstream is not None and undone.downstream.first_divergence is None
+        assert undone.downstream.changes == ()
+        # The two stories meet right after the note: the 900 events after it are folded once,
+        # not twice (a few more: the stories are compared, then folded once from there).
+        assert len(folded) < 1.2 * (undone.records[0].seq - note)

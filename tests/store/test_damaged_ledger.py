@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -14,11 +15,10 @@ from tests.cli.invoke import run
 
 
 def sql(db: Path, *statements: str) -> None:
-    raw = sqlite3.connect(db)
-    for statement in statements:
-        raw.execute(statement)
-    raw.commit()
-    raw.close()
+    with closing(sqlite3.connect(db)) as raw:
+        for statement in statements:
+            raw.execute(statement)
+        raw.commit()
 
 
 def rows(db: Path, encounter: str = "crypt") -> list[tuple[int, str]]:

@@ -126,7 +126,8 @@ def test_copy_refuses_a_source_that_does_not_verify_and_copies_nothing(
         f"Error: {pg.location}: encounter {EXAMPLES[1].stem!r} does not verify at seq 2 (hash "
         "does not match the event's contents); nothing was copied\n"
     )
-    assert [h.encounter for h in Ledger(laptop).encounters()] == [EXAMPLES[0].stem]
+    with Ledger(laptop) as copied:
+        assert [h.encounter for h in copied.encounters()] == [EXAMPLES[0].stem]
 
 
 def test_copy_from_a_missing_file_is_one_line_and_creates_nothing(tmp_path: Path) -> None:
