@@ -274,6 +274,9 @@ class PostgresDatabase:
                             f"the ledger at {self.name} rolled the write back "
                             f"({ended.statusmessage}); nothing was appended"
                         )
+                    if not writing.discarded:
+                        for done in writing.committed:
+                            done()
                 except BaseException:
                     if conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
                         with suppress(psycopg.Error):
@@ -436,6 +439,7 @@ class _Writing:
     def __init__(self, conn: psycopg.Connection[Any]) -> None:
         self.conn = conn
         self.discarded = False
+        self.committed: list[Callable[[], None]] = []
 
     def fetch(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         return self.conn.execute(spelled(sql), tuple(text(p) for p in params)).fetchall()
@@ -451,6 +455,9 @@ class _Writing:
 
     def discard(self) -> None:
         self.discarded = True
+
+    def after_commit(self, done: Callable[[], None]) -> None:
+        self.committed.append(done)
 
     def others(self) -> None:
         """A server has no count of other sessions' commits: every write checks every row."""

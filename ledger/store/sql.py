@@ -9,6 +9,7 @@ encounter and a server connection is never held between pages.
 
 from __future__ import annotations
 
+import functools
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
@@ -398,14 +399,21 @@ class SqlStore:
                 conn.discard()
             else:
                 txn.finish()
-        # Committed (a failed commit raised: the next write reads and checks everything).
-        kept = txn.opened if txn.discarded else txn.head
-        if others is not None and kept is not None:
-            self._left[encounter] = (kept.seq, kept.hash, others)
-            self._wrote[encounter] = (kept, others)
-            for remembered in (self._left, self._wrote):
-                while len(remembered) > LEFT_HEADS:
-                    del remembered[next(iter(remembered))]
+            kept = txn.opened if txn.discarded else txn.head
+            if others is not None and kept is not None:
+                # Once committed, under the write's lock (another thread's write of the same
+                # `Ledger` waits for it); a failed commit remembers nothing, and the next write
+                # reads and checks everything.
+                conn.after_commit(functools.partial(self._remember, kept, others))
+
+    def _remember(self, head: Head, others: int) -> None:
+        """The head this store's write committed, with the count of other connections'
+        commits then."""
+        self._left[head.encounter] = (head.seq, head.hash, others)
+        self._wrote[head.encounter] = (head, others)
+        for remembered in (self._left, self._wrote):
+            while len(remembered) > LEFT_HEADS:
+                del remembered[next(iter(remembered))]
 
     def _opened(
         self,

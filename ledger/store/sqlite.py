@@ -164,6 +164,8 @@ class SqliteDatabase:
                     self._rollback()
                 else:
                     self.conn.execute("COMMIT")
+                    for done in writing.committed:  # still under the store's lock
+                        done()
             except sqlite3.OperationalError as exc:
                 self._rollback()
                 raise _write_error(self.path, exc) from exc
@@ -287,6 +289,7 @@ class _Writing:
     def __init__(self, conn: sqlite3.Connection) -> None:
         self.conn = conn
         self.discarded = False
+        self.committed: list[Callable[[], None]] = []
 
     def fetch(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         return self.conn.execute(sql, tuple(params)).fetchall()
@@ -302,6 +305,9 @@ class _Writing:
 
     def discard(self) -> None:
         self.discarded = True
+
+    def after_commit(self, done: Callable[[], None]) -> None:
+        self.committed.append(done)
 
     def others(self) -> int:
         return _others(self.conn)

@@ -35,6 +35,10 @@ class Connection(Protocol):
     def discard(self) -> None:
         """Roll back instead of committing when the transaction ends."""
 
+    def after_commit(self, done: Callable[[], None]) -> None:
+        """Run `done` once the transaction has committed, still holding what the write holds
+        (never when it rolled back or the commit failed)."""
+
     def others(self) -> int | None:
         """A count that moves whenever another connection commits to the database, as this
         connection sees it (unmoved by its own commits); None: the dialect cannot tell."""

@@ -5,6 +5,7 @@ the one it left: what every write judges is what a fresh process folding the log
 from __future__ import annotations
 
 import json
+import threading
 import warnings
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -17,7 +18,8 @@ from hypothesis import strategies as st
 
 from ledger import BadInput, BrokenChain, Ledger, LedgerError, LedgerWarning, read, write
 from ledger.read import KEPT_FOLDS
-from ledger.store import Row, chain
+from ledger.store import Head, Row, chain
+from ledger.store.sql import SqlStore
 from projections import core
 from tests.stores import Backend, SqliteBackend
 
@@ -169,6 +171,37 @@ def test_a_sqlite_writers_next_write_reads_no_head_it_committed_itself(tmp_path:
     # The one read left: the rows just inserted, read back (`Transaction.flush`).
     assert len(reads) == 1 and "seq >= 4 AND seq <= 4" in reads[0]
     assert done.state == fresh_state(alone)
+
+
+def test_a_thread_of_the_same_sqlite_writer_cannot_write_between_a_commit_and_its_memory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Threads of one `Ledger` share its connection, so SQLite's count does not move between
+    their commits: the head a commit leaves is remembered under the write's lock, before any
+    other thread's write can begin (a write in between would be followed by the older head,
+    and the next append would take a seq already stored)."""
+    alone = SqliteBackend(tmp_path / "encounters.db")
+    with alone.ledger() as bot:
+        opened(bot)
+        remember = SqlStore._remember
+        between: list[threading.Thread] = []
+
+        def another_write_meanwhile(self: SqlStore, head: Head, others: int) -> None:
+            if not between:
+                other = threading.Thread(target=bot.record, args=("duel", harm(1)))
+                between.append(other)
+                other.start()
+                other.join(timeout=0.3)
+                assert other.is_alive()  # it waits for this write's lock
+            remember(self, head, others)
+
+        monkeypatch.setattr(SqlStore, "_remember", another_write_meanwhile)
+        bot.record("duel", {"type": "note", "text": "first"})
+        between[0].join()
+        done = bot.record("duel", {"type": "note", "text": "then this"})
+    with alone.ledger() as reader:
+        assert [r.seq for r in reader.records("duel")] == [1, 2, 3, 4, 5]
+    assert done.seq == 5 and filled(done.state) == 1
 
 
 def test_a_commit_of_another_connection_makes_the_next_write_check_every_row(
