@@ -131,6 +131,9 @@ class SqlStore:
         #: Each encounter's head as this store's last committed write left it (its rows, its
         #: heads row), with the count of other connections' commits then: while the count has
         #: not moved, the file is as that commit left it, and a write reads no head again.
+        #: Apart from `_left`, which a read also sets (`vouch`) without the write's lock, so
+        #: that a write only compares it with the head it reads: this one is set under that
+        #: lock alone (`_remember`), and trusted alone.
         self._wrote: dict[str, tuple[Head, int]] = {}
         #: How many warnings of damage each encounter's reads gave (told or not): a read that
         #: gave one vouches for nothing (`vouch`).

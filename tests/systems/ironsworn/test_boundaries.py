@@ -487,10 +487,21 @@ oracle "[Endure Harm](datasworn:oracle_rollable:classic\\/moves\\/endure_harm)" 
     ]
 
 
-def test_an_actor_named_positionally_is_that_character(db: Path, tmp_path: Path) -> None:
-    imported(db, tmp_path, fenced('actor "Ash" {\n    meter "spirit" from=5 to=4\n}'))
+@pytest.mark.parametrize(
+    ("actor", "name"),
+    [
+        # An actor named positionally is that character.
+        ('actor "Ash" {\n    meter "spirit" from=5 to=4\n}', "Ash"),
+        # A wiki link with no label names the note's file.
+        ('actor "[[Characters/Kira.md]]" {\n    meter "spirit" 5 4\n}', "Kira"),
+    ],
+)
+def test_an_actor_is_the_character_its_block_names(
+    db: Path, tmp_path: Path, actor: str, name: str
+) -> None:
+    imported(db, tmp_path, fenced(actor))
     with Ledger(db) as ledger:
-        assert list(ledger.tracks("saga").view()["combatants"]) == ["Ash"]
+        assert list(ledger.tracks("saga").view()["combatants"]) == [name]
 
 
 def test_an_unnamed_endure_harm_roll_follows_health_not_another_meter(
@@ -721,12 +732,6 @@ move "Endure Harm" {
         "harm 2",
         "roll endure_harm +iron 4 vs 3,9 adds 0: weak_hit",
     ]
-
-
-def test_a_wiki_link_with_no_label_names_the_note_s_file(db: Path, tmp_path: Path) -> None:
-    imported(db, tmp_path, fenced('actor "[[Characters/Kira.md]]" {\n    meter "spirit" 5 4\n}'))
-    with Ledger(db) as ledger:
-        assert list(ledger.tracks("saga").view()["combatants"]) == ["Kira"]
 
 
 def test_a_momentum_loss_after_the_harm_before_an_endure_harm_is_no_second_harm(
